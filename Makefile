@@ -1,0 +1,43 @@
+# Two commands on a fresh machine: `make demo` and `make test`.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+PYSRC := $(shell find python -name '*.py' -o -name '*.pyi' 2>/dev/null)
+RSSRC := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml Cargo.lock
+
+.PHONY: demo test test-rust test-python bench develop clean
+
+$(VENV)/.installed: requirements/dev.txt requirements/constraints.txt
+	python3 -m venv $(VENV)
+	$(PIP) install -q -r requirements/dev.txt -c requirements/constraints.txt
+	touch $@
+
+# The extension is rebuilt whenever Rust or Python sources change.
+$(VENV)/.built: $(VENV)/.installed $(RSSRC) $(PYSRC) pyproject.toml
+	$(VENV)/bin/maturin develop --release --quiet
+	touch $@
+
+develop: $(VENV)/.built
+
+target/release/flowshare-sim: $(RSSRC)
+	cargo build --release --quiet -p flowshare-bench
+
+demo: develop
+	$(VENV)/bin/flowshare demo --out demo-out
+
+test: test-rust test-python
+
+test-rust:
+	cargo test --workspace --release --quiet
+
+test-python: develop
+	$(PY) -m pytest
+
+bench: develop target/release/flowshare-sim
+	$(VENV)/bin/flowshare bench --write-doc docs/performance.md
+
+clean:
+	rm -rf $(VENV) target demo-out

@@ -1,0 +1,135 @@
+//! Congestion-control policy behind one interface.
+//!
+//! The TCP sender ([`crate::tcp::sender`]) owns mechanism: sequence numbers, the scoreboard,
+//! loss detection and recovery, the retransmission timer. An algorithm owns policy: how the
+//! window grows on an ACK and what ssthresh becomes after a loss. The sender builds an
+//! [`AckSample`] or a [`LossSignal`], calls the algorithm, and applies what it returns.
+//! Windows are `f64` segments because the literature reasons in fractional packets; the
+//! sender floors them when it decides whether a segment may go.
+//!
+//! The state an algorithm reads and writes ([`CcState`]) lives in its own arena in the
+//! simulation, not inside the sender, so that an ensemble controller can update several
+//! connections' windows at once (see `docs/adr/0001-congestion-control-interface.md`).
+
+mod reno;
+
+pub use reno::Aimd;
+
+use crate::units::Time;
+use serde::{Deserialize, Serialize};
+
+/// Where the sender's loss recovery is, written only by the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Normal operation: slow start or congestion avoidance.
+    Open,
+    /// Fast recovery after duplicate ACKs.
+    Recovery,
+    /// After a retransmission timeout, until the data outstanding then is acknowledged.
+    Loss,
+}
+
+/// Per-connection congestion state shared between the sender and its algorithm.
+#[derive(Clone, Copy, Debug)]
+pub struct CcState {
+    /// Congestion window, segments.
+    pub cwnd: f64,
+    /// Slow-start threshold, segments.
+    pub ssthresh: f64,
+    /// Payload bytes per segment.
+    pub mss: u32,
+    /// Recovery phase.
+    pub phase: Phase,
+    /// Segments sent and not yet cumulatively acknowledged.
+    pub in_flight: u64,
+    /// Smoothed RTT in nanoseconds (0 before the first sample).
+    pub srtt: f64,
+    /// Smallest RTT sample seen, nanoseconds (`u64::MAX` before the first sample).
+    pub min_rtt: Time,
+}
+
+impl CcState {
+    /// Fresh state with the given initial window and threshold.
+    pub fn new(cwnd: f64, ssthresh: f64, mss: u32) -> Self {
+        CcState { cwnd, ssthresh, mss, phase: Phase::Open, in_flight: 0, srtt: 0.0, min_rtt: u64::MAX }
+    }
+}
+
+/// What one ACK of new data tells the algorithm.
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    /// Arrival time of the ACK.
+    pub now: Time,
+    /// Segments newly acknowledged (cumulatively).
+    pub newly_acked: u64,
+    /// RTT sample, `None` under Karn's rule.
+    pub rtt: Option<Time>,
+    /// The ACK closes a round: it covers the highest segment sent when the previous round
+    /// closed. Per-RTT algorithms (Vegas, FAST) act on these.
+    pub round_start: bool,
+    /// Segments in flight before this ACK.
+    pub in_flight_before: u64,
+}
+
+/// How a loss was detected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossKind {
+    /// Duplicate ACKs or SACK information (fast retransmit).
+    DupAcks,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+/// A congestion signal.
+#[derive(Clone, Copy, Debug)]
+pub struct LossSignal {
+    /// How it was detected.
+    pub kind: LossKind,
+    /// When.
+    pub now: Time,
+    /// Segments outstanding when it was detected (RFC 5681 FlightSize).
+    pub flight_size: u64,
+}
+
+/// A per-connection congestion-control algorithm.
+///
+/// One virtual call per ACK or loss; no hook allocates. Algorithms never record results:
+/// the sender samples `CcState` and [`CongestionControl::metrics`].
+pub trait CongestionControl: Send + std::fmt::Debug {
+    /// Name recorded in results.
+    fn name(&self) -> &'static str;
+    /// Window growth on an ACK of new data outside loss recovery.
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample);
+    /// The slow-start threshold after a loss. The sender applies it (and sets cwnd according
+    /// to its recovery variant); the algorithm only returns it.
+    fn ssthresh_after(&mut self, st: &CcState, loss: &LossSignal) -> f64;
+    /// Notification of a phase change; the sender has already changed `st.phase`.
+    fn on_phase(&mut self, _st: &mut CcState, _from: Phase, _to: Phase) {}
+    /// Algorithm-specific state for time series, as (name, value) pairs.
+    fn metrics(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+}
+
+/// The algorithms a scenario may name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CcName {
+    /// Reno-style AIMD(1, 1/2): RFC 5681.
+    #[default]
+    Reno,
+}
+
+impl CcName {
+    /// Build a fresh algorithm instance.
+    pub fn build(self) -> Box<dyn CongestionControl> {
+        match self {
+            CcName::Reno => Box::new(Aimd::reno()),
+        }
+    }
+
+    /// The name used in scenarios and results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CcName::Reno => "reno",
+        }
+    }
+}

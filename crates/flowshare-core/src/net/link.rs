@@ -1,0 +1,336 @@
+//! One direction of a point-to-point link: a DropTail queue, a transmitter and a pipe.
+//!
+//! A FIFO queue served at a fixed rate needs no event per transmission: when a packet is
+//! accepted its transmission start and end are already known (`max(now, busy_until)` and that
+//! plus its serialization time). So the link computes, on enqueue, the time the packet reaches
+//! the far node, and keeps the packet in its pipe (a FIFO ordered by that time). Only the head
+//! of the pipe has an event in the global queue. Queue occupancy at any instant is the number
+//! of accepted packets whose transmission has not ended yet, kept in `held`.
+//!
+//! A link direction used by a single route (a host's access link, say) is *exclusive*: its
+//! packets arrive in the order of the link before it, so the simulation may offer a packet to
+//! it at the (future) time the packet will reach it, as soon as that time is known, and skip
+//! one event per packet (see `Simulation::forward`). `held` therefore records each packet's
+//! arrival time too, and occupancy counts only packets that have arrived.
+
+use crate::net::NodeId;
+use crate::packet::PacketId;
+use crate::units::{Rate, Time};
+use std::collections::VecDeque;
+
+/// Capacity of a queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// At most this many packets held, counting the one being transmitted.
+    Packets(u32),
+    /// At most this many bytes held, counting the packet being transmitted.
+    Bytes(u64),
+}
+
+/// Static parameters of a link direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkParams {
+    /// Transmission rate.
+    pub rate: Rate,
+    /// Propagation delay in nanoseconds.
+    pub delay: Time,
+    /// Queue capacity.
+    pub limit: Limit,
+}
+
+/// Counters of one queue. Lengths count packets held, including the one in transmission.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QueueStats {
+    /// Packets offered to the queue.
+    pub arrivals: u64,
+    /// Bytes offered to the queue.
+    pub arrival_bytes: u64,
+    /// Packets dropped on arrival.
+    pub drops: u64,
+    /// Bytes dropped on arrival.
+    pub drop_bytes: u64,
+    /// Largest number of packets held.
+    pub max_len: u32,
+    /// Integral of packets held over time, in packet-nanoseconds.
+    pub len_integral: u128,
+    /// Integral of bytes held over time, in byte-nanoseconds.
+    pub bytes_integral: u128,
+    /// Nanoseconds spent transmitting.
+    pub busy: u64,
+}
+
+/// One direction of a link.
+#[derive(Debug)]
+pub struct LinkDir {
+    /// Transmitting node.
+    pub from: NodeId,
+    /// Receiving node.
+    pub to: NodeId,
+    /// Rate, delay and queue limit.
+    pub params: LinkParams,
+    busy_until: Time,
+    carry: u64,
+    /// Accepted packets whose transmission has not ended: (arrival, end of transmission, bytes).
+    held: VecDeque<(Time, Time, u32)>,
+    /// Last (size, whole ns, remainder) of a serialization-time computation: data and ACK
+    /// sizes repeat, so the division is rarely needed.
+    tx_cache: [(u32, u64, u64); 2],
+    /// Only one route uses this direction.
+    pub exclusive: bool,
+    held_bytes: u64,
+    /// Packets on their way to `to`, with their arrival times, in order.
+    pipe: VecDeque<(Time, PacketId)>,
+    /// Counters.
+    pub stats: QueueStats,
+}
+
+impl LinkDir {
+    /// An idle link direction.
+    pub fn new(from: NodeId, to: NodeId, params: LinkParams) -> Self {
+        LinkDir {
+            from,
+            to,
+            params,
+            busy_until: 0,
+            carry: 0,
+            held: VecDeque::new(),
+            held_bytes: 0,
+            tx_cache: [(0, 0, 0); 2],
+            exclusive: false,
+            pipe: VecDeque::new(),
+            stats: QueueStats::default(),
+        }
+    }
+
+    /// Forget packets whose transmission ended by `now`.
+    #[inline]
+    fn purge(&mut self, now: Time) {
+        while let Some(&(_, end, size)) = self.held.front() {
+            if end > now {
+                break;
+            }
+            self.held.pop_front();
+            self.held_bytes -= u64::from(size);
+        }
+    }
+
+    /// Serialization time of `size` bytes, carrying the sub-nanosecond remainder.
+    #[inline]
+    fn tx_time(&mut self, size: u32) -> u64 {
+        let slot = usize::from(self.tx_cache[0].0 != size);
+        let (cached, whole, rem) = self.tx_cache[slot];
+        if cached != size {
+            let bits_ns = u64::from(size) * 8 * crate::units::NS_PER_SEC;
+            let rate = self.params.rate.0;
+            // Keep the most recent size in slot 0.
+            self.tx_cache[1] = self.tx_cache[0];
+            self.tx_cache[0] = (size, bits_ns / rate, bits_ns % rate);
+            return self.params.rate.tx_time(u64::from(size), &mut self.carry);
+        }
+        self.carry += rem;
+        if self.carry >= self.params.rate.0 {
+            self.carry -= self.params.rate.0;
+            whole + 1
+        } else {
+            whole
+        }
+    }
+
+    /// Offer `size` bytes arriving at `at` (`now` or later, and not earlier than any previous
+    /// offer). On acceptance returns the time the packet reaches the far node; `None` means the
+    /// queue was full and the packet is dropped. The caller then either puts the packet in this
+    /// link's pipe ([`LinkDir::push_pipe`]) or hands it straight to an exclusive next link.
+    #[inline]
+    pub fn enqueue(&mut self, now: Time, at: Time, size: u32) -> Option<Time> {
+        self.purge(now);
+        self.stats.arrivals += 1;
+        self.stats.arrival_bytes += u64::from(size);
+        // Packets that will have left by `at` stay listed until `now` reaches their end, so
+        // occupancy sampled in between stays right; they do not count against the limit.
+        let (mut gone, mut gone_bytes) = (0u64, 0u64);
+        if at > now {
+            for &(_, end, sz) in &self.held {
+                if end > at {
+                    break;
+                }
+                gone += 1;
+                gone_bytes += u64::from(sz);
+            }
+        }
+        let full = match self.params.limit {
+            Limit::Packets(n) => self.held.len() as u64 - gone >= u64::from(n),
+            Limit::Bytes(b) => self.held_bytes - gone_bytes + u64::from(size) > b,
+        };
+        if full {
+            self.stats.drops += 1;
+            self.stats.drop_bytes += u64::from(size);
+            return None;
+        }
+        let start = at.max(self.busy_until);
+        let tx = self.tx_time(size);
+        let end = start + tx;
+        self.busy_until = end;
+        self.held.push_back((at, end, size));
+        self.held_bytes += u64::from(size);
+        let s = &mut self.stats;
+        s.busy += tx;
+        s.max_len = s.max_len.max((self.held.len() as u64 - gone) as u32);
+        let sojourn = end - at;
+        s.len_integral += u128::from(sojourn);
+        s.bytes_integral += u128::from(sojourn * u64::from(size));
+        Some(end + self.params.delay)
+    }
+
+    /// Put packet `id` in the pipe, to reach the far node at `arrival`. Returns true when the
+    /// pipe was empty, so the caller must schedule the arrival event.
+    #[inline]
+    pub fn push_pipe(&mut self, arrival: Time, id: PacketId) -> bool {
+        debug_assert!(self.pipe.back().is_none_or(|&(t, _)| t <= arrival), "pipe out of order");
+        self.pipe.push_back((arrival, id));
+        self.pipe.len() == 1
+    }
+
+    /// Remove the packet at the head of the pipe (it has arrived) and return it with the
+    /// arrival time of the next one, which the caller schedules.
+    #[inline]
+    pub fn pop_arrival(&mut self) -> (PacketId, Option<Time>) {
+        // The engine schedules LinkArrival only for a non-empty pipe.
+        let (_, id) = self.pipe.pop_front().expect("LinkArrival for an empty pipe");
+        (id, self.pipe.front().map(|&(t, _)| t))
+    }
+
+    /// Packets held at `now` (waiting or in transmission), and their bytes. Packets offered
+    /// ahead of time to an exclusive link count only once they have arrived.
+    pub fn len_at(&mut self, now: Time) -> (u32, u64) {
+        self.purge(now);
+        let mut n = self.held.len();
+        let mut bytes = self.held_bytes;
+        for &(at, _, size) in self.held.iter().rev() {
+            if at <= now {
+                break;
+            }
+            n -= 1;
+            bytes -= u64::from(size);
+        }
+        (n as u32, bytes)
+    }
+
+    /// Packets in the pipe (transmitted or being transmitted, not yet arrived).
+    pub fn in_pipe(&self) -> usize {
+        self.pipe.len()
+    }
+
+    /// Packet ids still in the pipe (for conservation checks).
+    pub fn pipe_ids(&self) -> impl Iterator<Item = PacketId> + '_ {
+        self.pipe.iter().map(|&(_, id)| id)
+    }
+
+    /// Counters clipped to a run that ended at `end`: work, occupancy and arrivals after
+    /// `end` are removed. Returns (stats, packets that finished transmission by `end`).
+    pub fn stats_at(&mut self, end: Time) -> (QueueStats, u64) {
+        self.purge(end);
+        let mut s = self.stats;
+        let mut still_held = 0;
+        for &(at, e, size) in &self.held {
+            if at > end {
+                // Offered ahead of time to an exclusive link; it arrives after the run.
+                s.arrivals -= 1;
+                s.arrival_bytes -= u64::from(size);
+                s.len_integral -= u128::from(e - at);
+                s.bytes_integral -= u128::from((e - at) * u64::from(size));
+                s.busy -= self.params.rate.tx_time(u64::from(size), &mut 0);
+                continue;
+            }
+            still_held += 1;
+            let over = e - end;
+            s.len_integral -= u128::from(over);
+            s.bytes_integral -= u128::from(over * u64::from(size));
+        }
+        // Transmission of packets that arrived by `end` may run past it.
+        let busy_end = self.held.iter().filter(|h| h.0 <= end).map(|h| h.1).max().unwrap_or(0);
+        if busy_end > end {
+            s.busy -= busy_end - end;
+        }
+        let departures = s.arrivals - s.drops - still_held;
+        (s, departures)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(limit: Limit) -> LinkDir {
+        // 8 Mbps: a 1000-byte packet takes exactly 1 ms.
+        LinkDir::new(0, 1, LinkParams { rate: Rate(8_000_000), delay: 5_000_000, limit })
+    }
+
+    #[test]
+    fn back_to_back_packets_serialize_then_propagate() {
+        let mut l = link(Limit::Packets(10));
+        assert_eq!(l.enqueue(0, 0, 1000), Some(6_000_000));
+        assert!(l.push_pipe(6_000_000, 0));
+        assert_eq!(l.enqueue(0, 0, 1000), Some(7_000_000));
+        assert!(!l.push_pipe(7_000_000, 1));
+        assert_eq!(l.enqueue(500_000, 500_000, 1000), Some(8_000_000));
+        assert_eq!(l.len_at(1_500_000), (2, 2000));
+        assert_eq!(l.pop_arrival(), (0, Some(7_000_000)));
+    }
+
+    #[test]
+    fn packet_limit_counts_the_packet_in_transmission() {
+        let mut l = link(Limit::Packets(2));
+        assert!(l.enqueue(0, 0, 1000).is_some());
+        assert!(l.enqueue(0, 0, 1000).is_some());
+        assert!(l.enqueue(0, 0, 1000).is_none());
+        // After the first transmission ends there is room again.
+        assert!(l.enqueue(1_000_000, 1_000_000, 1000).is_some());
+        assert_eq!(l.stats.drops, 1);
+        assert_eq!(l.stats.max_len, 2);
+    }
+
+    #[test]
+    fn byte_limit_counts_bytes() {
+        let mut l = link(Limit::Bytes(2500));
+        assert!(l.enqueue(0, 0, 1000).is_some());
+        assert!(l.enqueue(0, 0, 1000).is_some());
+        assert!(l.enqueue(0, 0, 1000).is_none());
+        assert!(l.enqueue(0, 0, 500).is_some());
+    }
+
+    #[test]
+    fn statistics_are_clipped_at_the_end_of_the_run() {
+        let mut l = link(Limit::Packets(10));
+        l.enqueue(0, 0, 1000);
+        l.enqueue(0, 0, 1000);
+        // At 1.5 ms: one packet done, one half transmitted.
+        let (s, departed) = l.stats_at(1_500_000);
+        assert_eq!(departed, 1);
+        assert_eq!(s.busy, 1_500_000);
+        // held: packet 0 for 1 ms, packet 1 for 1.5 ms (clipped)
+        assert_eq!(s.len_integral, 2_500_000);
+    }
+
+    #[test]
+    fn offers_ahead_of_time_count_only_once_arrived() {
+        let mut l = link(Limit::Packets(10));
+        l.enqueue(0, 0, 1000);
+        l.enqueue(0, 3_000_000, 1000); // offered early, arrives at 3 ms
+        assert_eq!(l.len_at(500_000), (1, 1000));
+        let (s, departed) = l.stats_at(2_000_000);
+        assert_eq!((s.arrivals, departed, s.busy), (1, 1, 1_000_000));
+    }
+
+    #[test]
+    fn cached_serialization_time_keeps_the_remainder() {
+        let mut l = LinkDir::new(0, 1, LinkParams { rate: Rate(7_000_000), delay: 0, limit: Limit::Packets(100) });
+        let mut reference = 0;
+        let mut expected = 0;
+        for i in 0..20u64 {
+            let size = if i % 3 == 0 { 40 } else { 1500 };
+            expected += Rate(7_000_000).tx_time(size, &mut reference);
+            l.enqueue(0, 0, size as u32);
+        }
+        assert_eq!(l.busy_until, expected);
+    }
+}

@@ -1,0 +1,847 @@
+//! Scenario documents: parsing, validation and building.
+//!
+//! A scenario is data (TOML or JSON). Parsing rejects unknown keys and ill-formed values with
+//! the path of the field; [`Scenario::build`] then checks what a schema cannot (references
+//! between nodes, reachable destinations, consistent bounds) and produces the network and the
+//! connection list. After that, types are trusted.
+
+use crate::cc::CcName;
+use crate::net::link::LinkParams;
+use crate::net::{shortest_path, Limit, LinkId, Network, NodeId};
+use crate::tcp::{Recovery, TcpConfig};
+use crate::units::{Bytes, Dur, Rate, Time};
+use crate::ConfigError;
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use std::fmt;
+
+/// A whole scenario.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Run-wide settings.
+    pub simulation: SimulationCfg,
+    /// The network.
+    pub topology: Topology,
+    /// Flow groups.
+    pub flows: Vec<FlowGroup>,
+}
+
+/// Run-wide settings.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationCfg {
+    /// Simulated time to run.
+    pub duration: Dur,
+    /// Master seed of every random stream.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Period of the time series; zero turns them off.
+    #[serde(default = "default_sample_interval")]
+    pub sample_interval: Dur,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_sample_interval() -> Dur {
+    Dur::from_millis(100)
+}
+
+/// Topology builders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    /// Two routers joined by a bottleneck; every flow has its own hosts and access links.
+    Dumbbell,
+    /// A chain of routers; flows enter and leave at given routers through their own access links.
+    ParkingLot,
+    /// Named nodes and links.
+    Graph,
+}
+
+impl TopologyKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            TopologyKind::Dumbbell => "dumbbell",
+            TopologyKind::ParkingLot => "parking_lot",
+            TopologyKind::Graph => "graph",
+        }
+    }
+}
+
+/// The network. Which of the optional fields apply depends on `kind` (checked by
+/// [`Scenario::build`]); a flat table keeps every error message's field path exact.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// Which builder.
+    pub kind: TopologyKind,
+    /// Dumbbell: the link between the routers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<LinkCfg>,
+    /// Dumbbell and parking lot: default access links of every flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<LinkCfg>,
+    /// Parking lot: number of routers in the chain (at least 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routers: Option<u32>,
+    /// Parking lot: every router-to-router link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkCfg>,
+    /// Graph: node names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<String>>,
+    /// Graph: full-duplex links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<GraphLink>>,
+}
+
+impl Topology {
+    /// Check that exactly the fields of `kind` are present.
+    fn check_fields(&self) -> Result<(), ConfigError> {
+        let kind = self.kind;
+        let fields: [(&str, bool, &[TopologyKind]); 6] = [
+            ("bottleneck", self.bottleneck.is_some(), &[TopologyKind::Dumbbell]),
+            ("access", self.access.is_some(), &[TopologyKind::Dumbbell, TopologyKind::ParkingLot]),
+            ("routers", self.routers.is_some(), &[TopologyKind::ParkingLot]),
+            ("link", self.link.is_some(), &[TopologyKind::ParkingLot]),
+            ("nodes", self.nodes.is_some(), &[TopologyKind::Graph]),
+            ("links", self.links.is_some(), &[TopologyKind::Graph]),
+        ];
+        for (name, present, kinds) in fields {
+            let applies = kinds.contains(&kind);
+            if present && !applies {
+                let allowed: Vec<_> = fields.iter().filter(|f| f.2.contains(&kind)).map(|f| f.0).collect();
+                return Err(ConfigError::new(
+                    format!("topology.{name}"),
+                    format!("not a field of kind \"{}\"; its fields are {}", kind.as_str(), allowed.join(", ")),
+                ));
+            }
+            if !present && applies {
+                return Err(ConfigError::new(format!("topology.{name}"), format!("is required with kind \"{}\"", kind.as_str())));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A link's parameters (both directions alike).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkCfg {
+    /// Transmission rate.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Dur,
+    /// Queue discipline and capacity.
+    #[serde(default)]
+    pub queue: QueueCfg,
+}
+
+/// Partial link parameters overriding a default.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverride {
+    /// Rate, if different.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Delay, if different.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Dur>,
+    /// Queue, if different.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueCfg>,
+}
+
+impl LinkOverride {
+    fn apply(&self, base: LinkCfg) -> LinkCfg {
+        LinkCfg {
+            rate: self.rate.unwrap_or(base.rate),
+            delay: self.delay.unwrap_or(base.delay),
+            queue: self.queue.unwrap_or(base.queue),
+        }
+    }
+}
+
+/// A link of an explicit graph.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    /// One end.
+    pub from: String,
+    /// The other end.
+    pub to: String,
+    /// Name in results (default `from-to`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Transmission rate.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Dur,
+    /// Queue discipline and capacity.
+    #[serde(default)]
+    pub queue: QueueCfg,
+}
+
+/// Queue disciplines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueKind {
+    /// First in, first out; arrivals beyond the limit are dropped.
+    #[default]
+    Droptail,
+}
+
+/// A queue.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueCfg {
+    /// Discipline.
+    #[serde(default)]
+    pub kind: QueueKind,
+    /// Capacity: an integer is packets, a size string is bytes.
+    #[serde(default = "default_limit")]
+    pub limit: LimitCfg,
+}
+
+impl Default for QueueCfg {
+    fn default() -> Self {
+        QueueCfg { kind: QueueKind::Droptail, limit: default_limit() }
+    }
+}
+
+fn default_limit() -> LimitCfg {
+    LimitCfg(Limit::Packets(100))
+}
+
+/// A queue limit as written in a scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LimitCfg(pub Limit);
+
+impl Serialize for LimitCfg {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Limit::Packets(n) => s.serialize_u32(n),
+            Limit::Bytes(b) => s.serialize_str(&Bytes(b).to_string()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for LimitCfg {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = LimitCfg;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a packet count (integer) or a size such as \"375000B\"")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<LimitCfg, E> {
+                u32::try_from(v)
+                    .map(|n| LimitCfg(Limit::Packets(n)))
+                    .map_err(|_| E::custom(format!("packet limit {v} is too large")))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<LimitCfg, E> {
+                if v < 0 {
+                    return Err(E::custom(format!("expected a non-negative packet count, got {v}")));
+                }
+                self.visit_u64(v as u64)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<LimitCfg, E> {
+                Bytes::parse(v)
+                    .map(|b| LimitCfg(Limit::Bytes(b.0)))
+                    .map_err(|e| E::custom(format!("{e}; or give an integer number of packets")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Which way a dumbbell flow goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// From the `r0` side to the `r1` side.
+    #[default]
+    Forward,
+    /// From the `r1` side to the `r0` side.
+    Reverse,
+}
+
+/// A group of flows with the same settings.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    /// Label in results.
+    #[serde(default = "default_flow_name")]
+    pub name: String,
+    /// Number of flows.
+    #[serde(default = "default_count")]
+    pub count: u32,
+    /// Start of the first flow.
+    #[serde(default)]
+    pub start: Dur,
+    /// Gap between the starts of consecutive flows of the group.
+    #[serde(default)]
+    pub start_spacing: Dur,
+    /// No new data after this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Dur>,
+    /// Bytes to transfer; absent for bulk (unlimited) data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+    /// Dumbbell: direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+    /// Dumbbell and parking lot: sender access link override.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src_access: Option<LinkOverride>,
+    /// Dumbbell and parking lot: receiver access link override.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst_access: Option<LinkOverride>,
+    /// Parking lot: entry router.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<u32>,
+    /// Parking lot: exit router.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<u32>,
+    /// Graph: sending node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<String>,
+    /// Graph: receiving node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<String>,
+    /// Transport options.
+    #[serde(default)]
+    pub tcp: TcpCfg,
+}
+
+fn default_flow_name() -> String {
+    "flow".into()
+}
+fn default_count() -> u32 {
+    1
+}
+
+/// TCP options as written in a scenario (see `docs/scenarios.md`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpCfg {
+    /// Loss recovery.
+    #[serde(default)]
+    pub recovery: Recovery,
+    /// Congestion-control algorithm.
+    #[serde(default)]
+    pub cc: CcName,
+    /// Payload bytes per segment.
+    #[serde(default = "d_mss")]
+    pub mss: Bytes,
+    /// Header bytes per data segment.
+    #[serde(default = "d_header")]
+    pub header: Bytes,
+    /// Wire size of an ACK.
+    #[serde(default = "d_header")]
+    pub ack_size: Bytes,
+    /// Initial cwnd, segments.
+    #[serde(default = "d_iw")]
+    pub initial_window: f64,
+    /// Initial ssthresh, segments; absent = unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<f64>,
+    /// Receiver window, segments; absent = unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwnd: Option<u64>,
+    /// Largest burst per event; 0 = unlimited.
+    #[serde(default)]
+    pub max_burst: u32,
+    /// Delayed ACKs on or off.
+    #[serde(default)]
+    pub delayed_ack: bool,
+    /// Segments per delayed ACK.
+    #[serde(default = "d_delack_count")]
+    pub delack_count: u32,
+    /// Delayed-ACK timeout.
+    #[serde(default = "d_delack_timeout")]
+    pub delack_timeout: Dur,
+    /// Model the three-way handshake.
+    #[serde(default)]
+    pub handshake: bool,
+    /// Initial RTO.
+    #[serde(default = "d_one_second")]
+    pub rto_initial: Dur,
+    /// Minimum RTO.
+    #[serde(default = "d_one_second")]
+    pub rto_min: Dur,
+    /// Maximum RTO.
+    #[serde(default = "d_rto_max")]
+    pub rto_max: Dur,
+    /// Clock granularity.
+    #[serde(default = "d_tick")]
+    pub timer_tick: Dur,
+    /// Largest backoff multiplier.
+    #[serde(default = "d_max_backoff")]
+    pub max_backoff: u32,
+}
+
+fn d_mss() -> Bytes {
+    Bytes(1460)
+}
+fn d_header() -> Bytes {
+    Bytes(40)
+}
+fn d_iw() -> f64 {
+    3.0
+}
+fn d_delack_count() -> u32 {
+    2
+}
+fn d_delack_timeout() -> Dur {
+    Dur::from_millis(100)
+}
+fn d_one_second() -> Dur {
+    Dur::from_millis(1000)
+}
+fn d_rto_max() -> Dur {
+    Dur::from_millis(60_000)
+}
+fn d_tick() -> Dur {
+    Dur::from_millis(1)
+}
+fn d_max_backoff() -> u32 {
+    64
+}
+
+impl Default for TcpCfg {
+    fn default() -> Self {
+        // Every field has a serde default; an empty table yields exactly those.
+        serde_json::from_str("{}").expect("TcpCfg defaults are complete")
+    }
+}
+
+impl TcpCfg {
+    fn resolve(&self, path: &str) -> Result<TcpConfig, ConfigError> {
+        let err = |field: &str, msg: String| Err(ConfigError::new(format!("{path}.{field}"), msg));
+        if self.mss.0 == 0 || self.mss.0 > 65_535 {
+            return err("mss", format!("must be between 1B and 65535B, got {}", self.mss));
+        }
+        if self.header.0 > 65_535 {
+            return err("header", format!("must be at most 65535B, got {}", self.header));
+        }
+        if self.ack_size.0 == 0 || self.ack_size.0 > 65_535 {
+            return err("ack_size", format!("must be between 1B and 65535B, got {}", self.ack_size));
+        }
+        if !(self.initial_window >= 1.0 && self.initial_window.is_finite()) {
+            return err("initial_window", format!("must be a number of segments >= 1, got {}", self.initial_window));
+        }
+        if let Some(s) = self.initial_ssthresh {
+            if !(s >= 2.0) {
+                return err("initial_ssthresh", format!("must be >= 2 segments, got {s}"));
+            }
+        }
+        if self.rwnd == Some(0) {
+            return err("rwnd", "must be at least 1 segment".into());
+        }
+        if self.delack_count == 0 {
+            return err("delack_count", "must be at least 1".into());
+        }
+        if self.timer_tick.0 == 0 {
+            return err("timer_tick", "must be greater than 0".into());
+        }
+        if self.rto_initial.0 == 0 {
+            return err("rto_initial", "must be greater than 0".into());
+        }
+        if self.rto_min > self.rto_max {
+            return err("rto_min", format!("{} is larger than rto_max = {}", self.rto_min, self.rto_max));
+        }
+        if self.max_backoff == 0 {
+            return err("max_backoff", "must be at least 1".into());
+        }
+        Ok(TcpConfig {
+            recovery: self.recovery,
+            mss: self.mss.0 as u32,
+            header: self.header.0 as u32,
+            ack_size: self.ack_size.0 as u32,
+            initial_window: self.initial_window,
+            initial_ssthresh: self.initial_ssthresh.unwrap_or(f64::INFINITY),
+            rwnd: self.rwnd.unwrap_or(u64::MAX),
+            max_burst: self.max_burst,
+            delayed_ack: self.delayed_ack.then_some((self.delack_count, self.delack_timeout.0)),
+            handshake: self.handshake,
+            rto_initial: self.rto_initial.0,
+            rto_min: self.rto_min.0,
+            rto_max: self.rto_max.0,
+            timer_tick: self.timer_tick.0,
+            max_backoff: self.max_backoff,
+        })
+    }
+}
+
+/// One connection of a built scenario.
+#[derive(Clone, Debug)]
+pub struct ConnSpec {
+    /// Group label.
+    pub name: String,
+    /// Sending node.
+    pub src: NodeId,
+    /// Receiving node.
+    pub dst: NodeId,
+    /// Route of data packets.
+    pub data_route: Vec<LinkId>,
+    /// Route of ACKs.
+    pub ack_route: Vec<LinkId>,
+    /// Start time.
+    pub start: Time,
+    /// Stop time, if any.
+    pub stop: Option<Time>,
+    /// Bytes to send (finite transfer).
+    pub size: Option<u64>,
+    /// Transport parameters.
+    pub tcp: TcpConfig,
+    /// Congestion-control algorithm.
+    pub cc: CcName,
+}
+
+/// The network and connections a scenario describes.
+#[derive(Debug)]
+pub struct Built {
+    /// Nodes and links.
+    pub net: Network,
+    /// Connections in flow order.
+    pub conns: Vec<ConnSpec>,
+}
+
+/// Parse a TOML document.
+pub fn from_toml(text: &str) -> Result<Scenario, ConfigError> {
+    let de = toml::Deserializer::parse(text).map_err(|e| toml_error(text, &e))?;
+    let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        ConfigError::new(path, first_line(inner.message()))
+    })?;
+    Ok(scenario)
+}
+
+/// Parse a JSON document.
+pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let msg = inner.to_string();
+        // serde_json appends " at line L column C"; keep the message on one line.
+        ConfigError::new(path, first_line(&msg))
+    })?;
+    Ok(scenario)
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+fn toml_error(text: &str, e: &toml::de::Error) -> ConfigError {
+    let at = e.span().map(|s| {
+        let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+        format!(" (line {line})")
+    });
+    ConfigError::new("", format!("invalid TOML: {}{}", first_line(e.message()), at.unwrap_or_default()))
+}
+
+fn link_params(cfg: &LinkCfg, path: &str) -> Result<LinkParams, ConfigError> {
+    if cfg.rate.0 == 0 {
+        return Err(ConfigError::new(format!("{path}.rate"), "must be greater than 0bps"));
+    }
+    match cfg.queue.limit.0 {
+        Limit::Packets(0) | Limit::Bytes(0) => {
+            return Err(ConfigError::new(format!("{path}.queue.limit"), "must be at least 1 packet or 1 byte"));
+        }
+        _ => {}
+    }
+    Ok(LinkParams { rate: cfg.rate, delay: cfg.delay.0, limit: cfg.queue.limit.0 })
+}
+
+impl Scenario {
+    /// Normalized JSON: every default filled in.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a scenario always serializes")
+    }
+
+    /// Check everything the schema cannot and build the network and connections.
+    pub fn build(&self) -> Result<Built, ConfigError> {
+        if self.simulation.duration.0 == 0 {
+            return Err(ConfigError::new("simulation.duration", "must be greater than 0s"));
+        }
+        if self.flows.is_empty() {
+            return Err(ConfigError::new("flows", "at least one [[flows]] group is required"));
+        }
+        self.topology.check_fields()?;
+        let topo = &self.topology;
+        let kind = topo.kind.as_str();
+        let mut net = Network::default();
+        let mut graph_nodes = Vec::new();
+        let mut routers = Vec::new();
+        let mut access = None;
+        // check_fields guarantees the options each kind needs are present.
+        match topo.kind {
+            TopologyKind::Dumbbell => {
+                let (bottleneck, acc) = (topo.bottleneck.as_ref().expect("checked"), topo.access.as_ref().expect("checked"));
+                let p = link_params(bottleneck, "topology.bottleneck")?;
+                link_params(acc, "topology.access")?;
+                let r0 = net.add_node("r0");
+                let r1 = net.add_node("r1");
+                net.add_link("r0-r1", r0, r1, p);
+                routers = vec![r0, r1];
+                access = Some(*acc);
+            }
+            TopologyKind::ParkingLot => {
+                let (n, link, acc) = (topo.routers.as_ref().expect("checked"), topo.link.as_ref().expect("checked"), topo.access.as_ref().expect("checked"));
+                if *n < 2 {
+                    return Err(ConfigError::new("topology.routers", format!("must be at least 2, got {n}")));
+                }
+                let p = link_params(link, "topology.link")?;
+                link_params(acc, "topology.access")?;
+                for i in 0..*n {
+                    routers.push(net.add_node(format!("r{i}")));
+                }
+                for i in 1..*n as usize {
+                    net.add_link(format!("r{}-r{}", i - 1, i), routers[i - 1], routers[i], p);
+                }
+                access = Some(*acc);
+            }
+            TopologyKind::Graph => {
+                let (nodes, links) = (topo.nodes.as_ref().expect("checked"), topo.links.as_ref().expect("checked"));
+                if nodes.is_empty() {
+                    return Err(ConfigError::new("topology.nodes", "at least one node is required"));
+                }
+                for (i, n) in nodes.iter().enumerate() {
+                    if n.is_empty() {
+                        return Err(ConfigError::new(format!("topology.nodes[{i}]"), "a node name cannot be empty"));
+                    }
+                    if net.node(n).is_some() {
+                        return Err(ConfigError::new(format!("topology.nodes[{i}]"), format!("duplicate node name \"{n}\"")));
+                    }
+                    graph_nodes.push(net.add_node(n.clone()));
+                }
+                for (i, l) in links.iter().enumerate() {
+                    let path = format!("topology.links[{i}]");
+                    let lookup = |field: &str, name: &str| {
+                        net.node(name).ok_or_else(|| {
+                            ConfigError::new(format!("{path}.{field}"), format!("unknown node \"{name}\"; nodes are {}", nodes.join(", ")))
+                        })
+                    };
+                    let a = lookup("from", &l.from)?;
+                    let b = lookup("to", &l.to)?;
+                    if a == b {
+                        return Err(ConfigError::new(format!("{path}.to"), "a link must join two different nodes"));
+                    }
+                    let cfg = LinkCfg { rate: l.rate, delay: l.delay, queue: l.queue };
+                    let p = link_params(&cfg, &path)?;
+                    let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
+                    net.add_link(name, a, b, p);
+                }
+            }
+        }
+
+        let mut conns = Vec::new();
+        for (g, group) in self.flows.iter().enumerate() {
+            let path = format!("flows[{g}]");
+            let only = |field: &str, present: bool, kinds: &str| {
+                if present {
+                    Err(ConfigError::new(format!("{path}.{field}"), format!("only allowed with topology kind {kinds}, this is \"{kind}\"")))
+                } else {
+                    Ok(())
+                }
+            };
+            let is_graph = kind == "graph";
+            only("direction", group.direction.is_some() && kind != "dumbbell", "\"dumbbell\"")?;
+            only("from", group.from.is_some() && kind != "parking_lot", "\"parking_lot\"")?;
+            only("to", group.to.is_some() && kind != "parking_lot", "\"parking_lot\"")?;
+            only("src", group.src.is_some() && !is_graph, "\"graph\"")?;
+            only("dst", group.dst.is_some() && !is_graph, "\"graph\"")?;
+            only("src_access", group.src_access.is_some() && is_graph, "\"dumbbell\" or \"parking_lot\"")?;
+            only("dst_access", group.dst_access.is_some() && is_graph, "\"dumbbell\" or \"parking_lot\"")?;
+            if group.count == 0 {
+                return Err(ConfigError::new(format!("{path}.count"), "must be at least 1"));
+            }
+            if group.name.is_empty() {
+                return Err(ConfigError::new(format!("{path}.name"), "cannot be empty"));
+            }
+            if group.size == Some(Bytes(0)) {
+                return Err(ConfigError::new(format!("{path}.size"), "must be at least 1B (omit it for bulk data)"));
+            }
+            let tcp = group.tcp.resolve(&format!("{path}.tcp"))?;
+            // Endpoints of the group's flows are the same routers or nodes for every flow.
+            let (ingress, egress) = match topo.kind {
+                TopologyKind::Dumbbell => match group.direction.unwrap_or_default() {
+                    Direction::Forward => (routers[0], routers[1]),
+                    Direction::Reverse => (routers[1], routers[0]),
+                },
+                TopologyKind::ParkingLot => {
+                    let n = topo.routers.as_ref().expect("checked");
+                    let from = group.from.unwrap_or(0);
+                    let to = group.to.unwrap_or(n - 1);
+                    for (field, v) in [("from", from), ("to", to)] {
+                        if v >= *n {
+                            return Err(ConfigError::new(format!("{path}.{field}"), format!("router {v} does not exist; routers are 0..{}", n - 1)));
+                        }
+                    }
+                    if from == to {
+                        return Err(ConfigError::new(format!("{path}.to"), "must differ from `from`"));
+                    }
+                    (routers[from as usize], routers[to as usize])
+                }
+                TopologyKind::Graph => {
+                    let nodes = topo.nodes.as_ref().expect("checked");
+                    let find = |field: &str, v: &Option<String>| -> Result<NodeId, ConfigError> {
+                        let name = v.as_deref().ok_or_else(|| ConfigError::new(format!("{path}.{field}"), "is required with topology kind \"graph\""))?;
+                        net.node(name).ok_or_else(|| ConfigError::new(format!("{path}.{field}"), format!("unknown node \"{name}\"; nodes are {}", nodes.join(", "))))
+                    };
+                    let s = find("src", &group.src)?;
+                    let d = find("dst", &group.dst)?;
+                    if s == d {
+                        return Err(ConfigError::new(format!("{path}.dst"), "must differ from `src`"));
+                    }
+                    (s, d)
+                }
+            };
+            if let Some(stop) = group.stop {
+                if stop <= group.start {
+                    return Err(ConfigError::new(format!("{path}.stop"), format!("{stop} is not after start = {}", group.start)));
+                }
+            }
+            for k in 0..group.count {
+                let index = conns.len();
+                let (src, dst) = if let Some(acc) = access {
+                    let s_cfg = group.src_access.unwrap_or_default().apply(acc);
+                    let d_cfg = group.dst_access.unwrap_or_default().apply(acc);
+                    let sp = link_params(&s_cfg, &format!("{path}.src_access"))?;
+                    let dp = link_params(&d_cfg, &format!("{path}.dst_access"))?;
+                    let s = net.add_node(format!("s{index}"));
+                    let d = net.add_node(format!("d{index}"));
+                    net.add_link(format!("s{index}-{}", net.nodes[ingress as usize]), s, ingress, sp);
+                    net.add_link(format!("{}-d{index}", net.nodes[egress as usize]), egress, d, dp);
+                    (s, d)
+                } else {
+                    (ingress, egress)
+                };
+                let data_route = shortest_path(&net, src, dst).ok_or_else(|| {
+                    ConfigError::new(path.clone(), format!("no route from \"{}\" to \"{}\"", net.nodes[src as usize], net.nodes[dst as usize]))
+                })?;
+                let ack_route = shortest_path(&net, dst, src).ok_or_else(|| {
+                    ConfigError::new(path.clone(), format!("no route from \"{}\" to \"{}\"", net.nodes[dst as usize], net.nodes[src as usize]))
+                })?;
+                let start = group.start.0 + group.start_spacing.0 * u64::from(k);
+                conns.push(ConnSpec {
+                    name: group.name.clone(),
+                    src,
+                    dst,
+                    data_route,
+                    ack_route,
+                    start,
+                    stop: group.stop.map(|d| d.0),
+                    size: group.size.map(|b| b.0),
+                    tcp,
+                    cc: group.tcp.cc,
+                });
+            }
+        }
+        Ok(Built { net, conns })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const R1: &str = r#"
+[simulation]
+duration = "60s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "100Mbps", delay = "20ms", queue = { limit = 250 } }
+access = { rate = "1Gbps", delay = "1ms", queue = { limit = 100000 } }
+[[flows]]
+count = 16
+start_spacing = "10ms"
+tcp = { header = "0B", initial_window = 2 }
+"#;
+
+    fn err_toml(text: &str) -> String {
+        match from_toml(text).and_then(|s| s.build().map(|_| ())) {
+            Ok(()) => panic!("accepted bad input"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn r1_builds_a_dumbbell_with_one_host_pair_per_flow() {
+        let s = from_toml(R1).unwrap();
+        let b = s.build().unwrap();
+        assert_eq!(b.conns.len(), 16);
+        assert_eq!(b.net.nodes.len(), 2 + 32);
+        assert_eq!(b.net.links.len(), 2 * (1 + 32));
+        assert_eq!(b.conns[3].start, 30_000_000);
+        assert_eq!(b.conns[0].data_route.len(), 3);
+        assert_eq!(b.conns[0].data_route[1], 0, "the bottleneck r0->r1 is link direction 0");
+        assert_eq!(b.conns[0].ack_route[1], 1);
+        assert_eq!(b.conns[0].tcp.header, 0);
+    }
+
+    #[test]
+    fn normalized_json_round_trips() {
+        let s = from_toml(R1).unwrap();
+        let j = s.to_json();
+        let again = from_json(&j).unwrap();
+        assert_eq!(again.to_json(), j);
+        assert!(j.contains("\"recovery\":\"newreno\""));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_name_the_field() {
+        let bad_variant = R1.replace("initial_window = 2", "recovery = \"newrenoo\"");
+        let e = err_toml(&bad_variant);
+        assert!(e.starts_with("flows[0].tcp.recovery: unknown variant `newrenoo`"), "{e}");
+        assert!(e.contains("`tahoe`"), "{e}");
+
+        let e = err_toml(&R1.replace("count = 16", "count = 16\ncolor = 3"));
+        assert!(e.starts_with("flows[0].color: unknown field `color`, expected one of `name`"), "{e}");
+
+        let e = err_toml(&R1.replace("\"20ms\"", "\"20 parsecs\""));
+        assert!(e.starts_with("topology.bottleneck.delay: expected a time"), "{e}");
+
+        let e = err_toml(&R1.replace("kind = \"dumbbell\"", "kind = \"ring\""));
+        assert!(e.starts_with("topology.kind: unknown variant `ring`, expected one of `dumbbell`, `parking_lot`, `graph`"), "{e}");
+
+        let e = err_toml(&R1.replace("kind = \"dumbbell\"", "kind = \"parking_lot\""));
+        assert_eq!(e, "topology.bottleneck: not a field of kind \"parking_lot\"; its fields are access, routers, link");
+
+        let e = err_toml(&R1.replace("limit = 250", "limit = 0"));
+        assert_eq!(e, "topology.bottleneck.queue.limit: must be at least 1 packet or 1 byte");
+
+        let e = err_toml(&R1.replace("count = 16", "count = 16\nsrc = \"a\""));
+        assert!(e.starts_with("flows[0].src: only allowed with topology kind \"graph\""), "{e}");
+
+        let e = err_toml("[simulation\nduration = 1");
+        assert!(e.starts_with("invalid TOML:") && e.contains("(line 1)") && !e.contains('\n'), "{e}");
+
+        let e = err_toml(&R1.replace("duration = \"60s\"", ""));
+        assert!(e.contains("missing field `duration`"), "{e}");
+    }
+
+    #[test]
+    fn graph_references_are_checked() {
+        let g = r#"
+[simulation]
+duration = "1s"
+[topology]
+kind = "graph"
+nodes = ["a", "b", "c"]
+links = [ { from = "a", to = "b", rate = "10Mbps", delay = "1ms" } ]
+[[flows]]
+src = "a"
+dst = "c"
+"#;
+        assert_eq!(err_toml(g), "flows[0]: no route from \"a\" to \"c\"");
+        let g2 = g.replace("to = \"b\"", "to = \"x\"");
+        assert!(err_toml(&g2).starts_with("topology.links[0].to: unknown node \"x\""));
+    }
+}

@@ -1,0 +1,480 @@
+//! The simulation: owns the world and runs the event loop.
+
+use crate::cc::{CcState, CongestionControl};
+use crate::engine::{Event, EventQueue};
+use crate::net::{LinkId, Network};
+use crate::packet::{Arena, Kind, Packet};
+use crate::results::{fnv1a, Column, RunResults, Summary, Table};
+use crate::scenario::{ConnSpec, Scenario};
+use crate::tcp::{Sender, Sink};
+use crate::units::{secs, Time};
+use crate::ConfigError;
+use std::time::Instant;
+
+/// Per-connection packet accounting done by the network (not by the endpoints).
+#[derive(Clone, Copy, Debug, Default)]
+struct ConnCounters {
+    data_dropped: u64,
+    acks_dropped: u64,
+    data_received: u64,
+    last_sent_bytes: u64,
+    last_delivered_bytes: u64,
+}
+
+/// Sampled time series, column by column.
+#[derive(Debug, Default)]
+struct Series {
+    f_time: Vec<f64>,
+    f_flow: Vec<i64>,
+    f_cwnd: Vec<f64>,
+    f_ssthresh: Vec<f64>,
+    f_srtt: Vec<f64>,
+    f_send_rate: Vec<f64>,
+    f_goodput: Vec<f64>,
+    q_time: Vec<f64>,
+    q_queue: Vec<i64>,
+    q_len: Vec<i64>,
+    q_bytes: Vec<i64>,
+}
+
+/// A running simulation of one scenario.
+pub struct Simulation {
+    now: Time,
+    end: Time,
+    seed: u64,
+    scenario_hash: String,
+    events: EventQueue,
+    arena: Arena,
+    net: Network,
+    specs: Vec<ConnSpec>,
+    senders: Vec<Sender>,
+    sinks: Vec<Sink>,
+    cc_state: Vec<CcState>,
+    cc: Vec<Box<dyn CongestionControl>>,
+    counters: Vec<ConnCounters>,
+    out: Vec<Packet>,
+    sample_interval: Time,
+    series: Series,
+    wall_s: f64,
+}
+
+impl Simulation {
+    /// Build a simulation from a validated scenario.
+    pub fn new(scenario: &Scenario) -> Result<Self, ConfigError> {
+        let built = scenario.build()?;
+        let end = scenario.simulation.duration.0;
+        let mut built = built;
+        let mut users = vec![0u32; built.net.links.len()];
+        for c in &built.conns {
+            for &l in c.data_route.iter().chain(&c.ack_route) {
+                users[l as usize] += 1;
+            }
+        }
+        for (l, n) in built.net.links.iter_mut().zip(users) {
+            l.exclusive = n == 1;
+        }
+        let mut events = EventQueue::new();
+        let mut senders = Vec::with_capacity(built.conns.len());
+        let mut sinks = Vec::with_capacity(built.conns.len());
+        let mut cc_state = Vec::with_capacity(built.conns.len());
+        let mut cc = Vec::with_capacity(built.conns.len());
+        for (i, c) in built.conns.iter().enumerate() {
+            let i = i as u32;
+            let mss = u64::from(c.tcp.mss);
+            let (total, last) = match c.size {
+                Some(bytes) => (Some(bytes.div_ceil(mss)), (bytes - (bytes.div_ceil(mss) - 1) * mss) as u32),
+                None => (None, c.tcp.mss),
+            };
+            senders.push(Sender::new(i, c.tcp, total, last));
+            sinks.push(Sink::new(i, &c.tcp, total, last));
+            cc_state.push(CcState::new(c.tcp.initial_window, c.tcp.initial_ssthresh, c.tcp.mss));
+            cc.push(c.cc.build());
+            if c.start <= end {
+                events.push(c.start, Event::FlowStart(i));
+            }
+            if let Some(stop) = c.stop {
+                if stop <= end {
+                    events.push(stop, Event::FlowStop(i));
+                }
+            }
+        }
+        let sample_interval = scenario.simulation.sample_interval.0;
+        if sample_interval > 0 && sample_interval <= end {
+            events.push(sample_interval, Event::Sample);
+        }
+        Ok(Simulation {
+            now: 0,
+            end,
+            seed: scenario.simulation.seed,
+            scenario_hash: fnv1a(&scenario.to_json()),
+            events,
+            arena: Arena::new(),
+            counters: vec![ConnCounters::default(); built.conns.len()],
+            net: built.net,
+            specs: built.conns,
+            senders,
+            sinks,
+            cc_state,
+            cc,
+            out: Vec::with_capacity(64),
+            sample_interval,
+            series: Series::default(),
+            wall_s: 0.0,
+        })
+    }
+
+    /// Simulated time reached.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// End of the run.
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events.popped()
+    }
+
+    /// Process every event up to and including `t` (capped at the end of the run).
+    pub fn run_until(&mut self, t: Time) {
+        let t = t.min(self.end);
+        let wall = Instant::now();
+        while let Some(at) = self.events.peek_time() {
+            if at > t {
+                break;
+            }
+            // peek_time just returned Some.
+            let (at, ev) = self.events.pop().expect("event present");
+            self.now = at;
+            self.dispatch(ev);
+        }
+        self.now = self.now.max(t);
+        self.wall_s += wall.elapsed().as_secs_f64();
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::LinkArrival(l) => self.on_arrival(l),
+            Event::SenderTimer(c) => {
+                let s = &mut self.senders[c as usize];
+                if s.rto_entry == Some(self.now) {
+                    s.rto_entry = None;
+                }
+                let (st, cc) = (&mut self.cc_state[c as usize], &mut self.cc[c as usize]);
+                s.on_timer(self.now, st, cc.as_mut(), &mut self.out);
+                self.flush(c);
+            }
+            Event::SinkTimer(c) => {
+                let k = &mut self.sinks[c as usize];
+                if k.delack_entry == Some(self.now) {
+                    k.delack_entry = None;
+                }
+                k.on_timer(self.now, &mut self.out);
+                self.flush(c);
+            }
+            Event::FlowStart(c) => {
+                let s = &mut self.senders[c as usize];
+                s.start(self.now, &mut self.cc_state[c as usize], &mut self.out);
+                self.flush(c);
+            }
+            Event::FlowStop(c) => self.senders[c as usize].stop(),
+            Event::Sample => {
+                self.sample();
+                let next = self.now + self.sample_interval;
+                if next <= self.end {
+                    self.events.push(next, Event::Sample);
+                }
+            }
+        }
+    }
+
+    /// Put the packets an endpoint of connection `c` produced on the network and bring the
+    /// connection's timers into the event queue.
+    #[inline]
+    fn flush(&mut self, c: u32) {
+        for i in 0..self.out.len() {
+            let p = self.out[i];
+            let id = self.arena.alloc(p);
+            self.forward(id, p, self.now);
+        }
+        self.out.clear();
+        let s = &mut self.senders[c as usize];
+        if let Some(d) = s.rto_deadline {
+            if s.rto_entry.is_none_or(|e| e > d) {
+                self.events.push(d, Event::SenderTimer(c));
+                s.rto_entry = Some(d);
+            }
+        }
+        let k = &mut self.sinks[c as usize];
+        if let Some(d) = k.delack_deadline {
+            if k.delack_entry.is_none_or(|e| e > d) {
+                self.events.push(d, Event::SinkTimer(c));
+                k.delack_entry = Some(d);
+            }
+        }
+    }
+
+    fn route(&self, p: &Packet) -> &[LinkId] {
+        let spec = &self.specs[p.conn as usize];
+        match p.kind {
+            Kind::Data | Kind::Syn => &spec.data_route,
+            Kind::Ack | Kind::SynAck => &spec.ack_route,
+        }
+    }
+
+    /// Offer packet `id` to the link at its current hop, arriving there at `at`. While the
+    /// next link is exclusive to this route the packet is handed on at once, at the time it
+    /// will get there; it waits in the pipe of the last link reached, whose head has an event.
+    #[inline]
+    fn forward(&mut self, id: u32, mut p: Packet, mut at: Time) {
+        let spec = &self.specs[p.conn as usize];
+        let route = match p.kind {
+            Kind::Data | Kind::Syn => &spec.data_route,
+            Kind::Ack | Kind::SynAck => &spec.ack_route,
+        };
+        loop {
+            let link = route[p.hop as usize];
+            let l = &mut self.net.links[link as usize];
+            let Some(arrival) = l.enqueue(self.now, at, p.size) else {
+                let c = &mut self.counters[p.conn as usize];
+                match p.kind {
+                    Kind::Data | Kind::Syn => c.data_dropped += 1,
+                    Kind::Ack | Kind::SynAck => c.acks_dropped += 1,
+                }
+                self.arena.free(id);
+                return;
+            };
+            let next = p.hop as usize + 1;
+            if next < route.len() && self.net.links[route[next] as usize].exclusive {
+                p.hop += 1;
+                at = arrival;
+                continue;
+            }
+            self.arena.get_mut(id).hop = p.hop;
+            if self.net.links[link as usize].push_pipe(arrival, id) {
+                self.events.push(arrival, Event::LinkArrival(link));
+            }
+            return;
+        }
+    }
+
+    fn on_arrival(&mut self, link: LinkId) {
+        let (id, next) = self.net.links[link as usize].pop_arrival();
+        if let Some(t) = next {
+            self.events.push(t, Event::LinkArrival(link));
+        }
+        let p = self.arena.get_mut(id);
+        p.hop += 1;
+        let p = *p;
+        if (p.hop as usize) < self.route(&p).len() {
+            self.forward(id, p, self.now);
+            return;
+        }
+        self.arena.free(id);
+        let c = p.conn as usize;
+        match p.kind {
+            Kind::Data => {
+                self.counters[c].data_received += 1;
+                self.sinks[c].on_data(self.now, &p, &mut self.out);
+            }
+            Kind::Syn => {
+                self.counters[c].data_received += 1;
+                self.sinks[c].on_syn(self.now, &p, &mut self.out);
+            }
+            Kind::Ack => {
+                self.senders[c].on_ack(self.now, &p, &mut self.cc_state[c], self.cc[c].as_mut(), &mut self.out);
+            }
+            Kind::SynAck => {
+                self.senders[c].on_synack(self.now, &p, &mut self.cc_state[c], &mut self.out);
+            }
+        }
+        self.flush(p.conn);
+    }
+
+    fn sample(&mut self) {
+        let t = secs(self.now);
+        let interval = secs(self.sample_interval);
+        let s = &mut self.series;
+        for (i, snd) in self.senders.iter().enumerate() {
+            let st = &self.cc_state[i];
+            let c = &mut self.counters[i];
+            let sent = snd.stats.bytes_sent;
+            let delivered = self.sinks[i].bytes_delivered;
+            s.f_time.push(t);
+            s.f_flow.push(i as i64);
+            s.f_cwnd.push(st.cwnd);
+            s.f_ssthresh.push(st.ssthresh);
+            s.f_srtt.push(if snd.rtt.samples > 0 { snd.rtt.srtt / 1e9 } else { f64::NAN });
+            s.f_send_rate.push((sent - c.last_sent_bytes) as f64 * 8.0 / interval);
+            s.f_goodput.push((delivered - c.last_delivered_bytes) as f64 * 8.0 / interval);
+            c.last_sent_bytes = sent;
+            c.last_delivered_bytes = delivered;
+        }
+        for (q, l) in self.net.links.iter_mut().enumerate() {
+            let (pkts, bytes) = l.len_at(self.now);
+            s.q_time.push(t);
+            s.q_queue.push(q as i64);
+            s.q_len.push(i64::from(pkts));
+            s.q_bytes.push(bytes as i64);
+        }
+    }
+
+    /// Data packets of connection `c` still inside the network.
+    fn data_in_network(&self) -> Vec<u64> {
+        let mut n = vec![0u64; self.specs.len()];
+        for l in &self.net.links {
+            for id in l.pipe_ids() {
+                let p = self.arena.get(id);
+                if matches!(p.kind, Kind::Data | Kind::Syn) {
+                    n[p.conn as usize] += 1;
+                }
+            }
+        }
+        n
+    }
+
+    /// Run to the end and return the results.
+    pub fn finish(mut self) -> RunResults {
+        self.run_until(self.end);
+        let end = self.end;
+        for (i, s) in self.senders.iter_mut().enumerate() {
+            s.finish(end, &self.cc_state[i]);
+        }
+        let flows = self.flow_table();
+        let queues = self.queue_table();
+        let series = std::mem::take(&mut self.series);
+        let mut flow_series = Table::default();
+        flow_series.push("time_s", Column::F64(series.f_time));
+        flow_series.push("flow", Column::I64(series.f_flow));
+        flow_series.push("cwnd", Column::F64(series.f_cwnd));
+        flow_series.push("ssthresh", Column::F64(series.f_ssthresh));
+        flow_series.push("srtt_s", Column::F64(series.f_srtt));
+        flow_series.push("send_rate_bps", Column::F64(series.f_send_rate));
+        flow_series.push("goodput_bps", Column::F64(series.f_goodput));
+        let mut queue_series = Table::default();
+        queue_series.push("time_s", Column::F64(series.q_time));
+        queue_series.push("queue", Column::I64(series.q_queue));
+        queue_series.push("len_pkts", Column::I64(series.q_len));
+        queue_series.push("len_bytes", Column::I64(series.q_bytes));
+        RunResults {
+            summary: Summary {
+                duration_s: secs(end),
+                seed: self.seed,
+                events: self.events.popped(),
+                wall_s: self.wall_s,
+                scenario_hash: self.scenario_hash.clone(),
+                version: crate::VERSION.to_string(),
+            },
+            flows,
+            queues,
+            flow_series,
+            queue_series,
+        }
+    }
+
+    fn flow_table(&self) -> Table {
+        let n = self.specs.len();
+        let in_net = self.data_in_network();
+        let names = |f: &dyn Fn(usize) -> String| Column::Str((0..n).map(f).collect());
+        let floats = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
+        let ints = |f: &dyn Fn(usize) -> i64| Column::I64((0..n).map(f).collect());
+        let st = |i: usize| &self.senders[i].stats;
+        let nan_or = |o: Option<Time>| o.map_or(f64::NAN, secs);
+        let active_end = |i: usize| {
+            let spec = &self.specs[i];
+            st(i).completed_at.unwrap_or_else(|| spec.stop.unwrap_or(self.end).min(self.end))
+        };
+        let mut t = Table::default();
+        t.push("flow", ints(&|i| i as i64));
+        t.push("name", names(&|i| self.specs[i].name.clone()));
+        t.push("src", names(&|i| self.net.nodes[self.specs[i].src as usize].clone()));
+        t.push("dst", names(&|i| self.net.nodes[self.specs[i].dst as usize].clone()));
+        t.push("cc", names(&|i| self.specs[i].cc.as_str().to_string()));
+        t.push("recovery", names(&|i| self.specs[i].tcp.recovery.as_str().to_string()));
+        t.push("start_s", floats(&|i| secs(self.specs[i].start)));
+        t.push("stop_s", floats(&|i| nan_or(self.specs[i].stop)));
+        t.push("size_bytes", ints(&|i| self.specs[i].size.map_or(-1, |b| b as i64)));
+        t.push("bytes_sent", ints(&|i| st(i).bytes_sent as i64));
+        t.push("bytes_delivered", ints(&|i| self.sinks[i].bytes_delivered as i64));
+        t.push("packets_sent", ints(&|i| st(i).packets_sent as i64));
+        t.push("packets_received", ints(&|i| self.counters[i].data_received as i64));
+        t.push("retransmits", ints(&|i| st(i).retransmits as i64));
+        t.push("fast_retransmits", ints(&|i| st(i).fast_retransmits as i64));
+        t.push("timeouts", ints(&|i| st(i).timeouts as i64));
+        t.push("drops", ints(&|i| self.counters[i].data_dropped as i64));
+        t.push("ack_drops", ints(&|i| self.counters[i].acks_dropped as i64));
+        t.push("in_network_end", ints(&|i| in_net[i] as i64));
+        t.push("goodput_bps", floats(&|i| {
+            let start = self.specs[i].start;
+            let stop = active_end(i);
+            if stop > start && st(i).started_at.is_some() {
+                self.sinks[i].bytes_delivered as f64 * 8.0 / secs(stop - start)
+            } else {
+                f64::NAN
+            }
+        }));
+        t.push("rtt_mean_s", floats(&|i| if st(i).rtt_n > 0 { st(i).rtt_sum / st(i).rtt_n as f64 / 1e9 } else { f64::NAN }));
+        t.push("rtt_min_s", floats(&|i| if st(i).rtt_n > 0 { secs(st(i).rtt_min) } else { f64::NAN }));
+        t.push("rtt_max_s", floats(&|i| if st(i).rtt_n > 0 { secs(st(i).rtt_max) } else { f64::NAN }));
+        t.push("rtt_samples", ints(&|i| st(i).rtt_n as i64));
+        t.push("cwnd_mean", floats(&|i| {
+            let start = self.specs[i].start;
+            let stop = active_end(i);
+            if stop > start && st(i).started_at.is_some() {
+                st(i).cwnd_integral / (stop - start) as f64
+            } else {
+                f64::NAN
+            }
+        }));
+        t.push("cwnd_max", floats(&|i| if st(i).started_at.is_some() { st(i).cwnd_max } else { f64::NAN }));
+        t.push("cwnd_final", floats(&|i| self.cc_state[i].cwnd));
+        t.push("completion_time_s", floats(&|i| st(i).completed_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))));
+        t.push("setup_time_s", floats(&|i| st(i).established_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))));
+        t
+    }
+
+    fn queue_table(&mut self) -> Table {
+        let end = self.end;
+        let duration = end as f64;
+        let mut rows = Vec::new();
+        for l in self.net.links.iter_mut() {
+            let len_end = l.len_at(end).0;
+            rows.push((l.stats_at(end), len_end));
+        }
+        let net = &self.net;
+        let n = net.links.len();
+        let names = |f: &dyn Fn(usize) -> String| Column::Str((0..n).map(f).collect());
+        let floats = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
+        let ints = |f: &dyn Fn(usize) -> i64| Column::I64((0..n).map(f).collect());
+        let mut t = Table::default();
+        t.push("queue", ints(&|q| q as i64));
+        t.push("link", names(&|q| net.link_names[q / 2].clone()));
+        t.push("from", names(&|q| net.nodes[net.links[q].from as usize].clone()));
+        t.push("to", names(&|q| net.nodes[net.links[q].to as usize].clone()));
+        t.push("rate_bps", floats(&|q| net.links[q].params.rate.0 as f64));
+        t.push("delay_s", floats(&|q| secs(net.links[q].params.delay)));
+        t.push("limit", ints(&|q| match net.links[q].params.limit {
+            crate::net::Limit::Packets(p) => i64::from(p),
+            crate::net::Limit::Bytes(b) => b as i64,
+        }));
+        t.push("limit_unit", names(&|q| match net.links[q].params.limit {
+            crate::net::Limit::Packets(_) => "packets".into(),
+            crate::net::Limit::Bytes(_) => "bytes".into(),
+        }));
+        t.push("arrivals", ints(&|q| rows[q].0 .0.arrivals as i64));
+        t.push("departures", ints(&|q| rows[q].0 .1 as i64));
+        t.push("drops", ints(&|q| rows[q].0 .0.drops as i64));
+        t.push("arrival_bytes", ints(&|q| rows[q].0 .0.arrival_bytes as i64));
+        t.push("drop_bytes", ints(&|q| rows[q].0 .0.drop_bytes as i64));
+        t.push("mean_len_pkts", floats(&|q| rows[q].0 .0.len_integral as f64 / duration));
+        t.push("max_len_pkts", ints(&|q| i64::from(rows[q].0 .0.max_len)));
+        t.push("mean_len_bytes", floats(&|q| rows[q].0 .0.bytes_integral as f64 / duration));
+        t.push("utilization", floats(&|q| rows[q].0 .0.busy as f64 / duration));
+        t.push("len_end_pkts", ints(&|q| i64::from(rows[q].1)));
+        t
+    }
+}

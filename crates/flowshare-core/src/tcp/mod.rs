@@ -1,0 +1,76 @@
+//! TCP mechanism: a one-way sender and sink in the style of ns-2 (no handshake unless asked
+//! for), counted in segments, with the classic loss-recovery variants.
+
+pub mod rtt;
+pub mod sender;
+pub mod sink;
+
+pub use rtt::RttEstimator;
+pub use sender::{Sender, SenderStats};
+pub use sink::Sink;
+
+use crate::units::Time;
+use serde::{Deserialize, Serialize};
+
+/// Loss-recovery variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// Fast retransmit, then slow start from one segment (no fast recovery).
+    Tahoe,
+    /// Fast retransmit and fast recovery; recovery ends on the first new ACK (RFC 5681 §3.2).
+    Reno,
+    /// Reno with partial-ACK handling: recovery ends when all data outstanding at its start
+    /// is acknowledged (RFC 6582).
+    #[default]
+    Newreno,
+    /// SACK-based recovery with the pipe estimate (RFC 6675).
+    Sack,
+}
+
+impl Recovery {
+    /// The name used in scenarios and results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Recovery::Tahoe => "tahoe",
+            Recovery::Reno => "reno",
+            Recovery::Newreno => "newreno",
+            Recovery::Sack => "sack",
+        }
+    }
+}
+
+/// Resolved TCP parameters of one connection (times in nanoseconds, sizes in bytes).
+#[derive(Clone, Copy, Debug)]
+pub struct TcpConfig {
+    /// Loss recovery.
+    pub recovery: Recovery,
+    /// Payload bytes per segment.
+    pub mss: u32,
+    /// Header bytes added to each data segment on the wire.
+    pub header: u32,
+    /// Wire size of an ACK, SYN or SYN-ACK.
+    pub ack_size: u32,
+    /// Initial cwnd, segments.
+    pub initial_window: f64,
+    /// Initial ssthresh, segments.
+    pub initial_ssthresh: f64,
+    /// Receiver window, segments.
+    pub rwnd: u64,
+    /// Most segments sent in response to one event; 0 = unlimited.
+    pub max_burst: u32,
+    /// Delayed ACKs: (ACK every `n` segments, timeout); `None` acknowledges every segment.
+    pub delayed_ack: Option<(u32, Time)>,
+    /// Model the three-way handshake.
+    pub handshake: bool,
+    /// Initial retransmission timeout.
+    pub rto_initial: Time,
+    /// Lower bound of the RTO.
+    pub rto_min: Time,
+    /// Upper bound of the RTO, backoff included.
+    pub rto_max: Time,
+    /// Clock granularity G: the RTO is a whole number of ticks.
+    pub timer_tick: Time,
+    /// Largest backoff multiplier.
+    pub max_backoff: u32,
+}

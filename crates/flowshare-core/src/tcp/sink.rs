@@ -1,0 +1,268 @@
+//! The receiving end: cumulative ACKs, optional delayed ACKs and SACK blocks.
+
+use super::TcpConfig;
+use crate::packet::{Kind, Packet};
+use crate::units::Time;
+use std::collections::VecDeque;
+
+/// A TCP sink in the style of ns-2's `TCPSink`/`DelAckSink`, with SACK (RFC 2018) when the
+/// connection uses SACK recovery.
+#[derive(Debug)]
+pub struct Sink {
+    conn: u32,
+    mss: u32,
+    ack_size: u32,
+    sack: bool,
+    delayed_ack: Option<(u32, Time)>,
+    /// Segments in the transfer, for sizing the last one; `None` for bulk data.
+    total_segs: Option<u64>,
+    last_payload: u32,
+    /// Next segment expected in order.
+    pub rcv_nxt: u64,
+    /// `ooo[i]`: segment `rcv_nxt + i` has arrived (index 0 is always false).
+    ooo: VecDeque<bool>,
+    /// Most recent out-of-order arrivals, newest first (for SACK block order).
+    recent: [u64; 3],
+    n_recent: usize,
+    /// In-order segments not yet acknowledged, and the timestamp to echo for them.
+    pending: u32,
+    pending_echo: (Time, bool),
+    /// When the delayed ACK is due.
+    pub delack_deadline: Option<Time>,
+    /// Time of the delayed-ACK event already in the event queue, if any.
+    pub delack_entry: Option<Time>,
+    /// Payload bytes delivered in order to the application.
+    pub bytes_delivered: u64,
+    /// ACKs sent.
+    pub acks_sent: u64,
+}
+
+impl Sink {
+    /// A sink for connection `conn`; `total_segs` and `last_payload` describe a finite transfer.
+    pub fn new(conn: u32, cfg: &TcpConfig, total_segs: Option<u64>, last_payload: u32) -> Self {
+        Sink {
+            conn,
+            mss: cfg.mss,
+            ack_size: cfg.ack_size,
+            sack: cfg.recovery == super::Recovery::Sack,
+            delayed_ack: cfg.delayed_ack,
+            total_segs,
+            last_payload,
+            rcv_nxt: 0,
+            ooo: VecDeque::new(),
+            recent: [0; 3],
+            n_recent: 0,
+            pending: 0,
+            pending_echo: (0, false),
+            delack_deadline: None,
+            delack_entry: None,
+            bytes_delivered: 0,
+            acks_sent: 0,
+        }
+    }
+
+    fn payload_of_range(&self, from: u64, to: u64) -> u64 {
+        let mut bytes = (to - from) * u64::from(self.mss);
+        if let Some(total) = self.total_segs {
+            if from < total && to >= total {
+                bytes -= u64::from(self.mss - self.last_payload);
+            }
+        }
+        bytes
+    }
+
+    /// Answer a SYN with a SYN-ACK.
+    pub fn on_syn(&mut self, now: Time, syn: &Packet, out: &mut Vec<Packet>) {
+        let _ = now;
+        let mut p = Packet::new(self.conn, Kind::SynAck, 0, self.ack_size, syn.ts);
+        p.retx = syn.retx;
+        out.push(p);
+    }
+
+    /// A data segment arrived. ACKs to send are pushed to `out`.
+    pub fn on_data(&mut self, now: Time, seg: &Packet, out: &mut Vec<Packet>) {
+        let seq = seg.seq;
+        let echo = (seg.ts, seg.retx);
+        if seq < self.rcv_nxt {
+            // Duplicate: acknowledge at once so the sender learns where we are.
+            self.send_ack(echo, out);
+            return;
+        }
+        let offset = (seq - self.rcv_nxt) as usize;
+        if offset > 0 {
+            // Out of order: store, and send an immediate (duplicate) ACK (RFC 5681 §4.2).
+            if self.ooo.len() <= offset {
+                self.ooo.resize(offset + 1, false);
+            }
+            self.ooo[offset] = true;
+            self.note_recent(seq);
+            self.send_ack(echo, out);
+            return;
+        }
+        // In order: deliver it and whatever it makes contiguous.
+        let filled_gap = self.ooo.len() > 1;
+        let before = self.rcv_nxt;
+        self.rcv_nxt += 1;
+        if !self.ooo.is_empty() {
+            self.ooo.pop_front();
+            while self.ooo.front() == Some(&true) {
+                self.ooo.pop_front();
+                self.rcv_nxt += 1;
+            }
+        }
+        self.bytes_delivered += self.payload_of_range(before, self.rcv_nxt);
+        match self.delayed_ack {
+            Some((count, timeout)) if !filled_gap => {
+                if self.pending == 0 {
+                    self.pending_echo = echo;
+                }
+                self.pending += 1;
+                if self.pending >= count {
+                    self.send_ack(self.pending_echo, out);
+                } else if self.delack_deadline.is_none() {
+                    self.delack_deadline = Some(now + timeout);
+                }
+            }
+            _ => self.send_ack(echo, out),
+        }
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if let Some(d) = self.delack_deadline {
+            if d <= now && self.pending > 0 {
+                self.send_ack(self.pending_echo, out);
+            }
+        }
+    }
+
+    fn note_recent(&mut self, seq: u64) {
+        // Newest first, without duplicates.
+        let mut list = [seq, 0, 0];
+        let mut n = 1;
+        for &s in &self.recent[..self.n_recent] {
+            if s != seq && n < 3 {
+                list[n] = s;
+                n += 1;
+            }
+        }
+        self.recent = list;
+        self.n_recent = n;
+    }
+
+    fn received(&self, seq: u64) -> bool {
+        seq < self.rcv_nxt || self.ooo.get((seq - self.rcv_nxt) as usize) == Some(&true)
+    }
+
+    fn send_ack(&mut self, echo: (Time, bool), out: &mut Vec<Packet>) {
+        let mut p = Packet::new(self.conn, Kind::Ack, self.rcv_nxt, self.ack_size, echo.0);
+        p.retx = echo.1;
+        if self.sack {
+            // RFC 2018 §4: the block holding the most recent arrival first, then the others
+            // most recent first; blocks wholly below rcv_nxt are gone.
+            let mut n = 0;
+            for &s in &self.recent[..self.n_recent] {
+                if s < self.rcv_nxt || !self.received(s) {
+                    continue;
+                }
+                if p.sack[..n].iter().any(|&(a, b)| a <= s && s < b) {
+                    continue;
+                }
+                let mut lo = s;
+                while lo > self.rcv_nxt && self.received(lo - 1) {
+                    lo -= 1;
+                }
+                let mut hi = s + 1;
+                while self.received(hi) {
+                    hi += 1;
+                }
+                p.sack[n] = (lo, hi);
+                n += 1;
+            }
+            p.n_sack = n as u8;
+        }
+        out.push(p);
+        self.acks_sent += 1;
+        self.pending = 0;
+        self.delack_deadline = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::Recovery;
+
+    fn cfg(recovery: Recovery, delayed_ack: Option<(u32, Time)>) -> TcpConfig {
+        TcpConfig {
+            recovery,
+            mss: 1000,
+            header: 40,
+            ack_size: 40,
+            initial_window: 3.0,
+            initial_ssthresh: f64::INFINITY,
+            rwnd: u64::MAX,
+            max_burst: 0,
+            delayed_ack,
+            handshake: false,
+            rto_initial: 1_000_000_000,
+            rto_min: 1_000_000_000,
+            rto_max: 60_000_000_000,
+            timer_tick: 1_000_000,
+            max_backoff: 64,
+        }
+    }
+
+    fn data(seq: u64) -> Packet {
+        Packet::new(0, Kind::Data, seq, 1040, seq * 10)
+    }
+
+    #[test]
+    fn cumulative_ack_with_a_hole_and_its_repair() {
+        let mut s = Sink::new(0, &cfg(Recovery::Sack, None), None, 1000);
+        let mut out = Vec::new();
+        for seq in [0, 1, 3, 5, 6] {
+            s.on_data(0, &data(seq), &mut out);
+        }
+        let acks: Vec<u64> = out.iter().map(|p| p.seq).collect();
+        assert_eq!(acks, vec![1, 2, 2, 2, 2]);
+        // The last ACK reports [5,7) first (newest), then [3,4).
+        let last = out.last().unwrap();
+        assert_eq!(&last.sack[..last.n_sack as usize], &[(5, 7), (3, 4)]);
+        out.clear();
+        s.on_data(0, &data(2), &mut out);
+        assert_eq!(out[0].seq, 4);
+        assert_eq!(&out[0].sack[..out[0].n_sack as usize], &[(5, 7)]);
+        s.on_data(0, &data(4), &mut out);
+        assert_eq!(out[1].seq, 7);
+        assert_eq!(out[1].n_sack, 0);
+        assert_eq!(s.bytes_delivered, 7000);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_or_on_timeout() {
+        let mut s = Sink::new(0, &cfg(Recovery::Newreno, Some((2, 100_000_000))), None, 1000);
+        let mut out = Vec::new();
+        s.on_data(0, &data(0), &mut out);
+        assert!(out.is_empty());
+        assert_eq!(s.delack_deadline, Some(100_000_000));
+        s.on_data(5, &data(1), &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].seq, 2);
+        assert_eq!(out[0].ts, 0, "echoes the first segment of the batch");
+        s.on_data(10, &data(2), &mut out);
+        s.on_timer(100_000_010, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].seq, 3);
+    }
+
+    #[test]
+    fn last_segment_of_a_finite_transfer_is_short() {
+        let mut s = Sink::new(0, &cfg(Recovery::Newreno, None), Some(3), 500);
+        let mut out = Vec::new();
+        for seq in 0..3 {
+            s.on_data(0, &data(seq), &mut out);
+        }
+        assert_eq!(s.bytes_delivered, 2500);
+    }
+}

@@ -1,0 +1,129 @@
+//! `flowshare._core`: the narrow boundary between Python and the Rust core
+//! (see docs/adr/0002-python-boundary.md). A scenario goes in as text; columnar results come
+//! out as `(dtype, bytes)` pairs that numpy reads without copying element by element.
+
+use flowshare_core::results::{Column, RunResults, Table};
+use flowshare_core::units::{secs, NS_PER_SEC};
+use flowshare_core::{scenario, Scenario, Simulation as CoreSim};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+
+create_exception!(_core, ConfigError, PyValueError, "A scenario that cannot be run: one line naming the field and what is allowed.");
+
+fn parse(text: &str, fmt: &str) -> PyResult<Scenario> {
+    let parsed = match fmt {
+        "toml" => scenario::from_toml(text),
+        "json" => scenario::from_json(text),
+        other => return Err(PyValueError::new_err(format!("fmt: expected \"toml\" or \"json\", got \"{other}\""))),
+    };
+    parsed.map_err(|e| ConfigError::new_err(e.to_string()))
+}
+
+/// Validate a scenario (TOML or JSON text) and return it as normalized JSON.
+#[pyfunction]
+fn parse_scenario(text: &str, fmt: &str) -> PyResult<String> {
+    let s = parse(text, fmt)?;
+    s.build().map_err(|e| ConfigError::new_err(e.to_string()))?;
+    Ok(s.to_json())
+}
+
+/// A simulation that Python advances in slices.
+#[pyclass(module = "flowshare._core")]
+struct Simulation {
+    inner: Option<CoreSim>,
+}
+
+impl Simulation {
+    fn sim(&self) -> PyResult<&CoreSim> {
+        self.inner.as_ref().ok_or_else(|| PyRuntimeError::new_err("this simulation has finished"))
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    fn new(scenario_json: &str) -> PyResult<Self> {
+        let s = parse(scenario_json, "json")?;
+        let sim = CoreSim::new(&s).map_err(|e| ConfigError::new_err(e.to_string()))?;
+        Ok(Simulation { inner: Some(sim) })
+    }
+
+    /// Simulated seconds the run lasts.
+    #[getter]
+    fn duration_s(&self) -> PyResult<f64> {
+        Ok(secs(self.sim()?.end()))
+    }
+
+    /// Simulated seconds reached.
+    #[getter]
+    fn now_s(&self) -> PyResult<f64> {
+        Ok(secs(self.sim()?.now()))
+    }
+
+    /// Advance to `t_s` seconds (capped at the end). The GIL is released meanwhile.
+    fn run_until(&mut self, py: Python<'_>, t_s: f64) -> PyResult<()> {
+        if !(t_s.is_finite() && t_s >= 0.0) {
+            return Err(PyValueError::new_err(format!("t_s: expected a finite time >= 0, got {t_s}")));
+        }
+        let sim = self.inner.as_mut().ok_or_else(|| PyRuntimeError::new_err("this simulation has finished"))?;
+        let t = (t_s * NS_PER_SEC as f64).round() as u64;
+        py.detach(|| sim.run_until(t));
+        Ok(())
+    }
+
+    /// Run to the end and return the results (see the ADR for the layout).
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim = self.inner.take().ok_or_else(|| PyRuntimeError::new_err("this simulation has finished"))?;
+        let results = py.detach(move || sim.finish());
+        results_to_py(py, &results)
+    }
+}
+
+fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, col) in &t.columns {
+        match col {
+            Column::F64(v) => {
+                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                d.set_item(*name, PyTuple::new(py, [("<f8").into_pyobject(py)?.into_any(), PyBytes::new(py, &bytes).into_any()])?)?;
+            }
+            Column::I64(v) => {
+                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                d.set_item(*name, PyTuple::new(py, [("<i8").into_pyobject(py)?.into_any(), PyBytes::new(py, &bytes).into_any()])?)?;
+            }
+            Column::Str(v) => {
+                d.set_item(*name, PyList::new(py, v)?)?;
+            }
+        }
+    }
+    Ok(d)
+}
+
+fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let s = PyDict::new(py);
+    s.set_item("duration_s", r.summary.duration_s)?;
+    s.set_item("seed", r.summary.seed)?;
+    s.set_item("events", r.summary.events)?;
+    s.set_item("wall_s", r.summary.wall_s)?;
+    s.set_item("scenario_hash", &r.summary.scenario_hash)?;
+    s.set_item("version", &r.summary.version)?;
+    out.set_item("summary", s)?;
+    out.set_item("flows", table_to_py(py, &r.flows)?)?;
+    out.set_item("queues", table_to_py(py, &r.queues)?)?;
+    out.set_item("flow_series", table_to_py(py, &r.flow_series)?)?;
+    out.set_item("queue_series", table_to_py(py, &r.queue_series)?)?;
+    Ok(out)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", flowshare_core::VERSION)?;
+    m.add("build_profile", if cfg!(debug_assertions) { "debug" } else { "release" })?;
+    m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add_function(wrap_pyfunction!(parse_scenario, m)?)?;
+    m.add_class::<Simulation>()?;
+    Ok(())
+}
