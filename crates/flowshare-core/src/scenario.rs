@@ -311,6 +311,10 @@ pub struct FlowGroup {
     /// Graph: receiving node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dst: Option<String>,
+    /// Segment numbers whose first transmission is lost in the network (each flow of the
+    /// group), for studying loss recovery on a chosen pattern.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drop_segments: Vec<u64>,
     /// Transport options.
     #[serde(default)]
     pub tcp: TcpCfg,
@@ -499,6 +503,8 @@ pub struct ConnSpec {
     pub tcp: TcpConfig,
     /// Congestion-control algorithm.
     pub cc: CcName,
+    /// Sorted segment numbers whose first transmission is lost.
+    pub drop_segments: Vec<u64>,
 }
 
 /// The network and connections a scenario describes.
@@ -708,6 +714,9 @@ impl Scenario {
                     return Err(ConfigError::new(format!("{path}.stop"), format!("{stop} is not after start = {}", group.start)));
                 }
             }
+            let mut drop_segments = group.drop_segments.clone();
+            drop_segments.sort_unstable();
+            drop_segments.dedup();
             for k in 0..group.count {
                 let index = conns.len();
                 let (src, dst) = if let Some(acc) = access {
@@ -741,6 +750,7 @@ impl Scenario {
                     size: group.size.map(|b| b.0),
                     tcp,
                     cc: group.tcp.cc,
+                    drop_segments: drop_segments.clone(),
                 });
             }
         }

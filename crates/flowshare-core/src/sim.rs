@@ -17,6 +17,8 @@ struct ConnCounters {
     data_dropped: u64,
     acks_dropped: u64,
     data_received: u64,
+    /// Index of the next entry of the connection's `drop_segments` to apply.
+    next_forced_drop: usize,
     last_sent_bytes: u64,
     last_delivered_bytes: u64,
 }
@@ -198,6 +200,10 @@ impl Simulation {
     fn flush(&mut self, c: u32) {
         for i in 0..self.out.len() {
             let p = self.out[i];
+            if p.kind == Kind::Data && !p.retx && self.forced_drop(c, p.seq) {
+                self.counters[c as usize].data_dropped += 1;
+                continue;
+            }
             let id = self.arena.alloc(p);
             self.forward(id, p, self.now);
         }
@@ -216,6 +222,22 @@ impl Simulation {
                 k.delack_entry = Some(d);
             }
         }
+    }
+
+    /// Whether the first transmission of segment `seq` of connection `c` is to be lost.
+    /// First transmissions go out in increasing order, so one cursor per connection suffices.
+    #[inline]
+    fn forced_drop(&mut self, c: u32, seq: u64) -> bool {
+        let drops = &self.specs[c as usize].drop_segments;
+        let cursor = &mut self.counters[c as usize].next_forced_drop;
+        while *cursor < drops.len() && drops[*cursor] < seq {
+            *cursor += 1;
+        }
+        if *cursor < drops.len() && drops[*cursor] == seq {
+            *cursor += 1;
+            return true;
+        }
+        false
     }
 
     fn route(&self, p: &Packet) -> &[LinkId] {
