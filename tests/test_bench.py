@@ -1,0 +1,419 @@
+"""The benchmark driver: parsing, the JSON object, per-child measurement, the report file.
+
+These tests run without ns-2, ns-3 or a built flowshare-sim: the flowshare side is exercised
+with a small executable written into tmp_path that prints the JSON line of the documented
+contract. The one test that needs ns-2 is skipped where ``ns`` is not installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from flowshare import bench
+
+PY = sys.executable
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing the simulators' output
+
+
+def test_parse_peer_output_with_drops():
+    out = "acked_pkts 489109 goodput_mbps 95.213218666666677 drops 1352\n"
+    assert bench.parse_peer_output(out) == {
+        "acked_pkts": 489109, "goodput_mbps": pytest.approx(95.213218666666677), "drops": 1352}
+
+
+def test_parse_peer_output_reference_format_has_no_drops():
+    # The scripts in the shared reference folder print no drop count.
+    parsed = bench.parse_peer_output("acked_pkts 451008 goodput_mbps 87.796224\n")
+    assert parsed["acked_pkts"] == 451008
+    assert parsed["goodput_mbps"] == pytest.approx(87.796224)
+    assert parsed["drops"] is None
+
+
+def test_parse_peer_output_ignores_noise_and_takes_last_line():
+    out = textwrap.dedent("""\
+        warning: no class variable Agent/TCP/Newreno::foo_
+        acked_pkts 1 goodput_mbps 0.1 drops 0
+        acked_pkts 200 goodput_mbps 1.5e1 drops 7
+    """)
+    assert bench.parse_peer_output(out) == {"acked_pkts": 200, "goodput_mbps": 15.0, "drops": 7}
+
+
+@pytest.mark.parametrize("text", ["", "Segmentation fault\n", "acked_pkts goodput_mbps\n",
+                                  "acked_pkts 10 goodput_mbps nan\n"])
+def test_parse_peer_output_rejects_missing_or_bad_line(text):
+    with pytest.raises(ValueError):
+        bench.parse_peer_output(text)
+
+
+def _fs_line(**over):
+    obj = {"wall_s": 0.25, "events": 3_000_000, "acked_pkts": 489_000, "goodput_mbps": 95.2,
+           "drops": 1300, "version": "0.1.0"}
+    obj.update(over)
+    return json.dumps(obj)
+
+
+def test_parse_flowshare_output_takes_last_json_line():
+    out = "loading scenario\n" + _fs_line() + "\n\n"
+    parsed = bench.parse_flowshare_output(out)
+    assert parsed["events"] == 3_000_000
+    assert parsed["wall_s"] == 0.25
+    assert parsed["drops"] == 1300
+
+
+def test_parse_flowshare_output_turns_float_counts_into_integers():
+    parsed = bench.parse_flowshare_output(_fs_line(acked_pkts=502829.0, events=3025435.0))
+    assert parsed["acked_pkts"] == 502829 and isinstance(parsed["acked_pkts"], int)
+    assert isinstance(parsed["events"], int)
+
+
+@pytest.mark.parametrize("out", [
+    "",
+    "not json\n",
+    "[1, 2]\n",
+    json.dumps({"wall_s": 1.0, "events": 1, "acked_pkts": 1}) + "\n",   # goodput missing
+    _fs_line(events="many") + "\n",
+    _fs_line(wall_s=True) + "\n",
+])
+def test_parse_flowshare_output_rejects_bad_output(out):
+    with pytest.raises(ValueError):
+        bench.parse_flowshare_output(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# The JSON object
+
+
+def _runs(walls, peaks, parsed, cpus=None):
+    r = bench.SimRuns()
+    r.walls, r.peaks, r.parsed = list(walls), list(peaks), list(parsed)
+    r.cpus = list(cpus or walls)
+    return r
+
+
+REQUIRED = ("flowshare_s", "ns2_s", "ns3_s", "speedup_vs_ns2", "speedup_vs_ns3",
+            "flowshare_peak_mib", "ns2_peak_mib")
+
+
+def test_case_result_with_all_simulators():
+    case = bench.CASES["r1"]
+    fs = _runs([0.30, 0.10, 0.13], [10.0, 12.0, 11.0],
+               [json.loads(_fs_line(wall_s=w, goodput_mbps=96.0)) for w in (0.28, 0.08, 0.18)])
+    ns2 = _runs([1.2, 1.9, 1.3], [19.0, 19.5, 19.2],
+                [{"acked_pkts": 489109, "goodput_mbps": 95.0, "drops": 1352}] * 3)
+    ns3 = _runs([45.0], [228.0], [{"acked_pkts": 491980, "goodput_mbps": 95.77, "drops": 1307}])
+    res = bench.build_case_result(case, fs, ns2, ns3)
+    for key in REQUIRED:
+        assert key in res
+    assert res["flowshare_s"] == pytest.approx(0.13)           # median, not mean or first
+    assert res["ns2_s"] == pytest.approx(1.3)
+    assert res["ns3_s"] == pytest.approx(45.0)
+    assert res["speedup_vs_ns2"] == pytest.approx(10.0)
+    assert res["speedup_vs_ns3"] == pytest.approx(45.0 / 0.13)
+    assert res["flowshare_peak_mib"] == pytest.approx(12.0)    # the peak over runs
+    assert res["ns2_peak_mib"] == pytest.approx(19.5)
+    assert res["flowshare_inprocess_s"] == pytest.approx(0.18)
+    assert res["flowshare_events_per_s"] == pytest.approx(3_000_000 / 0.18)
+    assert res["memory_ratio_vs_ns2"] == pytest.approx(12.0 / 19.5)
+    assert res["goodput_diff_vs_ns2_pct"] == pytest.approx(100 * (96.0 - 95.0) / 95.0)
+    assert res["ns2_drops"] == 1352 and res["ns3_drops"] == 1307
+    assert res["meets_ns2_speed_target"] is True
+    assert res["meets_ns3_speed_target"] is True
+    assert res["meets_memory_target"] is True
+    assert res["meets_goodput_target"] is True
+    json.dumps(res, allow_nan=False)
+
+
+def test_case_result_targets_can_fail():
+    case = bench.CASES["r2"]
+    fs = _runs([4.0], [80.0], [json.loads(_fs_line(goodput_mbps=850.0))])
+    ns2 = _runs([10.0], [58.0], [{"acked_pkts": 1, "goodput_mbps": 883.5, "drops": 5}])
+    ns3 = _runs([300.0], [900.0], [{"acked_pkts": 1, "goodput_mbps": 880.0, "drops": 5}])
+    res = bench.build_case_result(case, fs, ns2, ns3)
+    assert res["speedup_vs_ns2"] == pytest.approx(2.5)
+    assert res["meets_ns2_speed_target"] is False
+    assert res["meets_ns3_speed_target"] is False
+    assert res["meets_memory_target"] is False
+    assert res["meets_goodput_target"] is False
+
+
+def test_case_result_missing_peers_are_null():
+    case = bench.CASES["r1"]
+    fs = _runs([0.2], [10.0], [json.loads(_fs_line())])
+    ns2 = bench.SimRuns(status="missing", note="ns-2 (`ns`) not installed")
+    ns3 = bench.SimRuns(status="skipped", note="skipped: --no-ns3")
+    res = bench.build_case_result(case, fs, ns2, ns3)
+    for key in ("ns2_s", "ns3_s", "speedup_vs_ns2", "speedup_vs_ns3", "ns2_peak_mib",
+                "ns3_peak_mib", "ns2_goodput_mbps", "memory_ratio_vs_ns2",
+                "goodput_diff_vs_ns2_pct", "meets_ns2_speed_target", "meets_ns3_speed_target",
+                "meets_memory_target"):
+        assert res[key] is None, key
+    assert res["flowshare_s"] == pytest.approx(0.2)
+    text = json.dumps(res, allow_nan=False)
+    assert '"ns2_s": null' in text
+
+
+def test_case_result_ns3_timeout_gives_a_lower_bound():
+    case = bench.CASES["r2"]
+    fs = _runs([2.0], [50.0], [json.loads(_fs_line())])
+    ns2 = _runs([20.0], [59.0], [{"acked_pkts": 1, "goodput_mbps": 1.0, "drops": 0}])
+    ns3 = bench.SimRuns(status="timeout", timeout_s=900.0)
+    res = bench.build_case_result(case, fs, ns2, ns3)
+    assert res["ns3_s"] is None and res["speedup_vs_ns3"] is None
+    assert res["speedup_vs_ns3_lower_bound"] == pytest.approx(450.0)
+    assert res["meets_ns3_speed_target"] is True      # 900 s / 2 s already exceeds 150
+    fs_slow = _runs([10.0], [50.0], [json.loads(_fs_line())])
+    res = bench.build_case_result(case, fs_slow, ns2, ns3)
+    assert res["meets_ns3_speed_target"] is None      # ≥ 90× proves nothing either way
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring one child
+
+
+def test_peak_memory_is_the_childs_own():
+    big = bench.measure_process([PY, "-c", "x = b'\\x01' * (120 * 1024 * 1024)"])
+    small = bench.measure_process([PY, "-c", "pass"])
+    assert big.ok and small.ok
+    assert big.peak_mib is not None and small.peak_mib is not None
+    assert big.peak_mib >= 120
+    # A cumulative RUSAGE_CHILDREN maximum would report the big child's peak again.
+    assert small.peak_mib < 60
+    assert small.peak_mib < big.peak_mib - 80
+    assert 0 < small.wall_s < big.wall_s + 5
+    assert small.cpu_s is not None and small.cpu_s >= 0
+
+
+def test_measure_process_captures_output_and_status():
+    res = bench.measure_process(
+        [PY, "-c", "import sys; print('acked_pkts 5 goodput_mbps 1.0'); "
+                   "print('oops', file=sys.stderr); sys.exit(3)"])
+    assert res.returncode == 3 and not res.ok and not res.timed_out
+    assert "acked_pkts 5" in res.stdout
+    assert "oops" in res.stderr
+
+
+def test_measure_process_stops_at_the_time_limit():
+    res = bench.measure_process([PY, "-c", "import time; time.sleep(30)"], timeout=0.5)
+    assert res.timed_out and not res.ok
+    assert res.returncode is None
+    assert 0.4 < res.wall_s < 10
+
+
+def test_measure_process_large_output_does_not_stall():
+    res = bench.measure_process([PY, "-c", "print('x' * 1_000_000); print('done')"], timeout=30)
+    assert res.ok and res.stdout.rstrip().endswith("done")
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line, with a flowshare-sim written for the test
+
+
+SCENARIO = textwrap.dedent("""\
+    [simulation]
+    duration = "60s"
+
+    [topology]
+    kind = "dumbbell"
+
+    [[flows]]
+    count = 16
+""")
+
+
+def _fake_repo(tmp_path: Path, sim_body: str | None = None) -> tuple[Path, Path]:
+    root = tmp_path / "repo"
+    (root / "scenarios").mkdir(parents=True)
+    (root / "bench" / "peers").mkdir(parents=True)
+    (root / "scenarios" / "r1-dumbbell.toml").write_text(SCENARIO)
+    sim = tmp_path / "flowshare-sim"
+    body = sim_body if sim_body is not None else textwrap.dedent(f"""\
+        import json, sys
+        assert sys.argv[1].endswith("r1-dumbbell.toml"), sys.argv
+        print("reading " + sys.argv[1], file=sys.stderr)
+        print(json.dumps({{"wall_s": 0.01, "events": 1000, "acked_pkts": 489000,
+                          "goodput_mbps": 95.3, "drops": 1300, "version": "9.9.9"}}))
+    """)
+    sim.write_text(f"#!{PY}\n{body}")
+    sim.chmod(0o755)
+    return root, sim
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_cli_json_is_one_object_and_peers_are_null(tmp_path, capsys):
+    root, sim = _fake_repo(tmp_path)
+    doc = tmp_path / "performance.md"
+    status = bench.run_cli(_args("--json", "--skip-peers", "--cases", "r1", "--repeat", "2",
+                                 "--root", str(root), "--sim", str(sim),
+                                 "--write-doc", str(doc)))
+    out, err = capsys.readouterr()
+    assert status == 0
+    report = json.loads(out)                       # exactly one JSON document on stdout
+    r1 = report["r1"]
+    for key in REQUIRED:
+        assert key in r1
+    assert r1["ns2_s"] is None and r1["ns3_s"] is None
+    assert r1["speedup_vs_ns2"] is None and r1["ns2_peak_mib"] is None
+    assert r1["flowshare_s"] > 0 and len(r1["flowshare_runs_s"]) == 2
+    assert r1["flowshare_peak_mib"] > 0
+    assert r1["flowshare_goodput_mbps"] == pytest.approx(95.3)
+    assert r1["flowshare_events_per_s"] == pytest.approx(1000 / 0.01)
+    assert "r2" not in report
+    assert report["meta"]["versions"]["flowshare"] == "9.9.9"
+    assert "[bench]" in err                         # progress on stderr
+    text = doc.read_text()
+    assert bench.BEGIN_MARKER in text and bench.END_MARKER in text
+    assert "| ns-2 | – (skipped: --skip-peers)" in text
+    assert "not measured" in text
+
+
+def test_cli_missing_binary_is_a_one_line_error(tmp_path, capsys):
+    root, _ = _fake_repo(tmp_path)
+    status = bench.run_cli(_args("--json", "--skip-peers", "--cases", "r1", "--root", str(root),
+                                 "--sim", str(tmp_path / "nope")))
+    out, err = capsys.readouterr()
+    assert status != 0
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and "not found" in err
+
+
+def test_cli_missing_scenario_is_an_error(tmp_path, capsys):
+    root, sim = _fake_repo(tmp_path)
+    status = bench.run_cli(_args("--skip-peers", "--cases", "r2", "--root", str(root),
+                                 "--sim", str(sim)))
+    out, err = capsys.readouterr()
+    assert status != 0 and out == ""
+    assert "r2-dumbbell.toml" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_failing_simulator_is_an_error(tmp_path, capsys):
+    root, sim = _fake_repo(tmp_path, "import sys\nprint('boom', file=sys.stderr)\nsys.exit(4)\n")
+    status = bench.run_cli(_args("--json", "--skip-peers", "--cases", "r1", "--root", str(root),
+                                 "--sim", str(sim)))
+    out, err = capsys.readouterr()
+    assert status != 0 and out == ""
+    assert "exit status 4" in err and "boom" in err
+
+
+def test_cli_rejects_unknown_case():
+    with pytest.raises(SystemExit):
+        _args("--cases", "r3")
+    assert _args("--cases", "R2,r1").cases == ["r2", "r1"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The report file
+
+
+def test_update_doc_keeps_hand_written_text(tmp_path):
+    doc = tmp_path / "performance.md"
+    doc.write_text(f"# Performance\n\nintro\n\n{bench.BEGIN_MARKER}\nold table\n"
+                   f"{bench.END_MARKER}\n\n## How to read this\n\nhand-written\n")
+    bench.update_doc(doc, "new table\n")
+    text = doc.read_text()
+    assert "old table" not in text and "new table" in text
+    assert text.startswith("# Performance\n\nintro\n\n")
+    assert text.endswith("## How to read this\n\nhand-written\n")
+    bench.update_doc(doc, "newer table\n")          # idempotent shape
+    assert doc.read_text().count(bench.BEGIN_MARKER) == 1
+
+
+def test_update_doc_without_markers_and_missing_file(tmp_path):
+    doc = tmp_path / "a.md"
+    doc.write_text("# Performance\n\nnotes\n")
+    bench.update_doc(doc, "table\n")
+    text = doc.read_text()
+    assert text.index("table") < text.index("notes") and text.startswith("# Performance\n")
+    fresh = tmp_path / "sub" / "b.md"
+    bench.update_doc(fresh, "table\n")
+    assert bench.BEGIN_MARKER in fresh.read_text()
+
+
+def test_render_markdown_reports_verdicts():
+    case = bench.CASES["r1"]
+    fs = _runs([0.1], [10.0], [json.loads(_fs_line(goodput_mbps=95.0))])
+    ns2 = _runs([1.0], [19.0], [{"acked_pkts": 489109, "goodput_mbps": 95.2, "drops": 1352}])
+    ns3 = bench.SimRuns(status="missing", note="ns-3 libraries (libns3*.so) not installed")
+    report = {"r1": bench.build_case_result(case, fs, ns2, ns3),
+              "meta": {"machine": {"nproc": 2, "cpu_model": "Test CPU"},
+                       "settings": {"repeat": 1, "ns3_repeat": 1, "peer_timeout_s": 900.0},
+                       "commands": ["ns bench/peers/ns2_dumbbell.tcl 16 60 100 20 250 Newreno"]}}
+    text = bench.render_markdown(report)
+    assert "Test CPU" in text
+    assert "| ≥ 5× faster than ns-2 (wall time) | 10.0× | **met** |" in text
+    assert "faster than ns-3 (wall time) | – | not measured |" in text
+    assert "ns-3 libraries (libns3*.so) not installed" in text
+    assert "489,109" in text and "1,352" in text
+    assert "ns bench/peers/ns2_dumbbell.tcl 16 60 100 20 250 Newreno" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Small pure helpers
+
+
+def test_peer_arguments_match_the_reference_dumbbells():
+    assert bench.CASES["r1"].peer_args() == ["16", "60", "100", "20", "250"]
+    assert bench.CASES["r2"].peer_args() == ["100", "60", "1000", "20", "1000"]
+
+
+def test_ns3_compile_command_links_every_library(tmp_path):
+    libs = [Path("/usr/lib/x86_64-linux-gnu/libns3-core.so"),
+            Path("/opt/ns3/lib/libns3.37-internet-default.so")]
+    cmd = bench.ns3_compile_command(tmp_path, libs)
+    assert cmd[:3] == ["g++", "-O2", "-std=c++17"]
+    assert "-lns3-core" in cmd and "-lns3.37-internet-default" in cmd
+    assert "-L/opt/ns3/lib" in cmd and not any(a.startswith("-L/usr/lib") for a in cmd)
+
+
+def test_scenario_mismatches(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text(SCENARIO)
+    assert bench.scenario_mismatches(p, bench.CASES["r1"]) == []
+    problems = bench.scenario_mismatches(p, bench.CASES["r2"])
+    assert any("16 flows" in x for x in problems)
+    p.write_text(SCENARIO.replace('"60s"', '"1min"'))
+    assert bench.scenario_mismatches(p, bench.CASES["r1"]) == []
+    p.write_text(SCENARIO.replace('"60s"', '"10s"'))
+    assert bench.scenario_mismatches(p, bench.CASES["r1"]) == ["duration 10s, expected 60s"]
+
+
+def test_median_and_ratio_helpers():
+    assert bench._median([3.0, 1.0, 2.0, 10.0]) == pytest.approx(2.5)
+    assert bench._median([]) is None
+    assert bench._ratio(1.0, 0.0) is None and bench._ratio(None, 1.0) is None
+    assert math.isclose(bench._ratio(3.0, 2.0), 1.5)
+
+
+# ---------------------------------------------------------------------------------------------
+# The ns-2 peer script itself
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`) is not installed")
+def test_ns2_peer_prints_goodput_and_drops():
+    script = REPO / "bench" / "peers" / "ns2_dumbbell.tcl"
+    res = bench.measure_process(["ns", str(script), "4", "5", "10", "20", "20", "Newreno"],
+                                timeout=120)
+    assert res.ok, res.stderr
+    parsed = bench.parse_peer_output(res.stdout)
+    # Four flows through 10 Mbps for 5 s: at most 10e6 * 5 / (1500 * 8) = 4167 data packets.
+    assert 2000 < parsed["acked_pkts"] <= 4167
+    assert parsed["drops"] is not None and parsed["drops"] > 0
+    assert res.peak_mib is not None and res.peak_mib > 1
