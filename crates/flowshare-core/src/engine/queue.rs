@@ -70,7 +70,7 @@ impl EventQueue {
 
     /// Time of the earliest event, if any.
     #[inline]
-    pub fn peek_time(&self) -> Option<Time> {
+    pub fn peek_time(&mut self) -> Option<Time> {
         self.heap.peek().map(|e| e.time)
     }
 

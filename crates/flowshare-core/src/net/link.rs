@@ -78,6 +78,10 @@ pub struct LinkDir {
     /// Only one route uses this direction.
     pub exclusive: bool,
     held_bytes: u64,
+    /// The first `gone` entries of `held` (`gone_bytes` bytes) end by the latest offer time;
+    /// only offers ahead of time make this non-zero.
+    gone: usize,
+    gone_bytes: u64,
     /// Packets on their way to `to`, with their arrival times, in order.
     pipe: VecDeque<(Time, PacketId)>,
     /// Counters.
@@ -95,6 +99,8 @@ impl LinkDir {
             carry: 0,
             held: VecDeque::new(),
             held_bytes: 0,
+            gone: 0,
+            gone_bytes: 0,
             tx_cache: [(0, 0, 0); 2],
             exclusive: false,
             pipe: VecDeque::new(),
@@ -111,6 +117,11 @@ impl LinkDir {
             }
             self.held.pop_front();
             self.held_bytes -= u64::from(size);
+            // Everything purged ended by `now`, which is not later than the latest offer.
+            if self.gone > 0 {
+                self.gone -= 1;
+                self.gone_bytes -= u64::from(size);
+            }
         }
     }
 
@@ -147,16 +158,14 @@ impl LinkDir {
         self.stats.arrival_bytes += u64::from(size);
         // Packets that will have left by `at` stay listed until `now` reaches their end, so
         // occupancy sampled in between stays right; they do not count against the limit.
-        let (mut gone, mut gone_bytes) = (0u64, 0u64);
-        if at > now {
-            for &(_, end, sz) in &self.held {
-                if end > at {
-                    break;
-                }
-                gone += 1;
-                gone_bytes += u64::from(sz);
+        while let Some(&(_, end, sz)) = self.held.get(self.gone) {
+            if end > at {
+                break;
             }
+            self.gone += 1;
+            self.gone_bytes += u64::from(sz);
         }
+        let (gone, gone_bytes) = (self.gone as u64, self.gone_bytes);
         let full = match self.params.limit {
             Limit::Packets(n) => self.held.len() as u64 - gone >= u64::from(n),
             Limit::Bytes(b) => self.held_bytes - gone_bytes + u64::from(size) > b,
