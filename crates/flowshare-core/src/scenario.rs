@@ -772,7 +772,7 @@ access = { rate = "1Gbps", delay = "1ms", queue = { limit = 100000 } }
 [[flows]]
 count = 16
 start_spacing = "10ms"
-tcp = { header = "0B", initial_window = 2 }
+tcp = { initial_window = 2 }
 "#;
 
     fn err_toml(text: &str) -> String {
@@ -793,7 +793,7 @@ tcp = { header = "0B", initial_window = 2 }
         assert_eq!(b.conns[0].data_route.len(), 3);
         assert_eq!(b.conns[0].data_route[1], 0, "the bottleneck r0->r1 is link direction 0");
         assert_eq!(b.conns[0].ack_route[1], 1);
-        assert_eq!(b.conns[0].tcp.header, 0);
+        assert_eq!(b.conns[0].tcp.header, 40);
     }
 
     #[test]
