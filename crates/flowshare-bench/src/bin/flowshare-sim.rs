@@ -5,7 +5,6 @@
 //! `acked_pkts` and `goodput_mbps` (computed as the ns-2 reference script does: segments
 //! cumulatively acknowledged × MSS × 8 / duration), `drops` (all queues), `flows`.
 
-use flowshare_core::results::Column;
 use flowshare_core::{scenario, Simulation};
 use std::process::ExitCode;
 
@@ -24,8 +23,8 @@ fn main() -> ExitCode {
         }
     };
     let parsed = if path.ends_with(".json") { scenario::from_json(&text) } else { scenario::from_toml(&text) };
-    let sim = parsed.and_then(|s| Simulation::new(&s));
-    let sim = match sim {
+    let sim = parsed.and_then(|s| Simulation::new(&s).map(|sim| (s, sim)));
+    let (scenario, sim) = match sim {
         Ok(s) => s,
         Err(e) => {
             eprintln!("flowshare-sim: error: {e}");
@@ -34,14 +33,12 @@ fn main() -> ExitCode {
     };
     let results = sim.finish();
     let duration = results.summary.duration_s;
-    let delivered: i64 = match results.flows.get("bytes_delivered") {
-        Some(Column::I64(v)) => v.iter().sum(),
-        _ => 0,
-    };
+    let delivered = results.flows.i64("bytes_delivered");
     let drops: i64 = results.queues.i64("drops").iter().sum();
-    // Segments acknowledged, as ns-2's `ack_` counts them (payload / MSS of full segments).
-    let mss = 1460.0;
-    let acked_pkts = (delivered as f64 / mss).floor();
+    // Segments delivered in order, as ns-2's `ack_` counts them, flow by flow.
+    let mss = scenario.flows.iter().flat_map(|g| std::iter::repeat_n(g.tcp.mss.0 as i64, g.count as usize));
+    let acked_pkts: i64 = delivered.iter().zip(mss).map(|(d, m)| d / m).sum();
+    let delivered: i64 = delivered.iter().sum();
     let out = serde_json::json!({
         "wall_s": results.summary.wall_s,
         "events": results.summary.events,
