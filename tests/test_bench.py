@@ -8,11 +8,16 @@ contract. The one test that needs ns-2 is skipped where ``ns`` is not installed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import shutil
+import signal
+import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -308,6 +313,37 @@ def test_cli_failing_simulator_is_an_error(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert status != 0 and out == ""
     assert "exit status 4" in err and "boom" in err
+
+
+def test_terminated_benchmark_kills_its_child(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    root, sim = _fake_repo(tmp_path, textwrap.dedent(f"""\
+        import os, time
+        open({str(pidfile)!r}, "w").write(str(os.getpid()))
+        time.sleep(60)
+    """))
+    driver = subprocess.Popen(
+        [PY, "-c", "import sys; from flowshare import bench; sys.exit(bench.main(sys.argv[1:]))",
+         "--skip-peers", "--cases", "r1", "--root", str(root), "--sim", str(sim)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = None
+    try:
+        deadline = time.monotonic() + 30
+        while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        child = int(pidfile.read_text())
+        driver.send_signal(signal.SIGTERM)
+        assert driver.wait(timeout=20) != 0
+        with pytest.raises(ProcessLookupError):
+            os.kill(child, 0)
+        child = None
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+        if child is not None:          # the test failed: do not leave the sleeper behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
 
 
 def test_cli_rejects_unknown_case():

@@ -26,6 +26,7 @@ Progress goes to stderr, so ``--json`` prints exactly one JSON object on stdout.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
 import glob
 import json
@@ -41,9 +42,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -960,13 +962,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "current directory)")
 
 
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into KeyboardInterrupt, so a terminated benchmark kills its running child."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def run_cli(args: argparse.Namespace) -> int:
     """Run the benchmark described by ``args``; return the exit status."""
     if args.skip_peers and args.peers_only:
         print(f"{PROG}: error: --skip-peers and --peers-only exclude each other", file=sys.stderr)
         return 2
     try:
-        report = run_benchmark(args)
+        with _terminate_as_interrupt():
+            report = run_benchmark(args)
     except BenchError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
