@@ -280,6 +280,8 @@ def test_cli_json_is_one_object_and_peers_are_null(tmp_path, capsys):
     assert r1["flowshare_events_per_s"] == pytest.approx(1000 / 0.01)
     assert "r2" not in report
     assert report["meta"]["versions"]["flowshare"] == "9.9.9"
+    assert len(report["meta"]["flowshare_sim"]["sha256"]) == 64
+    assert not list(tmp_path.glob(".bench-snapshot-*"))   # the copies run were removed
     assert "[bench]" in err                         # progress on stderr
     text = doc.read_text()
     assert bench.BEGIN_MARKER in text and bench.END_MARKER in text

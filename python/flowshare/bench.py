@@ -624,6 +624,46 @@ class BenchError(Exception):
 
 
 def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
+    """Run every case and return the report (the JSON object of ``--json``)."""
+    with contextlib.ExitStack() as stack:
+        return _run_benchmark(args, stack)
+
+
+def _snapshot(sim: Path, scenarios: Mapping[str, Path], stack: contextlib.ExitStack
+              ) -> tuple[Path, dict[str, Path]]:
+    """Copies of the binary and the scenarios, so a rebuild during the run cannot mix versions.
+
+    The copies go into a directory next to the binary (where executing is allowed); if that
+    cannot be written, the originals are used.
+    """
+    try:
+        snap = Path(tempfile.mkdtemp(prefix=".bench-snapshot-", dir=sim.parent))
+    except OSError:
+        return sim, dict(scenarios)
+    stack.callback(shutil.rmtree, snap, True)
+    try:
+        sim_copy = snap / sim.name
+        shutil.copy2(sim, sim_copy)
+        copies = {}
+        for name, path in scenarios.items():
+            copies[name] = snap / f"{name}-{path.name}"
+            shutil.copy2(path, copies[name])
+    except OSError:
+        return sim, dict(scenarios)
+    return sim_copy, copies
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dict[str, Any]:
     root = Path(args.root).resolve() if args.root else find_repo_root()
     if root is None:
         raise BenchError("cannot find the flowshare checkout (a directory with scenarios/ and "
@@ -644,6 +684,14 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 raise BenchError(f"scenario file {case.scenario} not found")
             for problem in scenario_mismatches(scen, case):
                 _log(f"warning: {case.scenario} differs from {case.name.upper()}: {problem}")
+    sim_exec: Path | None = None
+    scen_exec: dict[str, Path] = {}
+    sim_info: dict[str, Any] | None = None
+    if sim is not None:
+        sim_info = {"path": str(sim), "sha256": _sha256(sim),
+                    "modified": _dt.datetime.fromtimestamp(sim.stat().st_mtime, _dt.timezone.utc)
+                    .strftime("%Y-%m-%d %H:%M:%S UTC")}
+        sim_exec, scen_exec = _snapshot(sim, {c.name: root / c.scenario for c in cases}, stack)
 
     ns2 = ns3 = None
     ns2_reason = ns3_reason = "skipped: --skip-peers"
@@ -679,7 +727,8 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         for i in range(args.repeat):
             tag = f"{case.name} run {i + 1}/{args.repeat}"
             if fs_runs.command:
-                res = measure_process(fs_runs.command, timeout=timeout, cwd=root)
+                res = measure_process([str(sim_exec), str(scen_exec[case.name])],
+                                      timeout=timeout, cwd=root)
                 if res.timed_out:
                     raise BenchError(f"flowshare-sim on {case.scenario} exceeded the "
                                      f"{timeout:g} s time limit")
@@ -724,6 +773,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         "targets": {"speedup_vs_ns2": TARGET_SPEEDUP_NS2, "speedup_vs_ns3": TARGET_SPEEDUP_NS3,
                     "memory_ratio_vs_ns2": 1.0, "goodput_diff_vs_ns2_pct": TARGET_GOODPUT_DIFF_PCT},
         "commands": commands,
+        "flowshare_sim": sim_info,
     }
     libs = ns3_libraries()
     if ns3 and not os.environ.get("FLOWSHARE_NS3") and libs:
@@ -846,6 +896,10 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     versions = [f"{k} {v}" for k, v in meta.get("versions", {}).items() if v]
     if versions:
         lines.append(f"Versions: {', '.join(versions)}.")
+    sim_info = meta.get("flowshare_sim")
+    if sim_info:
+        lines.append(f"flowshare-sim binary built {sim_info.get('modified')}, "
+                     f"sha256 {str(sim_info.get('sha256'))[:16]}….")
     lines.append("")
     timeout = settings.get("peer_timeout_s")
     lines.append(
