@@ -144,13 +144,24 @@ impl Simulation {
     pub fn run_until(&mut self, t: Time) {
         let t = t.min(self.end);
         let wall = Instant::now();
-        while let Some(at) = self.events.peek_time() {
+        while let Some((at, ev)) = self.events.peek() {
             if at > t {
                 break;
             }
-            // peek_time just returned Some.
-            let (at, ev) = self.events.pop().expect("event present");
             self.now = at;
+            if let Event::LinkArrival(link) = ev {
+                // The next packet in the pipe takes the arriving one's place in the queue.
+                let (id, next) = self.net.links[link as usize].pop_arrival();
+                match next {
+                    Some(next) => self.events.replace_top(next, Event::LinkArrival(link)),
+                    None => {
+                        self.events.pop();
+                    }
+                }
+                self.on_arrival(id);
+                continue;
+            }
+            self.events.pop();
             self.dispatch(ev);
         }
         self.now = self.now.max(t);
@@ -160,7 +171,7 @@ impl Simulation {
     #[inline]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::LinkArrival(l) => self.on_arrival(l),
+            Event::LinkArrival(_) => unreachable!("handled in run_until"),
             Event::SenderTimer(c) => {
                 let s = &mut self.senders[c as usize];
                 if s.rto_entry == Some(self.now) {
@@ -284,11 +295,8 @@ impl Simulation {
         }
     }
 
-    fn on_arrival(&mut self, link: LinkId) {
-        let (id, next) = self.net.links[link as usize].pop_arrival();
-        if let Some(t) = next {
-            self.events.push(t, Event::LinkArrival(link));
-        }
+    /// Packet `id` reached the far end of a link.
+    fn on_arrival(&mut self, id: u32) {
         let p = self.arena.get_mut(id);
         p.hop += 1;
         let p = *p;

@@ -74,6 +74,25 @@ impl EventQueue {
         self.heap.peek().map(|e| e.time)
     }
 
+    /// The earliest event, without removing it.
+    #[inline]
+    pub fn peek(&self) -> Option<(Time, Event)> {
+        self.heap.peek().map(|e| (e.time, e.event))
+    }
+
+    /// Replace the earliest event by `event` at `time` (which must not be earlier): one sift
+    /// instead of a pop and a push. The earliest event counts as popped. A link whose pipe has
+    /// another packet after the one arriving does exactly this.
+    #[inline]
+    pub fn replace_top(&mut self, time: Time, event: Event) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let mut top = self.heap.peek_mut().expect("replace_top on an empty queue");
+        debug_assert!(time >= top.time, "event scheduled in the past");
+        *top = Entry { time, seq, event };
+        self.popped += 1;
+    }
+
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
