@@ -1,0 +1,58 @@
+"""The native core: a validated scenario goes in, columnar results come out.
+
+The contract is ``docs/adr/0002-python-boundary.md``.
+"""
+
+from typing import Literal, TypedDict, final
+
+__version__: str
+"""The crate version."""
+
+build_profile: Literal["release", "debug"]
+"""The Cargo profile the extension was built with."""
+
+class ConfigError(ValueError):
+    """An invalid scenario; one line: ``<field path>: <what is wrong>; <what is allowed>``."""
+
+def parse_scenario(text: str, fmt: Literal["toml", "json"]) -> str:
+    """Validate a scenario and return it as normalized JSON (every default filled in).
+
+    Raises ConfigError on bad input.
+    """
+
+_Column = list[str] | tuple[str, bytes]
+"""A text column, or ``(numpy dtype string, raw little-endian buffer)``."""
+
+_Table = dict[str, _Column]
+
+class _Summary(TypedDict):
+    duration_s: float
+    seed: int
+    events: int
+    wall_s: float
+    scenario_hash: str
+    version: str
+
+class _Results(TypedDict):
+    summary: _Summary
+    flows: _Table
+    queues: _Table
+    flow_series: _Table
+    queue_series: _Table
+
+@final
+class Simulation:
+    """A simulation built from a normalized scenario, advanced in steps."""
+
+    def __init__(self, scenario_json: str) -> None:
+        """Build the network of a scenario given as JSON; raises ConfigError."""
+    @property
+    def duration_s(self) -> float:
+        """Simulated time the scenario lasts, in seconds."""
+    @property
+    def now_s(self) -> float:
+        """Simulated time reached so far, in seconds."""
+    def run_until(self, t_s: float) -> None:
+        """Advance the simulation to ``t_s`` seconds; releases the GIL."""
+    def finish(self) -> _Results:
+        """Run to the end if needed and return the results."""

@@ -1,0 +1,67 @@
+"""Atomic output directories: all files appear whole, or none do."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["atomic_directory"]
+
+
+@contextlib.contextmanager
+def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
+    """Write the files of ``target`` in a staging directory, then move them into place.
+
+    The staging directory is created next to ``target`` (same file system, so each move is an
+    atomic rename). When the ``with`` block completes, a new ``target`` is the staging
+    directory renamed; an existing ``target`` has each staged file renamed into it, replacing
+    files of the same name and leaving other files alone. If the block raises (including
+    ``KeyboardInterrupt``), the staging directory is removed, ``target`` is left as it was
+    and any parent directories created for it are removed again.
+
+    Yields
+    ------
+    pathlib.Path
+        The staging directory to write into.
+
+    Raises
+    ------
+    NotADirectoryError
+        If ``target`` exists and is not a directory.
+    """
+    target = Path(target)
+    if target.exists() and not target.is_dir():
+        raise NotADirectoryError(f"{target}: exists and is not a directory")
+    parent = target.absolute().parent
+    created: list[Path] = []
+    missing: list[Path] = []
+    probe = parent
+    while not probe.exists():
+        missing.append(probe)
+        probe = probe.parent
+    stage: Path | None = None
+    try:
+        for directory in reversed(missing):
+            directory.mkdir()
+            created.append(directory)
+        stage = parent / f".{target.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
+        stage.mkdir()
+        yield stage
+        if target.is_dir():
+            for staged in sorted(stage.iterdir()):
+                os.replace(staged, target / staged.name)
+            stage.rmdir()
+        else:
+            os.rename(stage, target)
+        stage = None
+    except BaseException:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        for directory in reversed(created):
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise

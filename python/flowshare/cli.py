@@ -1,0 +1,266 @@
+"""The ``flowshare`` command line.
+
+::
+
+    flowshare run FILE.toml --out DIR [--seed N] [--no-progress] [--report]
+    flowshare validate FILE.toml
+    flowshare demo --out DIR
+    flowshare bench ...
+
+User errors (an invalid scenario, a missing file, a bad flag) print one line
+``flowshare: error: ...`` on stderr and exit with status 1 (2 for a bad command line); no
+output directory is left behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from . import __version__, sim
+from . import scenario as sc
+from ._core import ConfigError
+from .results import RunResult
+
+__all__ = ["main"]
+
+PROG = "flowshare"
+MAX_PRINTED_FLOWS = 20
+
+
+class _UsageError(Exception):
+    """A bad command line (exit status 2)."""
+
+
+class _UserError(Exception):
+    """A user error found by the CLI itself (exit status 1)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and do not exit the process."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = f" (see '{self.prog} --help')"
+        raise _UsageError(message + hint)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``flowshare`` command line and return its exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = _build_parser(with_bench=_command(args_list) == "bench")
+        args = parser.parse_args(args_list)
+    except _UsageError as exc:
+        return _fail(str(exc), status=2)
+    except _UserError as exc:
+        return _fail(str(exc))
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else 0
+    try:
+        return int(args.handler(args) or 0)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; no output written", file=sys.stderr)
+        return 130
+    except (ConfigError, _UserError) as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(_os_message(exc))
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _build_parser(*, with_bench: bool) -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="A congestion-control laboratory: packet-level simulation of TCP flows.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = commands.add_parser(
+        "run",
+        help="simulate a scenario and write its results",
+        description="Simulate a scenario and write flows.csv, queues.csv, timeseries.parquet, "
+        "summary.json and plot.png into the output directory.",
+    )
+    run.add_argument("scenario", metavar="FILE", help="scenario file (.toml or .json)")
+    run.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    run.add_argument("--seed", type=int, metavar="N", help="override simulation.seed")
+    run.add_argument(
+        "--no-progress", action="store_true", help="never show a progress bar"
+    )
+    run.add_argument("--report", action="store_true", help="also write report.md")
+    run.set_defaults(handler=_cmd_run)
+
+    validate = commands.add_parser(
+        "validate",
+        help="check a scenario without running it",
+        description="Check a scenario file and print its size, or the first error.",
+    )
+    validate.add_argument("scenario", metavar="FILE", help="scenario file (.toml or .json)")
+    validate.set_defaults(handler=_cmd_validate)
+
+    demo = commands.add_parser(
+        "demo",
+        help="run the demonstration dumbbell and write a report",
+        description="Run scenarios/demo.toml and write its results and report.md.",
+    )
+    demo.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    demo.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    demo.set_defaults(handler=_cmd_demo)
+
+    bench = commands.add_parser(
+        "bench",
+        help="benchmark against the reference simulators",
+        description="Benchmark the simulator on the reference dumbbells.",
+    )
+    if with_bench:
+        # Imported only when asked for, so other commands never pay for it.
+        try:
+            from . import bench as bench_module
+        except ImportError as exc:
+            raise _UserError(f"the bench command is unavailable: {exc}") from None
+        bench_module.add_arguments(bench)
+        bench.set_defaults(handler=bench_module.run_cli)
+    return parser
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    result = sim.run(args.scenario, seed=args.seed, progress=_progress(args))
+    files = _write(result, args.out, report=args.report)
+    _print_flows(result)
+    _print_files(files)
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    normalized, simulation = sim._prepare(args.scenario)
+    facts = sc.describe(normalized)
+    parts = [_plural(facts["flows"], "flow")]
+    if facts["links"] is not None:
+        parts.append(_plural(facts["links"], "link"))
+    parts.append(f"{simulation.duration_s:g} s")
+    print("ok: " + ", ".join(parts))
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    path = demo_scenario_path()
+    source: Any = path if path.is_file() else builtin_demo()
+    result = sim.run(source, progress=_progress(args))
+    files = _write(result, args.out, report=True)
+    _print_flows(result)
+    _print_files(files)
+    print(f"report: {files[-1]}")
+    return 0
+
+
+def demo_scenario_path() -> Path:
+    """Where ``flowshare demo`` looks for its scenario: ``scenarios/demo.toml`` in the checkout."""
+    return Path(__file__).resolve().parents[2] / "scenarios" / "demo.toml"
+
+
+def builtin_demo() -> dict[str, Any]:
+    """The demo scenario used when ``scenarios/demo.toml`` is not found.
+
+    Four NewReno flows share a 20 Mbit/s, 10 ms bottleneck for 20 s; two of them have a
+    20 ms longer path, so the report shows RTT unfairness.
+    """
+    return sc.dumbbell(
+        bottleneck=sc.link(rate="20Mbps", delay="10ms", queue=sc.droptail(limit=60)),
+        access=sc.link(rate="1Gbps", delay="1ms"),
+        flows=[
+            sc.flows(name="short-rtt", count=2, start_spacing="1s"),
+            sc.flows(
+                name="long-rtt",
+                count=2,
+                start="0.5s",
+                start_spacing="1s",
+                src_access={"delay": "21ms"},
+            ),
+        ],
+        duration="20s",
+        seed=1,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _progress(args: argparse.Namespace) -> bool | None:
+    return False if args.no_progress else None
+
+
+def _write(result: RunResult, out: str, *, report: bool) -> list[Path]:
+    try:
+        return result.write(out, report=report)
+    except OSError as exc:
+        raise _UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+def _print_flows(result: RunResult) -> None:
+    flows = result.flows
+    rows = [("flow", "name", "cc", "goodput (Mbit/s)")]
+    for r in flows.head(MAX_PRINTED_FLOWS).to_dict("records"):
+        rows.append(
+            (
+                str(r.get("flow", "")),
+                str(r.get("name", "")),
+                str(r.get("cc", "")),
+                f"{r.get('goodput_bps', float('nan')) / 1e6:.3f}",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        print(
+            f"{row[0]:>{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  "
+            f"{row[3]:>{widths[3]}}"
+        )
+    if len(flows) > MAX_PRINTED_FLOWS:
+        print(f"... and {len(flows) - MAX_PRINTED_FLOWS} more flows in flows.csv")
+    agg = result.aggregate()
+    jain = "n/a" if agg["jain_index"] is None else f"{agg['jain_index']:.4f}"
+    print(
+        f"total goodput {agg['goodput_bps'] / 1e6:.3f} Mbit/s, Jain index {jain}, "
+        f"{agg['drops']} drops"
+    )
+
+
+def _print_files(files: list[Path]) -> None:
+    print("wrote:")
+    for path in files:
+        print(f"  {path}")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _one_line(message: str) -> str:
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return "; ".join(lines) if lines else "unknown error"
+
+
+def _os_message(exc: OSError) -> str:
+    if exc.strerror and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
+
+
+def _fail(message: str, *, status: int = 1) -> int:
+    print(f"{PROG}: error: {_one_line(message)}", file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,284 @@
+"""Results of one run: pandas tables, aggregate figures and the files written to disk."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._files import atomic_directory
+from .metrics import jain_index
+
+__all__ = ["OUTPUT_FILES", "RunResult", "table_to_frame"]
+
+OUTPUT_FILES = ("flows.csv", "queues.csv", "timeseries.parquet", "summary.json", "plot.png")
+"""Files written by :meth:`RunResult.write`, in the order they are written."""
+
+REPORT_FILE = "report.md"
+
+_TABLES = ("flows", "queues", "flow_series", "queue_series")
+
+
+def table_to_frame(table: Mapping[str, Any], *, name: str = "table") -> pd.DataFrame:
+    """Turn a columnar table from the native core into a DataFrame.
+
+    Parameters
+    ----------
+    table : mapping of str to column
+        Column name to either a list of ``str`` (a text column) or a ``(dtype, data)`` tuple,
+        where ``dtype`` is a numpy dtype string such as ``"<f8"`` and ``data`` a ``bytes``
+        buffer holding the values.
+    name : str
+        Name of the table, used in error messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column per entry, in the table's order.
+
+    Raises
+    ------
+    ValueError
+        If a column has an unknown shape, a buffer does not hold whole values, or the columns
+        differ in length.
+    """
+    columns: dict[str, Any] = {}
+    for key, column in table.items():
+        if isinstance(column, tuple) and len(column) == 2:
+            dtype, data = column
+            try:
+                columns[key] = np.frombuffer(data, dtype=np.dtype(dtype))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name}.{key}: bad numeric column ({exc})") from None
+        elif isinstance(column, list):
+            columns[key] = column
+        else:
+            raise ValueError(
+                f"{name}.{key}: expected a list of str or a (dtype, bytes) tuple, "
+                f"got {type(column).__name__}"
+            )
+    lengths = {key: len(values) for key, values in columns.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"{name}: columns differ in length: {lengths}")
+    return pd.DataFrame(columns)
+
+
+class RunResult:
+    """The results of one simulation run.
+
+    Attributes
+    ----------
+    summary : dict
+        Run facts from the core: ``duration_s``, ``seed``, ``events``, ``wall_s``,
+        ``scenario_hash``, ``version``.
+    scenario : dict
+        The normalized scenario that was run (every default filled in).
+    flows : pandas.DataFrame
+        One row per flow: goodput, RTT and cwnd statistics, retransmissions, drops, ...
+    queues : pandas.DataFrame
+        One row per link direction: arrivals, drops, queue lengths, utilization, ...
+    flow_series : pandas.DataFrame
+        Sampled per-flow time series: ``time_s``, ``flow``, ``cwnd``, ``ssthresh``,
+        ``srtt_s``, ``send_rate_bps``, ``goodput_bps``.
+    queue_series : pandas.DataFrame
+        Sampled per-queue time series: ``time_s``, ``queue``, ``len_pkts``, ``len_bytes``.
+
+    Units are in the column names; ``NaN`` marks a value that does not apply. The column
+    lists are given in ``docs/adr/0002-python-boundary.md``.
+    """
+
+    def __init__(
+        self,
+        *,
+        summary: dict[str, Any],
+        scenario: dict[str, Any],
+        flows: pd.DataFrame,
+        queues: pd.DataFrame,
+        flow_series: pd.DataFrame,
+        queue_series: pd.DataFrame,
+    ) -> None:
+        self.summary = summary
+        self.scenario = scenario
+        self.flows = flows
+        self.queues = queues
+        self.flow_series = flow_series
+        self.queue_series = queue_series
+
+    @classmethod
+    def from_core(cls, raw: Mapping[str, Any], scenario: dict[str, Any]) -> RunResult:
+        """Build a result from the dict returned by ``_core.Simulation.finish()``.
+
+        Parameters
+        ----------
+        raw : mapping
+            ``{"summary": dict, "flows": table, "queues": table, "flow_series": table,
+            "queue_series": table}``, tables as accepted by :func:`table_to_frame`.
+        scenario : dict
+            The normalized scenario that was run.
+        """
+        frames = {key: table_to_frame(raw[key], name=key) for key in _TABLES}
+        return cls(summary=dict(raw["summary"]), scenario=scenario, **frames)
+
+    def __repr__(self) -> str:
+        duration = self.summary.get("duration_s")
+        return (
+            f"<RunResult: {len(self.flows)} flows, {len(self.queues)} queues, "
+            f"{duration} s simulated, seed {self.summary.get('seed')}>"
+        )
+
+    def aggregate(self) -> dict[str, Any]:
+        """Figures over all flows and queues.
+
+        Returns
+        -------
+        dict
+            ``flows`` (count), ``goodput_bps`` (sum over flows), ``jain_index`` (Jain's
+            fairness index of the flows' ``goodput_bps``; ``None`` when undefined),
+            ``drops`` (packets dropped at all queues, data and ACKs), ``retransmits`` and
+            ``timeouts`` (sums over flows).
+        """
+        flows, queues = self.flows, self.queues
+        goodput = flows["goodput_bps"].to_numpy(dtype=float) if "goodput_bps" in flows else []
+        return _json_safe(
+            {
+                "flows": len(flows),
+                "goodput_bps": float(np.sum(goodput)),
+                "jain_index": jain_index(goodput) if len(goodput) else None,
+                "drops": _column_sum(queues, "drops"),
+                "retransmits": _column_sum(flows, "retransmits"),
+                "timeouts": _column_sum(flows, "timeouts"),
+            }
+        )
+
+    def timeseries(self) -> pd.DataFrame:
+        """Flow and queue time series in one tidy table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``time_s``, ``kind`` (``"flow"`` or ``"queue"``), ``id`` (the flow or
+            queue id), then the metric columns of both series (``cwnd``, ``ssthresh``,
+            ``srtt_s``, ``send_rate_bps``, ``goodput_bps``, ``len_pkts``, ``len_bytes``). A
+            metric that does not apply to a row's kind (``cwnd`` of a queue, ``len_pkts`` of a
+            flow) is ``NaN``, so every metric column is float. Rows are sorted by
+            ``time_s``, then ``kind``, then ``id``.
+        """
+        parts = [("flow", self.flow_series, "flow"), ("queue", self.queue_series, "queue")]
+        metrics: list[str] = []
+        for _, frame, id_column in parts:
+            metrics += [c for c in frame.columns if c not in ("time_s", id_column, *metrics)]
+
+        def column(frame: pd.DataFrame, name: str, dtype: str) -> np.ndarray:
+            if name in frame:
+                return frame[name].to_numpy(dtype=dtype, na_value=np.nan)
+            return np.full(len(frame), np.nan, dtype=dtype)
+
+        time_s = np.concatenate([column(f, "time_s", "float64") for _, f, _ in parts])
+        kind = np.concatenate([np.full(len(f), k, dtype=object) for k, f, _ in parts])
+        ids = np.concatenate(
+            [f[c].to_numpy(dtype="int64") if len(f) else np.empty(0, "int64") for _, f, c in parts]
+        )
+        kind_code = np.concatenate([np.full(len(f), i) for i, (_, f, _) in enumerate(parts)])
+        order = np.lexsort((ids, kind_code, time_s))
+        data: dict[str, Any] = {"time_s": time_s[order], "kind": kind[order], "id": ids[order]}
+        for name in metrics:
+            data[name] = np.concatenate([column(f, name, "float64") for _, f, _ in parts])[order]
+        table = pd.DataFrame(data)
+        return table.astype({"kind": "str"})
+
+    def write(self, out_dir: str | os.PathLike[str], *, report: bool = False) -> list[Path]:
+        """Write the results into ``out_dir``, atomically.
+
+        Files: ``flows.csv`` and ``queues.csv`` (the tables as they are), ``timeseries.parquet``
+        (see :meth:`timeseries`), ``summary.json`` (``summary``, ``aggregate`` from
+        :meth:`aggregate`, and the normalized ``scenario``), ``plot.png`` (goodput and cwnd
+        over time) and, with ``report=True``, ``report.md``.
+
+        Everything is first written into a staging directory next to ``out_dir`` and then
+        renamed into place, so an error or an interrupt never leaves a half-written file (nor
+        a new ``out_dir``). Files of the same name in an existing ``out_dir`` are replaced;
+        other files there are left alone.
+
+        Parameters
+        ----------
+        out_dir : str or path-like
+            Output directory; created, with its parents, if missing.
+        report : bool, default False
+            Also write ``report.md``, a Markdown summary of the run embedding the plot.
+
+        Returns
+        -------
+        list of pathlib.Path
+            The files written, under ``out_dir``.
+        """
+        names = [*OUTPUT_FILES, REPORT_FILE] if report else list(OUTPUT_FILES)
+        with atomic_directory(out_dir) as stage:
+            _write_csv(self.flows, stage / "flows.csv")
+            _write_csv(self.queues, stage / "queues.csv")
+            _write_parquet(self.timeseries(), stage / "timeseries.parquet")
+            _write_summary(self, stage / "summary.json")
+            _write_plot(self, stage / "plot.png")
+            if report:
+                _write_report(self, stage / REPORT_FILE)
+        out = Path(out_dir)
+        return [out / name for name in names]
+
+
+def _column_sum(frame: pd.DataFrame, column: str) -> int | None:
+    if column not in frame:
+        return None
+    return int(frame[column].sum())
+
+
+def _json_safe(value: Any) -> Any:
+    """Plain JSON types; non-finite floats become ``None``."""
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+# The writers are separate functions so that each step can fail on its own (tests rely on it).
+
+
+def _write_csv(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_csv(path, index=False, lineterminator="\n")
+
+
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_parquet(path, index=False, engine="pyarrow")
+
+
+def _write_summary(result: RunResult, path: Path) -> None:
+    document = _json_safe(
+        {
+            "summary": result.summary,
+            "aggregate": result.aggregate(),
+            "scenario": result.scenario,
+        }
+    )
+    text = json.dumps(document, indent=2, allow_nan=False, ensure_ascii=False)
+    path.write_text(text + "\n", encoding="utf-8")
+
+
+def _write_plot(result: RunResult, path: Path) -> None:
+    from .plots import save_figure, throughput_cwnd
+
+    save_figure(throughput_cwnd(result.flow_series, result.flows), path)
+
+
+def _write_report(result: RunResult, path: Path) -> None:
+    from .report import render_report
+
+    path.write_text(render_report(result, plot="plot.png"), encoding="utf-8")

@@ -1,0 +1,423 @@
+"""Load scenarios and build them from Python.
+
+A scenario is the document described in ``docs/scenarios.md``: a TOML or JSON file, or the
+same structure as a Python ``dict``. :func:`load_scenario` hands it to the Rust loader, which
+validates it and fills in every default; the builders below only assemble plain dicts in that
+format and leave every check to the loader, so a mistake gets the same one-line error whether
+it comes from a file, the CLI or Python.
+
+Examples
+--------
+>>> from flowshare import scenario as sc
+>>> scn = sc.dumbbell(
+...     bottleneck=sc.link(rate="10Mbps", delay="20ms", queue=sc.droptail(limit=50)),
+...     access=sc.link(rate="100Mbps", delay="1ms"),
+...     flows=sc.flows(count=4, name="bulk", tcp={"recovery": "sack"}),
+...     duration="10s",
+... )
+>>> scn["topology"]["bottleneck"]
+{'rate': '10Mbps', 'delay': '20ms', 'queue': {'kind': 'droptail', 'limit': 50}}
+>>> scn["flows"]
+[{'name': 'bulk', 'count': 4, 'tcp': {'recovery': 'sack'}}]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import _core
+from ._core import ConfigError
+
+__all__ = [
+    "ConfigError",
+    "describe",
+    "droptail",
+    "dumbbell",
+    "flows",
+    "graph",
+    "link",
+    "load_scenario",
+    "parking_lot",
+    "to_json",
+]
+
+Source = str | os.PathLike[str] | Mapping[str, Any]
+"""What :func:`load_scenario` accepts: a path to a ``.toml`` or ``.json`` file, or a mapping."""
+
+_FORMATS = {".toml": "toml", ".json": "json"}
+
+
+def load_scenario(source: Source) -> dict[str, Any]:
+    """Validate a scenario and return it normalized, with every default filled in.
+
+    Parameters
+    ----------
+    source : str, path-like or mapping
+        Path to a ``.toml`` or ``.json`` scenario file, or the scenario itself as a mapping
+        (for example the output of :func:`dumbbell`).
+
+    Returns
+    -------
+    dict
+        The normalized scenario, as returned by the Rust loader.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``source`` is a path that does not exist.
+    ConfigError
+        If the scenario is invalid. The message is one line naming the field and what is
+        allowed; for files it starts with the file name.
+    """
+    if isinstance(source, Mapping):
+        return json.loads(_core.parse_scenario(to_json(source), "json"))
+    if not isinstance(source, str | os.PathLike):
+        raise TypeError(
+            f"scenario must be a path or a mapping, not {type(source).__name__}"
+        )
+    path = Path(source)
+    fmt = _FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ConfigError(
+            f"{path}: unknown scenario format {path.suffix or '(no suffix)'!r}; "
+            "expected a .toml or .json file"
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"scenario file not found: {path}") from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"scenario path is a directory: {path}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    try:
+        normalized = _core.parse_scenario(text, fmt)
+    except ConfigError as exc:
+        raise type(exc)(f"{path}: {exc}") from None
+    return json.loads(normalized)
+
+
+def to_json(scenario: Mapping[str, Any]) -> str:
+    """Serialize a scenario mapping to the JSON text the Rust loader reads.
+
+    Tuples become lists. Values JSON cannot represent (non-finite floats, arbitrary objects)
+    raise :class:`ConfigError` naming the offending value.
+    """
+    try:
+        return json.dumps(scenario, allow_nan=False, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"scenario is not representable as JSON: {exc}") from None
+
+
+def describe(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """Count the flows and full-duplex links of a normalized scenario.
+
+    Access links count too: in a dumbbell or parking lot every flow has one at each end.
+
+    Parameters
+    ----------
+    scenario : mapping
+        A normalized scenario, as returned by :func:`load_scenario`.
+
+    Returns
+    -------
+    dict
+        ``{"topology": str, "flows": int, "links": int | None}``; ``links`` is ``None`` for a
+        topology kind this function does not know.
+    """
+    groups = scenario.get("flows") or []
+    n_flows = sum(int(g.get("count", 1)) for g in groups)
+    topo = scenario.get("topology") or {}
+    kind = topo.get("kind")
+    links: int | None
+    if kind == "dumbbell":
+        links = 1 + 2 * n_flows
+    elif kind == "parking_lot":
+        links = int(topo["routers"]) - 1 + 2 * n_flows
+    elif kind == "graph":
+        links = len(topo.get("links") or [])
+    else:
+        links = None
+    return {"topology": kind, "flows": n_flows, "links": links}
+
+
+# ---------------------------------------------------------------------------------------------
+# Builders. Each returns a plain dict in the scenario format; keys left as ``None`` are omitted
+# so the Rust loader fills in its documented default.
+
+
+def _drop_none(**items: Any) -> dict[str, Any]:
+    return {k: v for k, v in items.items() if v is not None}
+
+
+def droptail(*, limit: int | str) -> dict[str, Any]:
+    """A DropTail queue.
+
+    Parameters
+    ----------
+    limit : int or str
+        Capacity in packets (a number) or in bytes (a size string such as ``"375000B"``). It
+        counts every packet held by the link, including the one being transmitted.
+
+    Returns
+    -------
+    dict
+        ``{"kind": "droptail", "limit": limit}``.
+    """
+    return {"kind": "droptail", "limit": limit}
+
+
+def link(
+    *,
+    rate: str | float,
+    delay: str | float,
+    queue: Mapping[str, Any] | None = None,
+    from_: str | None = None,
+    to: str | None = None,
+) -> dict[str, Any]:
+    """A full-duplex link; each direction has its own transmitter and queue.
+
+    Parameters
+    ----------
+    rate : str or float
+        Transmission rate, e.g. ``"100Mbps"``, or bits per second as a number.
+    delay : str or float
+        One-way propagation delay, e.g. ``"20ms"``, or seconds as a number.
+    queue : mapping, optional
+        Queue of each direction, e.g. ``droptail(limit=250)``. Default: DropTail, 100 packets.
+    from_, to : str, optional
+        End nodes, for the links of a :func:`graph` topology only (``from`` in the file).
+
+    Returns
+    -------
+    dict
+        The link entry.
+    """
+    entry = _drop_none(rate=rate, delay=delay, queue=_plain(queue))
+    ends = _drop_none(**{"from": from_, "to": to})
+    return {**ends, **entry}
+
+
+def flows(
+    *,
+    count: int | None = None,
+    name: str | None = None,
+    start: str | float | None = None,
+    start_spacing: str | float | None = None,
+    stop: str | float | None = None,
+    size: str | int | None = None,
+    tcp: Mapping[str, Any] | None = None,
+    direction: str | None = None,
+    src_access: Mapping[str, Any] | None = None,
+    dst_access: Mapping[str, Any] | None = None,
+    from_: int | None = None,
+    to: int | None = None,
+    src: str | None = None,
+    dst: str | None = None,
+) -> dict[str, Any]:
+    """One flow group (one ``[[flows]]`` table).
+
+    Parameters
+    ----------
+    count : int, optional
+        Number of flows in the group (default 1).
+    name : str, optional
+        Label in the results (default ``"flow"``).
+    start : str or float, optional
+        Start of the group's first flow (default 0).
+    start_spacing : str or float, optional
+        Each further flow of the group starts this much later (default 0).
+    stop : str or float, optional
+        No new data after this time.
+    size : str or int, optional
+        A finite transfer per flow, e.g. ``"1MB"``; omitted means bulk (unlimited) data.
+    tcp : mapping, optional
+        Transport options (``recovery``, ``cc``, ``mss``, ...; see ``docs/scenarios.md``).
+    direction : {"forward", "reverse"}, optional
+        Dumbbell only: ``forward`` (default) sends from the ``r0`` side to the ``r1`` side.
+    src_access, dst_access : mapping, optional
+        Dumbbell and parking lot: per-flow override of the sender's or receiver's access
+        link, e.g. ``{"delay": "10ms"}``.
+    from_, to : int, optional
+        Parking lot only: routers where the flows enter and leave (``from`` in the file;
+        defaults: the two ends of the chain).
+    src, dst : str, optional
+        Graph only: end nodes of the flows.
+
+    Returns
+    -------
+    dict
+        The flow group entry.
+    """
+    return _drop_none(
+        name=name,
+        count=count,
+        start=start,
+        start_spacing=start_spacing,
+        stop=stop,
+        size=size,
+        direction=direction,
+        src_access=_plain(src_access),
+        dst_access=_plain(dst_access),
+        **{"from": from_},
+        to=to,
+        src=src,
+        dst=dst,
+        tcp=_plain(tcp),
+    )
+
+
+def dumbbell(
+    *,
+    bottleneck: Mapping[str, Any],
+    access: Mapping[str, Any],
+    flows: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    duration: str | float,
+    seed: int | None = None,
+    sample_interval: str | float | None = None,
+) -> dict[str, Any]:
+    """A dumbbell scenario: routers ``r0`` and ``r1`` joined by the bottleneck.
+
+    Each flow gets its own source and destination hosts, joined to the routers by access
+    links, so per-flow access delays give per-flow RTTs.
+
+    Parameters
+    ----------
+    bottleneck : mapping
+        The ``r0``–``r1`` link, e.g. ``link(rate="100Mbps", delay="20ms")``.
+    access : mapping
+        The access links' defaults, e.g. ``link(rate="1Gbps", delay="1ms")``.
+    flows : mapping or sequence of mappings
+        One flow group (see :func:`flows`) or a list of them.
+    duration : str or float
+        Simulated time, e.g. ``"60s"``.
+    seed : int, optional
+        Master seed of every random stream (default 1).
+    sample_interval : str or float, optional
+        Time-series period (default ``"100ms"``); ``"0s"`` turns time series off.
+
+    Returns
+    -------
+    dict
+        The scenario.
+    """
+    topology = {"kind": "dumbbell", "bottleneck": _plain(bottleneck), "access": _plain(access)}
+    return _scenario(topology, flows, duration, seed, sample_interval)
+
+
+def parking_lot(
+    *,
+    routers: int,
+    link: Mapping[str, Any],
+    access: Mapping[str, Any],
+    flows: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    duration: str | float,
+    seed: int | None = None,
+    sample_interval: str | float | None = None,
+) -> dict[str, Any]:
+    """A parking-lot scenario: ``routers`` routers in a chain joined by identical links.
+
+    A flow enters at router ``from`` and leaves at router ``to`` (see :func:`flows`) through
+    its own access links.
+
+    Parameters
+    ----------
+    routers : int
+        Number of routers in the chain ``r0 – r1 – … – r{n-1}``.
+    link : mapping
+        The chain links, e.g. ``link(rate="10Mbps", delay="10ms")``.
+    access : mapping
+        The access links' defaults.
+    flows : mapping or sequence of mappings
+        One flow group or a list of them.
+    duration : str or float
+        Simulated time.
+    seed : int, optional
+        Master seed (default 1).
+    sample_interval : str or float, optional
+        Time-series period (default ``"100ms"``).
+
+    Returns
+    -------
+    dict
+        The scenario.
+    """
+    topology = {
+        "kind": "parking_lot",
+        "routers": routers,
+        "link": _plain(link),
+        "access": _plain(access),
+    }
+    return _scenario(topology, flows, duration, seed, sample_interval)
+
+
+def graph(
+    *,
+    nodes: Sequence[str],
+    links: Sequence[Mapping[str, Any]],
+    flows: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    duration: str | float,
+    seed: int | None = None,
+    sample_interval: str | float | None = None,
+) -> dict[str, Any]:
+    """A scenario on an explicit graph of named nodes and full-duplex links.
+
+    Routes are static shortest paths in hops; ties go to the link listed first.
+
+    Parameters
+    ----------
+    nodes : sequence of str
+        Node names.
+    links : sequence of mappings
+        Links with their end nodes, e.g. ``link(from_="a", to="b", rate="10Mbps",
+        delay="5ms")``.
+    flows : mapping or sequence of mappings
+        One flow group or a list of them, naming their ``src`` and ``dst`` nodes.
+    duration : str or float
+        Simulated time.
+    seed : int, optional
+        Master seed (default 1).
+    sample_interval : str or float, optional
+        Time-series period (default ``"100ms"``).
+
+    Returns
+    -------
+    dict
+        The scenario.
+    """
+    topology = {
+        "kind": "graph",
+        "nodes": list(nodes),
+        "links": [_plain(entry) for entry in links],
+    }
+    return _scenario(topology, flows, duration, seed, sample_interval)
+
+
+def _scenario(
+    topology: dict[str, Any],
+    groups: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    duration: str | float,
+    seed: int | None,
+    sample_interval: str | float | None,
+) -> dict[str, Any]:
+    if isinstance(groups, Mapping):
+        groups = [groups]
+    simulation = _drop_none(duration=duration, seed=seed, sample_interval=sample_interval)
+    return {
+        "simulation": simulation,
+        "topology": topology,
+        "flows": [_plain(g) for g in groups],
+    }
+
+
+def _plain(value: Any) -> Any:
+    """Copy nested mappings and sequences into plain dicts and lists."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
