@@ -1,0 +1,215 @@
+"""Scenario loading and the Python builders."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from core_tables import TINY_TOML
+
+import flowshare
+from flowshare import ConfigError
+from flowshare import scenario as sc
+
+# --- builders: plain dicts in the documented format -------------------------------------------
+
+
+def test_dumbbell_builder_matches_the_documented_layout():
+    scn = sc.dumbbell(
+        bottleneck=sc.link(rate="100Mbps", delay="20ms", queue=sc.droptail(limit=250)),
+        access=sc.link(rate="1Gbps", delay="1ms", queue={"limit": 100000}),
+        flows=sc.flows(
+            name="bulk",
+            count=16,
+            start="0s",
+            start_spacing="10ms",
+            stop="50s",
+            tcp={"recovery": "newreno"},
+        ),
+        duration="60s",
+        seed=1,
+        sample_interval="100ms",
+    )
+    assert scn == {
+        "simulation": {"duration": "60s", "seed": 1, "sample_interval": "100ms"},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {
+                "rate": "100Mbps",
+                "delay": "20ms",
+                "queue": {"kind": "droptail", "limit": 250},
+            },
+            "access": {"rate": "1Gbps", "delay": "1ms", "queue": {"limit": 100000}},
+        },
+        "flows": [
+            {
+                "name": "bulk",
+                "count": 16,
+                "start": "0s",
+                "start_spacing": "10ms",
+                "stop": "50s",
+                "tcp": {"recovery": "newreno"},
+            }
+        ],
+    }
+
+
+def test_builders_leave_defaults_to_the_loader():
+    scn = sc.dumbbell(
+        bottleneck=sc.link(rate="10Mbps", delay="5ms"),
+        access=sc.link(rate="1Gbps", delay="1ms"),
+        flows=[sc.flows(), sc.flows(direction="reverse", src_access={"delay": "10ms"})],
+        duration=2,
+    )
+    assert scn["simulation"] == {"duration": 2}
+    assert scn["topology"]["bottleneck"] == {"rate": "10Mbps", "delay": "5ms"}
+    assert scn["flows"] == [{}, {"direction": "reverse", "src_access": {"delay": "10ms"}}]
+
+
+def test_parking_lot_and_graph_builders_use_the_file_key_names():
+    lot = sc.parking_lot(
+        routers=4,
+        link=sc.link(rate="10Mbps", delay="10ms", queue=sc.droptail(limit=50)),
+        access=sc.link(rate="100Mbps", delay="1ms"),
+        flows=sc.flows(from_=1, to=2),
+        duration="10s",
+    )
+    assert lot["topology"]["kind"] == "parking_lot"
+    assert lot["topology"]["routers"] == 4
+    assert lot["flows"] == [{"from": 1, "to": 2}]
+
+    net = sc.graph(
+        nodes=("a", "b", "c"),
+        links=[
+            sc.link(from_="a", to="b", rate="10Mbps", delay="5ms"),
+            sc.link(from_="b", to="c", rate="10Mbps", delay="5ms"),
+        ],
+        flows=sc.flows(src="a", dst="c"),
+        duration="10s",
+    )
+    assert net["topology"]["nodes"] == ["a", "b", "c"]
+    assert net["topology"]["links"][0] == {"from": "a", "to": "b", "rate": "10Mbps", "delay": "5ms"}
+    assert net["flows"] == [{"src": "a", "dst": "c"}]
+
+
+def test_builders_copy_their_inputs():
+    access = {"rate": "1Gbps", "delay": "1ms"}
+    scn = sc.dumbbell(bottleneck=access, access=access, flows={}, duration=1)
+    scn["topology"]["access"]["delay"] = "9ms"
+    assert access["delay"] == "1ms"
+    assert scn["topology"]["bottleneck"]["delay"] == "1ms"
+
+
+def test_describe_counts_flows_and_links():
+    groups = [{"count": 3}, {"count": 1}]
+    assert sc.describe({"topology": {"kind": "dumbbell"}, "flows": groups}) == {
+        "topology": "dumbbell",
+        "flows": 4,
+        "links": 9,  # bottleneck + two access links per flow
+    }
+    lot = {"topology": {"kind": "parking_lot", "routers": 4}, "flows": groups}
+    assert sc.describe(lot)["links"] == 3 + 8
+    net = {"topology": {"kind": "graph", "links": [{}, {}]}, "flows": [{"count": 1}]}
+    assert sc.describe(net)["links"] == 2
+
+
+# --- loading: errors found before the core sees anything --------------------------------------
+
+
+def test_missing_file_is_a_one_line_error(tmp_path):
+    path = tmp_path / "nope.toml"
+    with pytest.raises(FileNotFoundError) as info:
+        flowshare.load_scenario(path)
+    assert str(info.value) == f"scenario file not found: {path}"
+
+
+def test_unknown_suffix_is_a_config_error(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("simulation: {}")
+    with pytest.raises(ConfigError, match=r"s\.yaml: unknown scenario format '\.yaml'"):
+        flowshare.load_scenario(path)
+
+
+def test_other_types_are_rejected():
+    with pytest.raises(TypeError, match="path or a mapping"):
+        flowshare.load_scenario(42)  # type: ignore[arg-type]
+
+
+def test_non_json_values_are_a_config_error():
+    with pytest.raises(ConfigError, match="not representable as JSON"):
+        sc.to_json({"simulation": {"duration": float("nan")}})
+
+
+def test_config_error_is_a_value_error():
+    assert issubclass(ConfigError, ValueError)
+
+
+# --- loading through the Rust loader ----------------------------------------------------------
+
+
+def test_toml_file_json_file_and_dict_normalize_alike(tiny_toml, tmp_path):
+    from_toml = flowshare.load_scenario(tiny_toml)
+    as_json = tmp_path / "tiny.json"
+    as_json.write_text(json.dumps(from_toml))
+    assert flowshare.load_scenario(str(as_json)) == from_toml
+    assert flowshare.load_scenario(from_toml) == from_toml
+
+
+def test_defaults_are_filled_in(tiny_toml):
+    scn = flowshare.load_scenario(tiny_toml)
+    group = scn["flows"][0]
+    assert group["count"] == 2
+    assert group["tcp"]["recovery"] == "newreno"  # the documented default
+    assert scn["simulation"]["seed"] == 3
+
+
+def test_builder_scenarios_are_accepted_by_the_loader():
+    access = sc.link(rate="100Mbps", delay="1ms")
+    scenarios = [
+        sc.dumbbell(
+            bottleneck=sc.link(rate="10Mbps", delay="5ms", queue=sc.droptail(limit=20)),
+            access=access,
+            flows=[sc.flows(count=2, size="100KB"), sc.flows(direction="reverse")],
+            duration="1s",
+        ),
+        sc.parking_lot(
+            routers=3,
+            link=sc.link(rate="10Mbps", delay="2ms"),
+            access=access,
+            flows=[sc.flows(), sc.flows(from_=1, to=2)],
+            duration="1s",
+        ),
+        sc.graph(
+            nodes=["a", "b", "c"],
+            links=[
+                sc.link(from_="a", to="b", rate="10Mbps", delay="5ms"),
+                sc.link(from_="b", to="c", rate="10Mbps", delay="5ms"),
+            ],
+            flows=sc.flows(src="a", dst="c", tcp={"recovery": "sack"}),
+            duration="1s",
+        ),
+    ]
+    for scn in scenarios:
+        normalized = flowshare.load_scenario(scn)
+        assert normalized["topology"]["kind"] == scn["topology"]["kind"]
+
+
+def test_bad_field_names_the_file_and_the_field(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(TINY_TOML + '[flows.tcp]\nrecovery = "newrenoo"\n')
+    with pytest.raises(ConfigError) as info:
+        flowshare.load_scenario(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: flows[0].tcp.recovery")
+    assert "newreno" in message and "\n" not in message
+
+
+def test_unknown_key_is_an_error(tmp_path):
+    path = tmp_path / "typo.toml"
+    path.write_text(TINY_TOML.replace("seed = 3", "sed = 3"))
+    with pytest.raises(ConfigError, match="sed"):
+        flowshare.load_scenario(path)
+
+
+def test_validate_returns_the_normalized_scenario(tiny_toml):
+    assert flowshare.validate(tiny_toml) == flowshare.load_scenario(tiny_toml)
