@@ -52,6 +52,7 @@ def core_result() -> dict[str, Any]:
             "dst": ["d0", "d1"],
             "cc": ["reno", "reno"],
             "recovery": ["newreno", "sack"],
+            "bytes_delivered": num([300_000, 100_000], "<i8"),
             "goodput_bps": num([3e6, 1e6]),
             "rtt_mean_s": num([0.02, 0.03]),
             "retransmits": num([4, 1], "<i8"),

@@ -67,7 +67,7 @@ def test_malformed_tables_are_rejected_naming_the_column(table, message):
 
 def test_from_core_builds_all_four_tables(result):
     assert result.summary["seed"] == 7
-    assert result.flows.shape == (2, 12)
+    assert result.flows.shape == (2, 13)
     assert result.queues["from"].tolist() == ["r0", "r1"]
     assert len(result.flow_series) == 4
     assert result.queue_series["len_bytes"].dtype == np.int64
@@ -80,11 +80,16 @@ def test_from_core_builds_all_four_tables(result):
 def test_aggregate_figures(result):
     agg = result.aggregate()
     assert agg["flows"] == 2
-    assert agg["goodput_bps"] == 4e6
+    assert agg["goodput_bps"] == 3.2e6  # 400 kB delivered in 1 s
     assert agg["jain_index"] == pytest.approx(16 / (2 * 10))  # (3+1)^2 / (2 (9+1))
     assert agg["drops"] == 6  # queue drops, not flow drops
     assert agg["retransmits"] == 5
     assert agg["timeouts"] == 2
+
+
+def test_aggregate_goodput_falls_back_to_the_sum_of_rates(result):
+    result.flows = result.flows.drop(columns="bytes_delivered")
+    assert result.aggregate()["goodput_bps"] == 4e6
 
 
 def test_timeseries_is_one_tidy_table(result):
@@ -184,7 +189,7 @@ def test_plot_with_many_flows_draws_at_most_twenty_plus_the_aggregate():
             "time_s": np.repeat(np.arange(1, t + 1) * 0.1, n),
             "flow": np.tile(np.arange(n), t),
             "cwnd": 1.0,
-            "goodput_bps": 1e6,
+            "send_rate_bps": 1e6,
         }
     )
     fig = throughput_cwnd(series)

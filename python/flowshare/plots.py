@@ -12,6 +12,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_FLOW_LINES", "save_figure", "throughput_cwnd"]
 
+RATE = "send_rate_bps"
+"""The flow-series column drawn as throughput."""
+
 MAX_FLOW_LINES = 20
 """Most flows drawn one line each; the aggregate is drawn whenever there is more than one."""
 
@@ -22,18 +25,23 @@ def throughput_cwnd(
     *,
     max_flows: int = MAX_FLOW_LINES,
 ) -> Figure:
-    """Goodput and cwnd of each flow over time, in two panels sharing the time axis.
+    """Throughput and cwnd of each flow over time, in two panels sharing the time axis.
+
+    Throughput is the sending rate (``send_rate_bps``, retransmissions included) per sample
+    interval. In-order goodput per interval is not drawn: a repaired loss releases a
+    whole window of buffered data in one interval, and the spikes would hide everything else
+    (the total goodput is in ``summary.json``).
 
     Parameters
     ----------
     flow_series : pandas.DataFrame
-        The ``flow_series`` table of a run (columns ``time_s``, ``flow``, ``goodput_bps``,
+        The ``flow_series`` table of a run (columns ``time_s``, ``flow``, ``send_rate_bps``,
         ``cwnd``).
     flows : pandas.DataFrame, optional
         The ``flows`` table, used for line labels (``name`` and ``flow`` columns).
     max_flows : int, default 20
         Flows drawn individually (the lowest ids). With more than one flow the top panel also
-        shows the total goodput of all flows and the bottom panel their mean cwnd.
+        shows the total throughput of all flows and the bottom panel their mean cwnd.
 
     Returns
     -------
@@ -46,7 +54,7 @@ def throughput_cwnd(
     fig = Figure(figsize=(9, 6), layout="constrained")
     FigureCanvasAgg(fig)
     ax_rate, ax_cwnd = fig.subplots(2, 1, sharex=True)
-    ax_rate.set_ylabel("goodput (Mbit/s)")
+    ax_rate.set_ylabel("throughput (Mbit/s)")
     ax_cwnd.set_ylabel("cwnd (segments)")
     ax_cwnd.set_xlabel("time (s)")
     for ax in (ax_rate, ax_cwnd):
@@ -71,11 +79,11 @@ def throughput_cwnd(
     for flow, series in subset.groupby("flow", sort=True):
         series = series.sort_values("time_s", kind="stable")
         label = labels.get(int(flow), f"flow {flow}")
-        ax_rate.plot(series["time_s"], series["goodput_bps"] / 1e6, linewidth=width, label=label)
+        ax_rate.plot(series["time_s"], series[RATE] / 1e6, linewidth=width, label=label)
         ax_cwnd.plot(series["time_s"], series["cwnd"], linewidth=width, label=label)
     if len(ids) > 1:
         by_time = flow_series.groupby("time_s", sort=True)
-        total = by_time["goodput_bps"].sum(min_count=1) / 1e6
+        total = by_time[RATE].sum(min_count=1) / 1e6
         mean_cwnd = by_time["cwnd"].mean()
         agg = {"color": "black", "linewidth": 2.0}
         ax_rate.plot(total.index, total, label=f"total of {len(ids)} flows", **agg)

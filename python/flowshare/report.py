@@ -16,7 +16,9 @@ MAX_FLOW_ROWS = 40
 MAX_QUEUE_ROWS = 10
 
 
-def render_report(result: RunResult, *, plot: str | None = "plot.png", title: str | None = None) -> str:
+def render_report(
+    result: RunResult, *, plot: str | None = "plot.png", title: str | None = None
+) -> str:
     """Render a Markdown summary of ``result``.
 
     Parameters
@@ -43,14 +45,15 @@ def render_report(result: RunResult, *, plot: str | None = "plot.png", title: st
         f"- run: {_int(summary.get('events'))} events in {_num(summary.get('wall_s'), 3)} s "
         f"wall time, flowshare {summary.get('version', '?')}, "
         f"scenario hash `{summary.get('scenario_hash', '?')}`",
-        f"- total goodput: {_mbps(agg['goodput_bps'])} Mbit/s",
+        f"- total goodput (payload delivered by all flows / simulated time): "
+        f"{_mbps(agg['goodput_bps'])} Mbit/s",
         f"- Jain's fairness index over the flows' goodput: {_num(agg['jain_index'], 4)}",
         f"- packets dropped at queues: {_int(agg['drops'])}; retransmissions: "
         f"{_int(agg['retransmits'])}; timeouts: {_int(agg['timeouts'])}",
         "",
     ]
     if plot:
-        lines += [f"![goodput and cwnd over time]({plot})", ""]
+        lines += [f"![throughput and cwnd over time]({plot})", ""]
 
     lines += ["## Flows", ""]
     lines += _flow_table(result.flows)
@@ -63,7 +66,7 @@ def render_report(result: RunResult, *, plot: str | None = "plot.png", title: st
         "- `flows.csv`, `queues.csv`: the per-flow and per-queue tables",
         "- `timeseries.parquet`: sampled flow and queue time series in one table",
         "- `summary.json`: run facts, aggregate figures and the normalized scenario",
-        "- `plot.png`: goodput and cwnd over time",
+        "- `plot.png`: throughput and cwnd over time",
         "",
     ]
     return "\n".join(lines)
@@ -81,6 +84,7 @@ def _flow_table(flows: pd.DataFrame) -> list[str]:
             _int(r.get("timeouts")), _int(r.get("drops")),
         ])
     lines = _table(header, rows)
+    lines += ["", "A flow's goodput is measured over the time it was active."]
     if len(flows) > MAX_FLOW_ROWS:
         lines += ["", f"{len(flows) - MAX_FLOW_ROWS} more flows in `flows.csv`."]
     return lines

@@ -138,17 +138,24 @@ class RunResult:
         Returns
         -------
         dict
-            ``flows`` (count), ``goodput_bps`` (sum over flows), ``jain_index`` (Jain's
-            fairness index of the flows' ``goodput_bps``; ``None`` when undefined),
+            ``flows`` (count), ``goodput_bps`` (payload bytes delivered by all flows × 8 /
+            simulated duration; a flow's own ``goodput_bps`` is over the time it was active,
+            so the per-flow figures need not add up to it), ``jain_index`` (Jain's fairness
+            index of the flows' ``goodput_bps``; ``None`` when undefined),
             ``drops`` (packets dropped at all queues, data and ACKs), ``retransmits`` and
             ``timeouts`` (sums over flows).
         """
         flows, queues = self.flows, self.queues
         goodput = flows["goodput_bps"].to_numpy(dtype=float) if "goodput_bps" in flows else []
+        duration = self.summary.get("duration_s")
+        if "bytes_delivered" in flows and duration:
+            total = float(flows["bytes_delivered"].sum()) * 8.0 / float(duration)
+        else:
+            total = float(np.sum(goodput))
         return _json_safe(
             {
                 "flows": len(flows),
-                "goodput_bps": float(np.sum(goodput)),
+                "goodput_bps": total,
                 "jain_index": jain_index(goodput) if len(goodput) else None,
                 "drops": _column_sum(queues, "drops"),
                 "retransmits": _column_sum(flows, "retransmits"),
