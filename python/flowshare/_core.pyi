@@ -5,6 +5,8 @@ The contract is ``docs/adr/0002-python-boundary.md``.
 
 from typing import Literal, TypedDict, final
 
+__all__ = ["ConfigError", "Simulation", "__version__", "build_profile", "parse_scenario"]
+
 __version__: str
 """The crate version."""
 
@@ -44,7 +46,7 @@ class _Results(TypedDict):
 class Simulation:
     """A simulation built from a normalized scenario, advanced in steps."""
 
-    def __init__(self, scenario_json: str) -> None:
+    def __new__(cls, scenario_json: str) -> Simulation:
         """Build the network of a scenario given as JSON; raises ConfigError."""
     @property
     def duration_s(self) -> float:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import pandas as pd
 
@@ -71,14 +71,14 @@ def throughput_cwnd(
         )
         return fig
 
-    ids = sorted(int(i) for i in flow_series["flow"].unique())
+    ids = sorted(int(i) for i in flow_series["flow"].unique().tolist())
     shown = ids[:max_flows]
     labels = _labels(flows)
     width = 0.8 if len(shown) > 8 else 1.2
     subset = flow_series[flow_series["flow"].isin(shown)]
     for flow, series in subset.groupby("flow", sort=True):
         series = series.sort_values("time_s", kind="stable")
-        label = labels.get(int(flow), f"flow {flow}")
+        label = labels.get(int(cast(int, flow)), f"flow {flow}")
         ax_rate.plot(series["time_s"], series[RATE] / 1e6, linewidth=width, label=label)
         ax_cwnd.plot(series["time_s"], series["cwnd"], linewidth=width, label=label)
     if len(ids) > 1:
@@ -107,5 +107,6 @@ def _labels(flows: pd.DataFrame | None) -> dict[int, str]:
     if flows is None or "flow" not in flows or "name" not in flows:
         return {}
     return {
-        int(flow): f"{name} {flow}" for flow, name in zip(flows["flow"], flows["name"], strict=True)
+        int(flow): f"{name} {flow}"
+        for flow, name in zip(flows["flow"].tolist(), flows["name"].tolist(), strict=True)
     }

@@ -146,13 +146,15 @@ class RunResult:
             ``timeouts`` (sums over flows).
         """
         flows, queues = self.flows, self.queues
-        goodput = flows["goodput_bps"].to_numpy(dtype=float) if "goodput_bps" in flows else []
+        goodput: np.ndarray = (
+            flows["goodput_bps"].to_numpy(dtype=float) if "goodput_bps" in flows else np.empty(0)
+        )
         duration = self.summary.get("duration_s")
         if "bytes_delivered" in flows and duration:
             total = float(flows["bytes_delivered"].sum()) * 8.0 / float(duration)
         else:
             total = float(np.sum(goodput))
-        return _json_safe(
+        figures: dict[str, Any] = _json_safe(
             {
                 "flows": len(flows),
                 "goodput_bps": total,
@@ -162,6 +164,7 @@ class RunResult:
                 "timeouts": _column_sum(flows, "timeouts"),
             }
         )
+        return figures
 
     def timeseries(self) -> pd.DataFrame:
         """Flow and queue time series in one tidy table.

@@ -27,7 +27,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from . import _core
 from ._core import ConfigError
@@ -48,7 +48,7 @@ __all__ = [
 Source = str | os.PathLike[str] | Mapping[str, Any]
 """What :func:`load_scenario` accepts: a path to a ``.toml`` or ``.json`` file, or a mapping."""
 
-_FORMATS = {".toml": "toml", ".json": "json"}
+_FORMATS: dict[str, Literal["toml", "json"]] = {".toml": "toml", ".json": "json"}
 
 
 def load_scenario(source: Source) -> dict[str, Any]:
@@ -74,7 +74,7 @@ def load_scenario(source: Source) -> dict[str, Any]:
         allowed; for files it starts with the file name.
     """
     if isinstance(source, Mapping):
-        return json.loads(_core.parse_scenario(to_json(source), "json"))
+        return _decode(_core.parse_scenario(to_json(source), "json"))
     if not isinstance(source, str | os.PathLike):
         raise TypeError(
             f"scenario must be a path or a mapping, not {type(source).__name__}"
@@ -98,7 +98,12 @@ def load_scenario(source: Source) -> dict[str, Any]:
         normalized = _core.parse_scenario(text, fmt)
     except ConfigError as exc:
         raise type(exc)(f"{path}: {exc}") from None
-    return json.loads(normalized)
+    return _decode(normalized)
+
+
+def _decode(normalized: str) -> dict[str, Any]:
+    scenario: dict[str, Any] = json.loads(normalized)
+    return scenario
 
 
 def to_json(scenario: Mapping[str, Any]) -> str:

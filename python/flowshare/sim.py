@@ -106,7 +106,7 @@ def _prepare(
     return normalized, sim
 
 
-def _advance(sim: _core.Simulation, *, progress: bool) -> dict[str, Any]:
+def _advance(sim: _core.Simulation, *, progress: bool) -> Mapping[str, Any]:
     duration = sim.duration_s
     bar = None
     if progress:
