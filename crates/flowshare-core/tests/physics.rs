@@ -229,3 +229,16 @@ to = 3
     }
     assert_conservation(&r);
 }
+
+#[test]
+fn a_timeout_during_recovery_halves_the_window_in_force_not_the_inflated_one() {
+    // Slow start overshoots a 60-packet queue by far; NewReno then spends many RTTs in
+    // recovery while duplicate ACKs inflate cwnd and FlightSize. ssthresh must stay within
+    // what the path holds (about 20 packets in flight plus 60 queued), before and after timeouts.
+    let text = dumbbell("20s", "10Mbps", 60, "[[flows]]\ntcp = { rto_min = \"200ms\" }").replace("delay = \"20ms\"", "delay = \"10ms\"");
+    let r = run(&text);
+    let s = &r.flow_series;
+    let max_ssthresh = s.f64("ssthresh").iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    assert!(r.flows.i64("fast_retransmits")[0] > 0);
+    assert!(max_ssthresh <= 85.0, "ssthresh reached {max_ssthresh}");
+}

@@ -95,7 +95,7 @@ pub struct LossSignal {
 ///
 /// One virtual call per ACK or loss; no hook allocates. Algorithms never record results:
 /// the sender samples `CcState` and [`CongestionControl::metrics`].
-pub trait CongestionControl: Send + std::fmt::Debug {
+pub trait CongestionControl: Send + Sync + std::fmt::Debug {
     /// Name recorded in results.
     fn name(&self) -> &'static str;
     /// Window growth on an ACK of new data outside loss recovery.

@@ -500,7 +500,14 @@ impl Sender {
         }
         self.account_cwnd(now, st);
         self.stats.timeouts += 1;
-        let flight = self.in_flight();
+        // In fast recovery the window in force is ssthresh: the inflation only stands for
+        // segments that have left the network, and with snd_una pinned by a hole FlightSize
+        // grows with every duplicate ACK. Halve what was really allowed (as ns-2 and Linux do).
+        let flight = if st.phase == Phase::Recovery {
+            self.in_flight().min(st.ssthresh.ceil() as u64)
+        } else {
+            self.in_flight()
+        };
         st.ssthresh = cc.ssthresh_after(st, &LossSignal { kind: LossKind::Timeout, now, flight_size: flight });
         st.cwnd = 1.0;
         self.set_phase(st, cc, Phase::Loss);
