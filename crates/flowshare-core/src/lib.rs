@@ -15,6 +15,7 @@ pub mod error;
 pub mod net;
 pub mod packet;
 pub mod results;
+pub mod ring;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;

@@ -16,7 +16,7 @@
 use crate::net::NodeId;
 use crate::packet::PacketId;
 use crate::units::{Rate, Time};
-use std::collections::VecDeque;
+use crate::ring::Ring;
 
 /// Capacity of a queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,7 +71,7 @@ pub struct LinkDir {
     busy_until: Time,
     carry: u64,
     /// Accepted packets whose transmission has not ended: (arrival, end of transmission, bytes).
-    held: VecDeque<(Time, Time, u32)>,
+    held: Ring<(Time, Time, u32)>,
     /// Last (size, whole ns, remainder) of a serialization-time computation: data and ACK
     /// sizes repeat, so the division is rarely needed.
     tx_cache: [(u32, u64, u64); 2],
@@ -83,7 +83,7 @@ pub struct LinkDir {
     gone: usize,
     gone_bytes: u64,
     /// Packets on their way to `to`, with their arrival times, in order.
-    pipe: VecDeque<(Time, PacketId)>,
+    pipe: Ring<(Time, PacketId)>,
     /// Counters.
     pub stats: QueueStats,
 }
@@ -97,13 +97,13 @@ impl LinkDir {
             params,
             busy_until: 0,
             carry: 0,
-            held: VecDeque::new(),
+            held: Ring::default(),
             held_bytes: 0,
             gone: 0,
             gone_bytes: 0,
             tx_cache: [(0, 0, 0); 2],
             exclusive: false,
-            pipe: VecDeque::new(),
+            pipe: Ring::default(),
             stats: QueueStats::default(),
         }
     }
@@ -240,7 +240,7 @@ impl LinkDir {
         self.purge(end);
         let mut s = self.stats;
         let mut still_held = 0;
-        for &(at, e, size) in &self.held {
+        for &(at, e, size) in self.held.iter() {
             if at > end {
                 // Offered ahead of time to an exclusive link; it arrives after the run.
                 s.arrivals -= 1;
