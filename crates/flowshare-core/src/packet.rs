@@ -18,8 +18,9 @@ pub enum Kind {
     SynAck,
 }
 
-/// Up to three SACK blocks `[start, end)` in segment numbers (RFC 2018).
-pub type SackBlocks = [(u64, u64); 3];
+/// Up to three SACK blocks `[start, end)`, stored as offsets from the ACK's cumulative
+/// acknowledgement so that a packet stays small (RFC 2018 blocks lie within the receive window).
+pub type SackBlocks = [(u32, u32); 3];
 
 /// One packet in flight.
 #[derive(Clone, Copy, Debug)]
@@ -40,14 +41,36 @@ pub struct Packet {
     pub seq: u64,
     /// Data: send time. ACK: the send time of the segment that triggered it (timestamp echo).
     pub ts: Time,
-    /// SACK blocks carried by an ACK.
-    pub sack: SackBlocks,
+    /// SACK blocks carried by an ACK (see [`Packet::sack_block`]).
+    sack: SackBlocks,
 }
 
 impl Packet {
     /// A packet of `kind` on connection `conn`, starting at hop 0.
     pub fn new(conn: u32, kind: Kind, seq: u64, size: u32, ts: Time) -> Packet {
         Packet { conn, hop: 0, kind, retx: false, n_sack: 0, size, seq, ts, sack: [(0, 0); 3] }
+    }
+
+    /// SACK block `i` (below `n_sack`) as segment numbers `[start, end)`.
+    #[inline]
+    pub fn sack_block(&self, i: usize) -> (u64, u64) {
+        let (a, b) = self.sack[i];
+        (self.seq + u64::from(a), self.seq + u64::from(b))
+    }
+
+    /// The SACK blocks as segment numbers.
+    pub fn sack_blocks(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        (0..self.n_sack as usize).map(|i| self.sack_block(i))
+    }
+
+    /// Append a SACK block `[start, end)`, which must lie above the cumulative ACK and within
+    /// 2³² segments of it.
+    pub fn push_sack_block(&mut self, start: u64, end: u64) {
+        let n = self.n_sack as usize;
+        assert!(n < 3 && start >= self.seq && end >= start, "invalid SACK block");
+        let offset = |v: u64| u32::try_from(v - self.seq).expect("SACK block beyond 2^32 segments");
+        self.sack[n] = (offset(start), offset(end));
+        self.n_sack += 1;
     }
 }
 

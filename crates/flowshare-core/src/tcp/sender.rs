@@ -296,7 +296,7 @@ impl Sender {
         let una = self.snd_una;
         let len = (self.snd_max - una) as usize;
         self.sacked.resize(len, false);
-        for &(a, b) in &ack.sack[..ack.n_sack as usize] {
+        for (a, b) in ack.sack_blocks() {
             for seq in a.max(una)..b.min(self.snd_max) {
                 self.sacked[(seq - una) as usize] = true;
             }

@@ -160,12 +160,11 @@ impl Sink {
         if self.sack {
             // RFC 2018 §4: the block holding the most recent arrival first, then the others
             // most recent first; blocks wholly below rcv_nxt are gone.
-            let mut n = 0;
             for &s in &self.recent[..self.n_recent] {
                 if s < self.rcv_nxt || !self.received(s) {
                     continue;
                 }
-                if p.sack[..n].iter().any(|&(a, b)| a <= s && s < b) {
+                if p.sack_blocks().any(|(a, b)| a <= s && s < b) {
                     continue;
                 }
                 let mut lo = s;
@@ -176,10 +175,8 @@ impl Sink {
                 while self.received(hi) {
                     hi += 1;
                 }
-                p.sack[n] = (lo, hi);
-                n += 1;
+                p.push_sack_block(lo, hi);
             }
-            p.n_sack = n as u8;
         }
         out.push(p);
         self.acks_sent += 1;
@@ -228,11 +225,11 @@ mod tests {
         assert_eq!(acks, vec![1, 2, 2, 2, 2]);
         // The last ACK reports [5,7) first (newest), then [3,4).
         let last = out.last().unwrap();
-        assert_eq!(&last.sack[..last.n_sack as usize], &[(5, 7), (3, 4)]);
+        assert_eq!(last.sack_blocks().collect::<Vec<_>>(), vec![(5, 7), (3, 4)]);
         out.clear();
         s.on_data(0, &data(2), &mut out);
         assert_eq!(out[0].seq, 4);
-        assert_eq!(&out[0].sack[..out[0].n_sack as usize], &[(5, 7)]);
+        assert_eq!(out[0].sack_blocks().collect::<Vec<_>>(), vec![(5, 7)]);
         s.on_data(0, &data(4), &mut out);
         assert_eq!(out[1].seq, 7);
         assert_eq!(out[1].n_sack, 0);
