@@ -31,6 +31,8 @@ demo: develop
 test: test-rust test-python
 
 test-rust:
+	cargo fmt --all --check
+	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
 	cargo test --workspace --release --quiet
 
 test-python: develop

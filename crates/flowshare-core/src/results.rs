@@ -37,7 +37,10 @@ pub struct Table {
 impl Table {
     /// Append a column.
     pub fn push(&mut self, name: &'static str, col: Column) {
-        debug_assert!(self.columns.first().is_none_or(|(_, c)| c.len() == col.len()), "column {name} has a different length");
+        debug_assert!(
+            self.columns.first().is_none_or(|(_, c)| c.len() == col.len()),
+            "column {name} has a different length"
+        );
         self.columns.push((name, col));
     }
 

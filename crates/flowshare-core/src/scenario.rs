@@ -119,7 +119,10 @@ impl Topology {
                 ));
             }
             if !present && applies {
-                return Err(ConfigError::new(format!("topology.{name}"), format!("is required with kind \"{}\"", kind.as_str())));
+                return Err(ConfigError::new(
+                    format!("topology.{name}"),
+                    format!("is required with kind \"{}\"", kind.as_str()),
+                ));
             }
         }
         Ok(())
@@ -438,7 +441,7 @@ impl TcpCfg {
             return err("initial_window", format!("must be a number of segments >= 1, got {}", self.initial_window));
         }
         if let Some(s) = self.initial_ssthresh {
-            if !(s >= 2.0) {
+            if s.is_nan() || s < 2.0 {
                 return err("initial_ssthresh", format!("must be >= 2 segments, got {s}"));
             }
         }
@@ -589,7 +592,8 @@ impl Scenario {
         // check_fields guarantees the options each kind needs are present.
         match topo.kind {
             TopologyKind::Dumbbell => {
-                let (bottleneck, acc) = (topo.bottleneck.as_ref().expect("checked"), topo.access.as_ref().expect("checked"));
+                let (bottleneck, acc) =
+                    (topo.bottleneck.as_ref().expect("checked"), topo.access.as_ref().expect("checked"));
                 let p = link_params(bottleneck, "topology.bottleneck")?;
                 link_params(acc, "topology.access")?;
                 let r0 = net.add_node("r0");
@@ -599,7 +603,11 @@ impl Scenario {
                 access = Some(*acc);
             }
             TopologyKind::ParkingLot => {
-                let (n, link, acc) = (topo.routers.as_ref().expect("checked"), topo.link.as_ref().expect("checked"), topo.access.as_ref().expect("checked"));
+                let (n, link, acc) = (
+                    topo.routers.as_ref().expect("checked"),
+                    topo.link.as_ref().expect("checked"),
+                    topo.access.as_ref().expect("checked"),
+                );
                 if *n < 2 {
                     return Err(ConfigError::new("topology.routers", format!("must be at least 2, got {n}")));
                 }
@@ -623,7 +631,10 @@ impl Scenario {
                         return Err(ConfigError::new(format!("topology.nodes[{i}]"), "a node name cannot be empty"));
                     }
                     if net.node(n).is_some() {
-                        return Err(ConfigError::new(format!("topology.nodes[{i}]"), format!("duplicate node name \"{n}\"")));
+                        return Err(ConfigError::new(
+                            format!("topology.nodes[{i}]"),
+                            format!("duplicate node name \"{n}\""),
+                        ));
                     }
                     graph_nodes.push(net.add_node(n.clone()));
                 }
@@ -631,7 +642,10 @@ impl Scenario {
                     let path = format!("topology.links[{i}]");
                     let lookup = |field: &str, name: &str| {
                         net.node(name).ok_or_else(|| {
-                            ConfigError::new(format!("{path}.{field}"), format!("unknown node \"{name}\"; nodes are {}", nodes.join(", ")))
+                            ConfigError::new(
+                                format!("{path}.{field}"),
+                                format!("unknown node \"{name}\"; nodes are {}", nodes.join(", ")),
+                            )
                         })
                     };
                     let a = lookup("from", &l.from)?;
@@ -652,7 +666,10 @@ impl Scenario {
             let path = format!("flows[{g}]");
             let only = |field: &str, present: bool, kinds: &str| {
                 if present {
-                    Err(ConfigError::new(format!("{path}.{field}"), format!("only allowed with topology kind {kinds}, this is \"{kind}\"")))
+                    Err(ConfigError::new(
+                        format!("{path}.{field}"),
+                        format!("only allowed with topology kind {kinds}, this is \"{kind}\""),
+                    ))
                 } else {
                     Ok(())
                 }
@@ -687,7 +704,10 @@ impl Scenario {
                     let to = group.to.unwrap_or(n - 1);
                     for (field, v) in [("from", from), ("to", to)] {
                         if v >= *n {
-                            return Err(ConfigError::new(format!("{path}.{field}"), format!("router {v} does not exist; routers are 0..{}", n - 1)));
+                            return Err(ConfigError::new(
+                                format!("{path}.{field}"),
+                                format!("router {v} does not exist; routers are 0..{}", n - 1),
+                            ));
                         }
                     }
                     if from == to {
@@ -698,8 +718,15 @@ impl Scenario {
                 TopologyKind::Graph => {
                     let nodes = topo.nodes.as_ref().expect("checked");
                     let find = |field: &str, v: &Option<String>| -> Result<NodeId, ConfigError> {
-                        let name = v.as_deref().ok_or_else(|| ConfigError::new(format!("{path}.{field}"), "is required with topology kind \"graph\""))?;
-                        net.node(name).ok_or_else(|| ConfigError::new(format!("{path}.{field}"), format!("unknown node \"{name}\"; nodes are {}", nodes.join(", "))))
+                        let name = v.as_deref().ok_or_else(|| {
+                            ConfigError::new(format!("{path}.{field}"), "is required with topology kind \"graph\"")
+                        })?;
+                        net.node(name).ok_or_else(|| {
+                            ConfigError::new(
+                                format!("{path}.{field}"),
+                                format!("unknown node \"{name}\"; nodes are {}", nodes.join(", ")),
+                            )
+                        })
                     };
                     let s = find("src", &group.src)?;
                     let d = find("dst", &group.dst)?;
@@ -711,7 +738,10 @@ impl Scenario {
             };
             if let Some(stop) = group.stop {
                 if stop <= group.start {
-                    return Err(ConfigError::new(format!("{path}.stop"), format!("{stop} is not after start = {}", group.start)));
+                    return Err(ConfigError::new(
+                        format!("{path}.stop"),
+                        format!("{stop} is not after start = {}", group.start),
+                    ));
                 }
             }
             let mut drop_segments = group.drop_segments.clone();
@@ -733,10 +763,16 @@ impl Scenario {
                     (ingress, egress)
                 };
                 let data_route = shortest_path(&net, src, dst).ok_or_else(|| {
-                    ConfigError::new(path.clone(), format!("no route from \"{}\" to \"{}\"", net.nodes[src as usize], net.nodes[dst as usize]))
+                    ConfigError::new(
+                        path.clone(),
+                        format!("no route from \"{}\" to \"{}\"", net.nodes[src as usize], net.nodes[dst as usize]),
+                    )
                 })?;
                 let ack_route = shortest_path(&net, dst, src).ok_or_else(|| {
-                    ConfigError::new(path.clone(), format!("no route from \"{}\" to \"{}\"", net.nodes[dst as usize], net.nodes[src as usize]))
+                    ConfigError::new(
+                        path.clone(),
+                        format!("no route from \"{}\" to \"{}\"", net.nodes[dst as usize], net.nodes[src as usize]),
+                    )
                 })?;
                 let start = group.start.0 + group.start_spacing.0 * u64::from(k);
                 conns.push(ConnSpec {
@@ -819,7 +855,10 @@ tcp = { initial_window = 2 }
         assert!(e.starts_with("topology.bottleneck.delay: expected a time"), "{e}");
 
         let e = err_toml(&R1.replace("kind = \"dumbbell\"", "kind = \"ring\""));
-        assert!(e.starts_with("topology.kind: unknown variant `ring`, expected one of `dumbbell`, `parking_lot`, `graph`"), "{e}");
+        assert!(
+            e.starts_with("topology.kind: unknown variant `ring`, expected one of `dumbbell`, `parking_lot`, `graph`"),
+            "{e}"
+        );
 
         let e = err_toml(&R1.replace("kind = \"dumbbell\"", "kind = \"parking_lot\""));
         assert_eq!(e, "topology.bottleneck: not a field of kind \"parking_lot\"; its fields are access, routers, link");

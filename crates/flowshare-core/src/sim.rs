@@ -438,31 +438,43 @@ impl Simulation {
         t.push("drops", ints(&|i| self.counters[i].data_dropped as i64));
         t.push("ack_drops", ints(&|i| self.counters[i].acks_dropped as i64));
         t.push("in_network_end", ints(&|i| in_net[i] as i64));
-        t.push("goodput_bps", floats(&|i| {
-            let start = self.specs[i].start;
-            let stop = active_end(i);
-            if stop > start && st(i).started_at.is_some() {
-                self.sinks[i].bytes_delivered as f64 * 8.0 / secs(stop - start)
-            } else {
-                f64::NAN
-            }
-        }));
-        t.push("rtt_mean_s", floats(&|i| if st(i).rtt_n > 0 { st(i).rtt_sum / st(i).rtt_n as f64 / 1e9 } else { f64::NAN }));
+        t.push(
+            "goodput_bps",
+            floats(&|i| {
+                let start = self.specs[i].start;
+                let stop = active_end(i);
+                if stop > start && st(i).started_at.is_some() {
+                    self.sinks[i].bytes_delivered as f64 * 8.0 / secs(stop - start)
+                } else {
+                    f64::NAN
+                }
+            }),
+        );
+        t.push(
+            "rtt_mean_s",
+            floats(&|i| if st(i).rtt_n > 0 { st(i).rtt_sum / st(i).rtt_n as f64 / 1e9 } else { f64::NAN }),
+        );
         t.push("rtt_min_s", floats(&|i| if st(i).rtt_n > 0 { secs(st(i).rtt_min) } else { f64::NAN }));
         t.push("rtt_max_s", floats(&|i| if st(i).rtt_n > 0 { secs(st(i).rtt_max) } else { f64::NAN }));
         t.push("rtt_samples", ints(&|i| st(i).rtt_n as i64));
-        t.push("cwnd_mean", floats(&|i| {
-            let start = self.specs[i].start;
-            let stop = active_end(i);
-            if stop > start && st(i).started_at.is_some() {
-                st(i).cwnd_integral / (stop - start) as f64
-            } else {
-                f64::NAN
-            }
-        }));
+        t.push(
+            "cwnd_mean",
+            floats(&|i| {
+                let start = self.specs[i].start;
+                let stop = active_end(i);
+                if stop > start && st(i).started_at.is_some() {
+                    st(i).cwnd_integral / (stop - start) as f64
+                } else {
+                    f64::NAN
+                }
+            }),
+        );
         t.push("cwnd_max", floats(&|i| if st(i).started_at.is_some() { st(i).cwnd_max } else { f64::NAN }));
         t.push("cwnd_final", floats(&|i| self.cc_state[i].cwnd));
-        t.push("completion_time_s", floats(&|i| st(i).completed_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))));
+        t.push(
+            "completion_time_s",
+            floats(&|i| st(i).completed_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))),
+        );
         t.push("setup_time_s", floats(&|i| st(i).established_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))));
         t
     }
@@ -487,14 +499,20 @@ impl Simulation {
         t.push("to", names(&|q| net.nodes[net.links[q].to as usize].clone()));
         t.push("rate_bps", floats(&|q| net.links[q].params.rate.0 as f64));
         t.push("delay_s", floats(&|q| secs(net.links[q].params.delay)));
-        t.push("limit", ints(&|q| match net.links[q].params.limit {
-            crate::net::Limit::Packets(p) => i64::from(p),
-            crate::net::Limit::Bytes(b) => b as i64,
-        }));
-        t.push("limit_unit", names(&|q| match net.links[q].params.limit {
-            crate::net::Limit::Packets(_) => "packets".into(),
-            crate::net::Limit::Bytes(_) => "bytes".into(),
-        }));
+        t.push(
+            "limit",
+            ints(&|q| match net.links[q].params.limit {
+                crate::net::Limit::Packets(p) => i64::from(p),
+                crate::net::Limit::Bytes(b) => b as i64,
+            }),
+        );
+        t.push(
+            "limit_unit",
+            names(&|q| match net.links[q].params.limit {
+                crate::net::Limit::Packets(_) => "packets".into(),
+                crate::net::Limit::Bytes(_) => "bytes".into(),
+            }),
+        );
         t.push("arrivals", ints(&|q| rows[q].0 .0.arrivals as i64));
         t.push("departures", ints(&|q| rows[q].0 .1 as i64));
         t.push("drops", ints(&|q| rows[q].0 .0.drops as i64));

@@ -106,7 +106,7 @@ fn parse_with_units(text: &str, units: &[Unit]) -> Option<f64> {
 
 fn format_exact(value: u64, units: &[(&str, u64)]) -> String {
     for (suffix, scale) in units {
-        if value != 0 && value % scale == 0 {
+        if value != 0 && value.is_multiple_of(*scale) {
             return format!("{}{}", value / scale, suffix);
         }
     }
@@ -118,18 +118,16 @@ macro_rules! quantity_serde {
         impl $ty {
             /// Parse from text with a unit, e.g. the documented examples.
             pub fn parse(text: &str) -> Result<$ty, String> {
-                parse_with_units(text, $units)
-                    .map(|v| $ty(v.round() as u64))
-                    .ok_or_else(|| {
-                        let allowed: Vec<&str> = $units.iter().map(|u| u.suffix).collect();
-                        format!(
-                            "expected a {} such as \"{}\" (units: {}), got \"{}\"",
-                            $what,
-                            $example,
-                            allowed.join(", "),
-                            text
-                        )
-                    })
+                parse_with_units(text, $units).map(|v| $ty(v.round() as u64)).ok_or_else(|| {
+                    let allowed: Vec<&str> = $units.iter().map(|u| u.suffix).collect();
+                    format!(
+                        "expected a {} such as \"{}\" (units: {}), got \"{}\"",
+                        $what,
+                        $example,
+                        allowed.join(", "),
+                        text
+                    )
+                })
             }
         }
 

@@ -53,7 +53,8 @@ fn a_lone_flow_fills_the_bottleneck() {
     // the slow-start overshoot has been repaired the link never idles.
     let r = run(&dumbbell("40s", "10Mbps", 100, "[[flows]]\ncount = 1"));
     let s = &r.flow_series;
-    let late: Vec<f64> = (0..s.rows()).filter(|&i| s.f64("time_s")[i] > 20.0).map(|i| s.f64("goodput_bps")[i]).collect();
+    let late: Vec<f64> =
+        (0..s.rows()).filter(|&i| s.f64("time_s")[i] > 20.0).map(|i| s.f64("goodput_bps")[i]).collect();
     let goodput = late.iter().sum::<f64>() / late.len() as f64;
     // Payload share of the wire with 1460 B segments and 40 B headers.
     let ceiling = 10e6 * 1460.0 / 1500.0;
@@ -176,7 +177,12 @@ fn sack_and_newreno_finish_a_three_loss_window_sooner_than_reno() {
 fn handshake_adds_one_round_trip_to_a_short_transfer() {
     let base = "[[flows]]\nsize = \"14600B\"\ntcp = { initial_window = 10 }";
     let plain = run(&dumbbell("5s", "10Mbps", 100, base));
-    let shake = run(&dumbbell("5s", "10Mbps", 100, &base.replace("initial_window = 10", "initial_window = 10, handshake = true")));
+    let shake = run(&dumbbell(
+        "5s",
+        "10Mbps",
+        100,
+        &base.replace("initial_window = 10", "initial_window = 10, handshake = true"),
+    ));
     let setup = shake.flows.f64("setup_time_s")[0];
     assert!(setup > 0.044 && setup < 0.05, "setup {setup}");
     let extra = shake.flows.f64("completion_time_s")[0] - plain.flows.f64("completion_time_s")[0];
@@ -235,7 +241,8 @@ fn a_timeout_during_recovery_halves_the_window_in_force_not_the_inflated_one() {
     // Slow start overshoots a 60-packet queue by far; NewReno then spends many RTTs in
     // recovery while duplicate ACKs inflate cwnd and FlightSize. ssthresh must stay within
     // what the path holds (about 20 packets in flight plus 60 queued), before and after timeouts.
-    let text = dumbbell("20s", "10Mbps", 60, "[[flows]]\ntcp = { rto_min = \"200ms\" }").replace("delay = \"20ms\"", "delay = \"10ms\"");
+    let text = dumbbell("20s", "10Mbps", 60, "[[flows]]\ntcp = { rto_min = \"200ms\" }")
+        .replace("delay = \"20ms\"", "delay = \"10ms\"");
     let r = run(&text);
     let s = &r.flow_series;
     let max_ssthresh = s.f64("ssthresh").iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);

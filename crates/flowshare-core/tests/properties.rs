@@ -3,6 +3,9 @@
 use flowshare_core::{scenario, Simulation};
 use proptest::prelude::*;
 
+/// (src, dst, recovery index, finite size, segments to drop, delayed ACKs)
+type FlowDraw = (usize, usize, u8, Option<u32>, Vec<u64>, bool);
+
 #[derive(Debug, Clone)]
 struct Net {
     nodes: usize,
@@ -10,7 +13,7 @@ struct Net {
     rates_mbps: Vec<u32>,
     delays_ms: Vec<u32>,
     limits: Vec<u32>,
-    flows: Vec<(usize, usize, u8, Option<u32>, Vec<u64>, bool)>,
+    flows: Vec<FlowDraw>,
 }
 
 fn net() -> impl Strategy<Value = Net> {
@@ -23,11 +26,25 @@ fn net() -> impl Strategy<Value = Net> {
             prop::collection::vec(0u32..30, links),
             prop::collection::vec(2u32..60, links),
             prop::collection::vec(
-                (0..n, 0..n, 0u8..4, prop::option::of(1u32..300_000), prop::collection::vec(0u64..60, 0..4), any::<bool>()),
+                (
+                    0..n,
+                    0..n,
+                    0u8..4,
+                    prop::option::of(1u32..300_000),
+                    prop::collection::vec(0u64..60, 0..4),
+                    any::<bool>(),
+                ),
                 1..5,
             ),
         )
-            .prop_map(|(nodes, extra_links, rates_mbps, delays_ms, limits, flows)| Net { nodes, extra_links, rates_mbps, delays_ms, limits, flows })
+            .prop_map(|(nodes, extra_links, rates_mbps, delays_ms, limits, flows)| Net {
+                nodes,
+                extra_links,
+                rates_mbps,
+                delays_ms,
+                limits,
+                flows,
+            })
     })
 }
 

@@ -10,7 +10,12 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-create_exception!(_core, ConfigError, PyValueError, "A scenario that cannot be run: one line naming the field and what is allowed.");
+create_exception!(
+    _core,
+    ConfigError,
+    PyValueError,
+    "A scenario that cannot be run: one line naming the field and what is allowed."
+);
 
 fn parse(text: &str, fmt: &str) -> PyResult<Scenario> {
     let parsed = match fmt {
@@ -87,11 +92,17 @@ fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> 
         match col {
             Column::F64(v) => {
                 let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                d.set_item(*name, PyTuple::new(py, [("<f8").into_pyobject(py)?.into_any(), PyBytes::new(py, &bytes).into_any()])?)?;
+                d.set_item(
+                    *name,
+                    PyTuple::new(py, [("<f8").into_pyobject(py)?.into_any(), PyBytes::new(py, &bytes).into_any()])?,
+                )?;
             }
             Column::I64(v) => {
                 let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                d.set_item(*name, PyTuple::new(py, [("<i8").into_pyobject(py)?.into_any(), PyBytes::new(py, &bytes).into_any()])?)?;
+                d.set_item(
+                    *name,
+                    PyTuple::new(py, [("<i8").into_pyobject(py)?.into_any(), PyBytes::new(py, &bytes).into_any()])?,
+                )?;
             }
             Column::Str(v) => {
                 d.set_item(*name, PyList::new(py, v)?)?;

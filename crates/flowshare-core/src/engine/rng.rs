@@ -33,8 +33,18 @@ mod tests {
 
     #[test]
     fn same_seed_and_name_give_the_same_numbers() {
-        let a: Vec<u64> = (0..4).map({ let mut s = stream(7, "link/3/loss"); move |_| s.next_u64() }).collect();
-        let b: Vec<u64> = (0..4).map({ let mut s = stream(7, "link/3/loss"); move |_| s.next_u64() }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut s = stream(7, "link/3/loss");
+                move |_| s.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut s = stream(7, "link/3/loss");
+                move |_| s.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
     }
 

@@ -15,8 +15,8 @@
 
 use crate::net::NodeId;
 use crate::packet::PacketId;
-use crate::units::{Rate, Time};
 use crate::ring::Ring;
+use crate::units::{Rate, Time};
 
 /// Capacity of a queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -338,7 +338,14 @@ impl Sender {
     }
 
     /// An ACK arrived.
-    pub fn on_ack(&mut self, now: Time, p: &Packet, st: &mut CcState, cc: &mut dyn CongestionControl, out: &mut Vec<Packet>) {
+    pub fn on_ack(
+        &mut self,
+        now: Time,
+        p: &Packet,
+        st: &mut CcState,
+        cc: &mut dyn CongestionControl,
+        out: &mut Vec<Packet>,
+    ) {
         if self.state != State::Open {
             return;
         }
@@ -356,7 +363,14 @@ impl Sender {
         self.stats.cwnd_max = self.stats.cwnd_max.max(st.cwnd);
     }
 
-    fn on_new_ack(&mut self, now: Time, p: &Packet, st: &mut CcState, cc: &mut dyn CongestionControl, out: &mut Vec<Packet>) {
+    fn on_new_ack(
+        &mut self,
+        now: Time,
+        p: &Packet,
+        st: &mut CcState,
+        cc: &mut dyn CongestionControl,
+        out: &mut Vec<Packet>,
+    ) {
         let ack = p.seq;
         let newly = ack - self.snd_una;
         let in_flight_before = self.in_flight();
@@ -444,7 +458,7 @@ impl Sender {
         if self.dupacks < DUP_THRESH && !lost_by_sack {
             return;
         }
-        if !self.recover.is_none_or(|r| self.snd_una >= r) {
+        if self.recover.is_some_and(|r| self.snd_una < r) {
             return; // losses of a window already being recovered (RFC 6582 §4, ns-2 bug_fix_)
         }
         let flight = self.in_flight();
