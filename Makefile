@@ -22,7 +22,7 @@ $(VENV)/.built: $(VENV)/.installed $(RSSRC) $(PYSRC) pyproject.toml
 
 develop: $(VENV)/.built
 
-target/release/flowshare-sim: $(RSSRC)
+target/release/flowshare-sim: $(VENV)/.installed $(RSSRC)
 	cargo build --release --quiet -p flowshare-bench
 
 demo: develop
@@ -30,7 +30,7 @@ demo: develop
 
 test: test-rust test-python
 
-test-rust:
+test-rust: $(VENV)/.installed
 	cargo fmt --all --check
 	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
 	cargo test --workspace --release --quiet
