@@ -120,9 +120,4 @@ impl Arena {
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         &mut self.slots[id as usize]
     }
-
-    /// Packets currently allocated.
-    pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
-    }
 }

@@ -33,17 +33,9 @@ pub struct Rate(pub u64);
 pub struct Bytes(pub u64);
 
 impl Dur {
-    /// From seconds (rounded to the nearest nanosecond).
-    pub fn from_secs_f64(s: f64) -> Dur {
-        Dur((s * NS_PER_SEC as f64).round() as u64)
-    }
     /// From milliseconds.
     pub const fn from_millis(ms: u64) -> Dur {
         Dur(ms * 1_000_000)
-    }
-    /// As seconds.
-    pub fn as_secs_f64(self) -> f64 {
-        secs(self.0)
     }
 }
 

@@ -68,12 +68,6 @@ impl EventQueue {
         self.heap.push(Entry { time, seq, event });
     }
 
-    /// Time of the earliest event, if any.
-    #[inline]
-    pub fn peek_time(&mut self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
-    }
-
     /// The earliest event, without removing it.
     #[inline]
     pub fn peek(&self) -> Option<(Time, Event)> {

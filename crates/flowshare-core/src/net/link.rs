@@ -224,11 +224,6 @@ impl LinkDir {
         (n as u32, bytes)
     }
 
-    /// Packets in the pipe (transmitted or being transmitted, not yet arrived).
-    pub fn in_pipe(&self) -> usize {
-        self.pipe.len()
-    }
-
     /// Packet ids still in the pipe (for conservation checks).
     pub fn pipe_ids(&self) -> impl Iterator<Item = PacketId> + '_ {
         self.pipe.iter().map(|&(_, id)| id)

@@ -131,11 +131,6 @@ impl Sender {
         }
     }
 
-    /// The configuration.
-    pub fn config(&self) -> &TcpConfig {
-        &self.cfg
-    }
-
     /// Begin: send a SYN or the first window.
     pub fn start(&mut self, now: Time, st: &mut CcState, out: &mut Vec<Packet>) {
         self.stats.started_at = Some(now);
@@ -154,11 +149,6 @@ impl Sender {
     /// Stop offering new data (retransmissions of data already sent continue).
     pub fn stop(&mut self) {
         self.stopped = true;
-    }
-
-    /// True once the application has stopped or the transfer has completed.
-    pub fn is_done(&self) -> bool {
-        self.stopped || self.state == State::Finished
     }
 
     /// Segments sent and not yet acknowledged.
