@@ -5,7 +5,7 @@
 //! between nodes, reachable destinations, consistent bounds) and produces the network and the
 //! connection list. After that, types are trusted.
 
-use crate::cc::CcName;
+use crate::cc::CcConfig;
 use crate::net::link::LinkParams;
 use crate::net::{shortest_path, Limit, LinkId, Network, NodeId};
 use crate::tcp::{Recovery, TcpConfig};
@@ -339,7 +339,7 @@ pub struct TcpCfg {
     pub recovery: Recovery,
     /// Congestion-control algorithm.
     #[serde(default)]
-    pub cc: CcName,
+    pub cc: CcConfig,
     /// Payload bytes per segment.
     #[serde(default = "d_mss")]
     pub mss: Bytes,
@@ -355,6 +355,9 @@ pub struct TcpCfg {
     /// Initial ssthresh, segments; absent = unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<f64>,
+    /// Limited slow start (RFC 3742) above this window, segments; absent = off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ssthresh: Option<f64>,
     /// Receiver window, segments; absent = unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rwnd: Option<u64>,
@@ -445,6 +448,11 @@ impl TcpCfg {
                 return err("initial_ssthresh", format!("must be >= 2 segments, got {s}"));
             }
         }
+        if let Some(m) = self.max_ssthresh {
+            if m.is_nan() || m < 2.0 {
+                return err("max_ssthresh", format!("must be >= 2 segments, got {m}"));
+            }
+        }
         if self.rwnd == Some(0) {
             return err("rwnd", "must be at least 1 segment".into());
         }
@@ -470,6 +478,7 @@ impl TcpCfg {
             ack_size: self.ack_size.0 as u32,
             initial_window: self.initial_window,
             initial_ssthresh: self.initial_ssthresh.unwrap_or(f64::INFINITY),
+            max_ssthresh: self.max_ssthresh,
             rwnd: self.rwnd.unwrap_or(u64::MAX),
             max_burst: self.max_burst,
             delayed_ack: self.delayed_ack.then_some((self.delack_count, self.delack_timeout.0)),
@@ -505,7 +514,7 @@ pub struct ConnSpec {
     /// Transport parameters.
     pub tcp: TcpConfig,
     /// Congestion-control algorithm.
-    pub cc: CcName,
+    pub cc: CcConfig,
     /// Sorted segment numbers whose first transmission is lost.
     pub drop_segments: Vec<u64>,
 }

@@ -89,7 +89,9 @@ impl Simulation {
             };
             senders.push(Sender::new(i, c.tcp, total, last));
             sinks.push(Sink::new(i, &c.tcp, total, last));
-            cc_state.push(CcState::new(c.tcp.initial_window, c.tcp.initial_ssthresh, c.tcp.mss));
+            let mut st = CcState::new(c.tcp.initial_window, c.tcp.initial_ssthresh, c.tcp.mss);
+            st.max_ssthresh = c.tcp.max_ssthresh;
+            cc_state.push(st);
             cc.push(c.cc.build());
             if c.start <= end {
                 events.push(c.start, Event::FlowStart(i));

@@ -11,12 +11,15 @@
 //! simulation, not inside the sender, so that an ensemble controller can update several
 //! connections' windows at once (see `docs/adr/0001-congestion-control-interface.md`).
 
+mod config;
+pub mod multcp;
 mod reno;
+pub mod scalable;
 
+pub use config::{CcConfig, ALGORITHMS};
 pub use reno::Aimd;
 
 use crate::units::Time;
-use serde::{Deserialize, Serialize};
 
 /// Where the sender's loss recovery is, written only by the sender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,12 +49,35 @@ pub struct CcState {
     pub srtt: f64,
     /// Smallest RTT sample seen, nanoseconds (`u64::MAX` before the first sample).
     pub min_rtt: Time,
+    /// Limited slow start (RFC 3742): above this window, slow start adds at most
+    /// `max_ssthresh / 2` segments per RTT. `None` = ordinary slow start.
+    pub max_ssthresh: Option<f64>,
 }
 
 impl CcState {
     /// Fresh state with the given initial window and threshold.
     pub fn new(cwnd: f64, ssthresh: f64, mss: u32) -> Self {
-        CcState { cwnd, ssthresh, mss, phase: Phase::Open, in_flight: 0, srtt: 0.0, min_rtt: u64::MAX }
+        CcState {
+            cwnd,
+            ssthresh,
+            mss,
+            phase: Phase::Open,
+            in_flight: 0,
+            srtt: 0.0,
+            min_rtt: u64::MAX,
+            max_ssthresh: None,
+        }
+    }
+}
+
+/// One ACK's worth of slow start, shared by every algorithm: +1 segment (RFC 5681 eq. 2), or,
+/// with limited slow start above `max_ssthresh`, +1/K with K = ⌊cwnd / (max_ssthresh/2)⌋
+/// (RFC 3742 §2), which caps growth at max_ssthresh/2 segments per RTT.
+#[inline]
+pub fn slow_start(st: &mut CcState) {
+    match st.max_ssthresh {
+        Some(m) if st.cwnd > m => st.cwnd += 1.0 / (st.cwnd / (0.5 * m)).floor(),
+        _ => st.cwnd += 1.0,
     }
 }
 
@@ -109,27 +135,21 @@ pub trait CongestionControl: Send + Sync + std::fmt::Debug {
     fn metrics(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
 }
 
-/// The algorithms a scenario may name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum CcName {
-    /// Reno-style AIMD(1, 1/2): RFC 5681.
-    #[default]
-    Reno,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl CcName {
-    /// Build a fresh algorithm instance.
-    pub fn build(self) -> Box<dyn CongestionControl> {
-        match self {
-            CcName::Reno => Box::new(Aimd::reno()),
+    /// algorithms_reference §7: with max_ssthresh 100, +1 at 50, +1/3 at 150, +1/20 at 1000.
+    #[test]
+    fn limited_slow_start_table() {
+        for (cwnd, gain) in [(50.0, 1.0), (100.0, 1.0), (150.0, 1.0 / 3.0), (1000.0, 1.0 / 20.0)] {
+            let mut st = CcState::new(cwnd, f64::INFINITY, 1460);
+            st.max_ssthresh = Some(100.0);
+            slow_start(&mut st);
+            assert!((st.cwnd - cwnd - gain).abs() < 1e-12, "cwnd {cwnd}: gain {}", st.cwnd - cwnd);
         }
-    }
-
-    /// The name used in scenarios and results.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CcName::Reno => "reno",
-        }
+        let mut plain = CcState::new(1000.0, f64::INFINITY, 1460);
+        slow_start(&mut plain);
+        assert_eq!(plain.cwnd, 1001.0);
     }
 }

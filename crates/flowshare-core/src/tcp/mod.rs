@@ -55,6 +55,8 @@ pub struct TcpConfig {
     pub initial_window: f64,
     /// Initial ssthresh, segments.
     pub initial_ssthresh: f64,
+    /// Limited slow start above this window (RFC 3742).
+    pub max_ssthresh: Option<f64>,
     /// Receiver window, segments.
     pub rwnd: u64,
     /// Most segments sent in response to one event; 0 = unlimited.

@@ -70,6 +70,7 @@ mod tests {
             ack_size: 40,
             initial_window: 3.0,
             initial_ssthresh: f64::INFINITY,
+            max_ssthresh: None,
             rwnd: u64::MAX,
             max_burst: 0,
             delayed_ack: None,

@@ -1,0 +1,104 @@
+//! Signature behaviour of each congestion-control algorithm in a short scenario.
+
+use flowshare_core::results::RunResults;
+use flowshare_core::{scenario, Simulation};
+
+fn run(toml: &str) -> RunResults {
+    let s = scenario::from_toml(toml).unwrap_or_else(|e| panic!("bad test scenario: {e}"));
+    Simulation::new(&s).unwrap_or_else(|e| panic!("bad test scenario: {e}")).finish()
+}
+
+/// Two flow groups over a 20 Mbps / 20 ms dumbbell with a 100-packet queue.
+fn duel(duration: &str, a: &str, b: &str) -> RunResults {
+    run(&format!(
+        r#"
+[simulation]
+duration = "{duration}"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "20Mbps", delay = "20ms", queue = {{ limit = 100 }} }}
+access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 10000 }} }}
+[[flows]]
+name = "a"
+tcp = {{ cc = {a}, recovery = "sack" }}
+[[flows]]
+name = "b"
+start = "10ms"
+tcp = {{ cc = {b}, recovery = "sack" }}
+"#
+    ))
+}
+
+#[test]
+fn scalable_takes_more_than_renos_share() {
+    for variant in ["paper", "linux"] {
+        let r = duel("60s", &format!("{{ algo = \"scalable\", variant = \"{variant}\" }}"), "\"reno\"");
+        let g = r.flows.f64("goodput_bps");
+        assert!(g[0] > 1.5 * g[1], "{variant}: scalable {} vs reno {}", g[0], g[1]);
+    }
+}
+
+#[test]
+fn multcp_4_takes_several_reno_shares() {
+    let r = duel("60s", "{ algo = \"multcp\", n = 4 }", "\"reno\"");
+    let g = r.flows.f64("goodput_bps");
+    assert!(g[0] > 2.5 * g[1], "multcp(4) {} vs reno {}", g[0], g[1]);
+    let one = duel("60s", "{ algo = \"multcp\", n = 1 }", "\"reno\"");
+    let g1 = one.flows.f64("goodput_bps");
+    assert!((g1[0] / g1[1] - 1.0).abs() < 0.3, "multcp(1) {} vs reno {}", g1[0], g1[1]);
+}
+
+#[test]
+fn limited_slow_start_caps_growth_per_rtt() {
+    // A 1 Gbps path that no window reaches in 1.5 s: growth is pure slow start.
+    let flows = |extra: &str| {
+        format!(
+            r#"
+[simulation]
+duration = "1.5s"
+sample_interval = "500ms"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "1Gbps", delay = "20ms", queue = {{ limit = 10000 }} }}
+access = {{ rate = "10Gbps", delay = "1ms", queue = {{ limit = 10000 }} }}
+[[flows]]
+tcp = {{ initial_window = 2 {extra} }}
+"#
+        )
+    };
+    let plain = run(&flows(""));
+    let limited = run(&flows(", max_ssthresh = 100"));
+    let cwnd = |r: &RunResults, i: usize| r.flow_series.f64("cwnd")[i];
+    // RTT 44 ms: by 1 s the plain flow has doubled about 20 times; the limited one adds at most
+    // 50 segments per RTT once above 100.
+    assert!(cwnd(&plain, 1) > 10_000.0, "plain slow start at 1 s: {}", cwnd(&plain, 1));
+    let rtts_per_s = 1.0 / 0.044;
+    let at_1s = cwnd(&limited, 1);
+    assert!(at_1s < 100.0 + 50.0 * rtts_per_s, "limited at 1 s: {at_1s}");
+    let grown = cwnd(&limited, 2) - at_1s;
+    assert!(grown <= 50.0 * 0.5 * rtts_per_s + 1.0, "limited grew +{grown} in 0.5 s");
+    assert!(grown > 0.9 * 50.0 * 0.5 * rtts_per_s, "limited slow start still grows at its cap: +{grown}");
+}
+
+#[test]
+fn triple_slow_start_reaches_the_switch_point_sooner() {
+    let early = |ss: &str| {
+        let r = run(&format!(
+            r#"
+[simulation]
+duration = "0.2s"
+sample_interval = "200ms"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "1Gbps", delay = "20ms", queue = {{ limit = 10000 }} }}
+access = {{ rate = "10Gbps", delay = "1ms", queue = {{ limit = 10000 }} }}
+[[flows]]
+tcp = {{ initial_window = 1, cc = {{ algo = "multcp", n = 10, slow_start = "{ss}" }} }}
+"#
+        ));
+        r.flow_series.f64("cwnd")[0]
+    };
+    // Four RTTs: doubling gives about 2^4 = 16; tripling about 3^4 = 81 (N = 10 switches at 512).
+    let (standard, triple) = (early("standard"), early("triple"));
+    assert!(standard <= 32.0 && triple >= 60.0, "standard {standard}, triple {triple}");
+}
