@@ -6,7 +6,9 @@
 
 use super::multcp::{LossPolicy, MulTcp, MulTcpSlowStart};
 use super::scalable::{Scalable, ScalableVariant};
+use super::vegas::{RefreshTo, Vegas, VegasDiff, VegasRule, VegasSlowStart};
 use super::{Aimd, CongestionControl};
+use crate::units::Dur;
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -32,10 +34,42 @@ pub enum CcConfig {
         /// How ssthresh is set on a loss (specs/001 ambiguity A16).
         loss_policy: LossPolicy,
     },
+    /// TCP Vegas (Brakmo and Peterson 1995; specs/004 §1.3, algorithms_reference §8).
+    Vegas {
+        /// Below this many queued segments, +1 per RTT (default 2).
+        alpha: f64,
+        /// Above this many queued segments, −1 per RTT (default 4).
+        beta: f64,
+        /// Slow-start exit threshold of the `brakmo` and `linux` slow starts (default 1).
+        gamma: f64,
+        /// `thesis` (+1 every other ACK), `brakmo` (double every other RTT) or `linux`.
+        slow_start: VegasSlowStart,
+        /// `paper` (cwnd·(1 − baseRTT/rtt)) or `linux` (cwnd·(rtt − baseRTT)/baseRTT).
+        diff: VegasDiff,
+        /// Period of the base-RTT refresh (specs/004 §5.3, e.g. "100ms"); none by default.
+        base_rtt_refresh: Option<Dur>,
+        /// What baseRTT becomes at a refresh: `interval_min` or `last_sample` (specs/004 A36).
+        refresh_to: RefreshTo,
+    },
+    /// Enhanced Vegas (Hasegawa 2000, Eq 2.26): Vegas with α = β = δ and no dead zone.
+    VegasEnhanced {
+        /// Target number of queued segments (default 3).
+        delta: f64,
+        /// As for `vegas`.
+        gamma: f64,
+        /// As for `vegas`.
+        slow_start: VegasSlowStart,
+        /// As for `vegas`.
+        diff: VegasDiff,
+        /// As for `vegas`.
+        base_rtt_refresh: Option<Dur>,
+        /// As for `vegas`.
+        refresh_to: RefreshTo,
+    },
 }
 
 /// Names accepted for `algo`, in the order error messages list them.
-pub const ALGORITHMS: &[&str] = &["reno", "scalable", "multcp"];
+pub const ALGORITHMS: &[&str] = &["reno", "scalable", "multcp", "vegas", "vegas_enhanced"];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -57,6 +91,68 @@ struct MulTcpParams {
 
 fn one() -> f64 {
     1.0
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VegasParams {
+    #[serde(default = "vegas_alpha")]
+    alpha: f64,
+    #[serde(default = "vegas_beta")]
+    beta: f64,
+    #[serde(default = "vegas_gamma")]
+    gamma: f64,
+    #[serde(default)]
+    slow_start: VegasSlowStart,
+    #[serde(default)]
+    diff: VegasDiff,
+    #[serde(default)]
+    base_rtt_refresh: Option<Dur>,
+    #[serde(default)]
+    refresh_to: RefreshTo,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VegasEnhancedParams {
+    #[serde(default = "vegas_delta")]
+    delta: f64,
+    #[serde(default = "vegas_gamma")]
+    gamma: f64,
+    #[serde(default)]
+    slow_start: VegasSlowStart,
+    #[serde(default)]
+    diff: VegasDiff,
+    #[serde(default)]
+    base_rtt_refresh: Option<Dur>,
+    #[serde(default)]
+    refresh_to: RefreshTo,
+}
+
+fn vegas_alpha() -> f64 {
+    super::vegas::ALPHA
+}
+fn vegas_beta() -> f64 {
+    super::vegas::BETA
+}
+fn vegas_gamma() -> f64 {
+    super::vegas::GAMMA
+}
+fn vegas_delta() -> f64 {
+    super::vegas::DELTA
+}
+
+/// Check the options Vegas and Enhanced Vegas share.
+fn check_vegas_common(gamma: f64, base_rtt_refresh: Option<Dur>) -> Result<(), String> {
+    if !(gamma.is_finite() && gamma >= 0.0) {
+        return Err(format!("gamma: must be a number of segments >= 0, got {gamma}"));
+    }
+    if let Some(p) = base_rtt_refresh {
+        if p.0 == 0 {
+            return Err("base_rtt_refresh: must be a positive time such as \"100ms\", got 0".into());
+        }
+    }
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -93,6 +189,40 @@ impl CcConfig {
                 }
                 CcConfig::Multcp { n: p.n, slow_start: p.slow_start, loss_policy: p.loss_policy }
             }
+            "vegas" => {
+                let p: VegasParams = params(&algo, table)?;
+                if !(p.alpha.is_finite() && p.alpha >= 0.0) {
+                    return Err(format!("alpha: must be a number of segments >= 0, got {}", p.alpha));
+                }
+                if !(p.beta.is_finite() && p.beta >= p.alpha) {
+                    return Err(format!("beta: must be a number of segments >= alpha ({}), got {}", p.alpha, p.beta));
+                }
+                check_vegas_common(p.gamma, p.base_rtt_refresh)?;
+                CcConfig::Vegas {
+                    alpha: p.alpha,
+                    beta: p.beta,
+                    gamma: p.gamma,
+                    slow_start: p.slow_start,
+                    diff: p.diff,
+                    base_rtt_refresh: p.base_rtt_refresh,
+                    refresh_to: p.refresh_to,
+                }
+            }
+            "vegas_enhanced" => {
+                let p: VegasEnhancedParams = params(&algo, table)?;
+                if !(p.delta.is_finite() && p.delta > 0.0) {
+                    return Err(format!("delta: must be a number of segments > 0, got {}", p.delta));
+                }
+                check_vegas_common(p.gamma, p.base_rtt_refresh)?;
+                CcConfig::VegasEnhanced {
+                    delta: p.delta,
+                    gamma: p.gamma,
+                    slow_start: p.slow_start,
+                    diff: p.diff,
+                    base_rtt_refresh: p.base_rtt_refresh,
+                    refresh_to: p.refresh_to,
+                }
+            }
             other => {
                 let allowed: Vec<String> = ALGORITHMS.iter().map(|a| format!("`{a}`")).collect();
                 return Err(format!("unknown algorithm `{other}`, expected one of {}", allowed.join(", ")));
@@ -107,6 +237,26 @@ impl CcConfig {
             CcConfig::Reno => Box::new(Aimd::reno()),
             CcConfig::Scalable { variant } => Box::new(Scalable::new(variant)),
             CcConfig::Multcp { n, slow_start, loss_policy } => Box::new(MulTcp::new(n, slow_start, loss_policy)),
+            CcConfig::Vegas { alpha, beta, gamma, slow_start, diff, base_rtt_refresh, refresh_to } => {
+                Box::new(Vegas::new(
+                    VegasRule::DeadZone { alpha, beta },
+                    gamma,
+                    slow_start,
+                    diff,
+                    base_rtt_refresh.map(|d| d.0),
+                    refresh_to,
+                ))
+            }
+            CcConfig::VegasEnhanced { delta, gamma, slow_start, diff, base_rtt_refresh, refresh_to } => {
+                Box::new(Vegas::new(
+                    VegasRule::Enhanced { delta },
+                    gamma,
+                    slow_start,
+                    diff,
+                    base_rtt_refresh.map(|d| d.0),
+                    refresh_to,
+                ))
+            }
         }
     }
 
@@ -116,6 +266,8 @@ impl CcConfig {
             CcConfig::Reno => "reno",
             CcConfig::Scalable { .. } => "scalable",
             CcConfig::Multcp { .. } => "multcp",
+            CcConfig::Vegas { .. } => "vegas",
+            CcConfig::VegasEnhanced { .. } => "vegas_enhanced",
         }
     }
 }
@@ -180,5 +332,82 @@ mod tests {
         assert!(e.starts_with("missing field `algo`"), "{e}");
         assert!(parse("{\"algo\": \"reno\", \"a\": 2}").is_err());
         assert!(parse("3").unwrap_err().starts_with("expected an algorithm name"));
+    }
+
+    #[test]
+    fn vegas_defaults_options_and_round_trip() {
+        let thesis = CcConfig::Vegas {
+            alpha: 2.0,
+            beta: 4.0,
+            gamma: 1.0,
+            slow_start: VegasSlowStart::Thesis,
+            diff: VegasDiff::Paper,
+            base_rtt_refresh: None,
+            refresh_to: RefreshTo::IntervalMin,
+        };
+        assert_eq!(parse("\"vegas\"").unwrap(), thesis);
+        let asym = parse(
+            "{\"algo\": \"vegas\", \"alpha\": 1, \"beta\": 3, \"slow_start\": \"brakmo\", \"diff\": \"linux\", \"base_rtt_refresh\": \"100ms\", \"refresh_to\": \"last_sample\"}",
+        )
+        .unwrap();
+        assert_eq!(
+            asym,
+            CcConfig::Vegas {
+                alpha: 1.0,
+                beta: 3.0,
+                gamma: 1.0,
+                slow_start: VegasSlowStart::Brakmo,
+                diff: VegasDiff::Linux,
+                base_rtt_refresh: Some(Dur::from_millis(100)),
+                refresh_to: RefreshTo::LastSample,
+            }
+        );
+        let enhanced = parse("\"vegas_enhanced\"").unwrap();
+        assert_eq!(
+            enhanced,
+            CcConfig::VegasEnhanced {
+                delta: 3.0,
+                gamma: 1.0,
+                slow_start: VegasSlowStart::Thesis,
+                diff: VegasDiff::Paper,
+                base_rtt_refresh: None,
+                refresh_to: RefreshTo::IntervalMin,
+            }
+        );
+        for cfg in [thesis, asym, enhanced] {
+            let json = serde_json::to_string(&cfg).unwrap();
+            assert_eq!(parse(&json).unwrap(), cfg, "{json}");
+            assert_eq!(cfg.build().name(), cfg.as_str());
+        }
+    }
+
+    #[test]
+    fn vegas_parameters_are_validated() {
+        let cases = [
+            ("{\"algo\": \"vegas\", \"alpha\": -1}", "alpha: must be a number of segments >= 0, got -1"),
+            (
+                "{\"algo\": \"vegas\", \"alpha\": 3, \"beta\": 2}",
+                "beta: must be a number of segments >= alpha (3), got 2",
+            ),
+            ("{\"algo\": \"vegas\", \"beta\": 1}", "beta: must be a number of segments >= alpha (2), got 1"),
+            ("{\"algo\": \"vegas\", \"gamma\": -0.5}", "gamma: must be a number of segments >= 0, got -0.5"),
+            ("{\"algo\": \"vegas\", \"base_rtt_refresh\": \"0ms\"}", "base_rtt_refresh: must be a positive time"),
+            ("{\"algo\": \"vegas\", \"base_rtt_refresh\": \"fast\"}", "base_rtt_refresh: "),
+            (
+                "{\"algo\": \"vegas\", \"slow_start\": \"fast\"}",
+                "slow_start: unknown variant `fast`, expected one of `thesis`, `brakmo`, `linux`",
+            ),
+            ("{\"algo\": \"vegas\", \"diff\": \"ns2\"}", "diff: unknown variant `ns2`, expected `paper` or `linux`"),
+            ("{\"algo\": \"vegas\", \"refresh_to\": \"max\"}", "refresh_to: unknown variant `max`"),
+            ("{\"algo\": \"vegas\", \"delta\": 3}", "unknown field `delta`"),
+            ("{\"algo\": \"vegas_enhanced\", \"delta\": 0}", "delta: must be a number of segments > 0, got 0"),
+            ("{\"algo\": \"vegas_enhanced\", \"alpha\": 2}", "unknown field `alpha`"),
+            ("{\"algo\": \"vegas_enhanced\", \"gamma\": -1}", "gamma: must be a number of segments >= 0, got -1"),
+        ];
+        for (json, expected) in cases {
+            let e = parse(json).unwrap_err();
+            assert!(e.contains(expected), "{json}: {e}");
+            assert!(!e.contains('\n'), "{json}: one line: {e}");
+        }
     }
 }

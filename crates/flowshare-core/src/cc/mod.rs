@@ -15,6 +15,7 @@ mod config;
 pub mod multcp;
 mod reno;
 pub mod scalable;
+pub mod vegas;
 
 pub use config::{CcConfig, ALGORITHMS};
 pub use reno::Aimd;
