@@ -8,7 +8,7 @@
 use crate::cc::CcConfig;
 use crate::net::link::LinkParams;
 use crate::net::{shortest_path, Limit, LinkId, Network, NodeId};
-use crate::tcp::{Recovery, TcpConfig};
+use crate::tcp::{MisRx, MisRxReference, Recovery, TcpConfig};
 use crate::units::{Bytes, Dur, Rate, Time};
 use crate::ConfigError;
 use serde::de::{self, Deserializer, Visitor};
@@ -391,6 +391,39 @@ pub struct TcpCfg {
     /// Largest backoff multiplier.
     #[serde(default = "d_max_backoff")]
     pub max_backoff: u32,
+    /// The retransmission timer runs; `false` models TCP without timeout (RTO = ∞).
+    #[serde(default = "d_true")]
+    pub rto_enabled: bool,
+    /// Mis-retransmission detection (Hasegawa ch. 3).
+    #[serde(default)]
+    pub misrx_detection: bool,
+    /// Its factor k (0 < k < 1).
+    #[serde(default = "d_misrx_k")]
+    pub misrx_k: f64,
+    /// The RTT it compares with.
+    #[serde(default)]
+    pub misrx_rtt: MisRxReference,
+    /// Force a timeout on one segment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force_timeout: Option<ForceTimeout>,
+}
+
+/// A timeout forced on one segment: the timer expires `after` its first transmission unless
+/// the segment has been acknowledged (seed 004's Experiment 1 sets packet 503's RTO small).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForceTimeout {
+    /// Segment number (from 0).
+    pub segment: u64,
+    /// Time from its first transmission to the timeout.
+    pub after: Dur,
+}
+
+fn d_true() -> bool {
+    true
+}
+fn d_misrx_k() -> f64 {
+    0.5
 }
 
 fn d_mss() -> Bytes {
@@ -471,6 +504,20 @@ impl TcpCfg {
         if self.max_backoff == 0 {
             return err("max_backoff", "must be at least 1".into());
         }
+        if !(self.misrx_k > 0.0 && self.misrx_k < 1.0) {
+            return err("misrx_k", format!("must be between 0 and 1 (exclusive), got {}", self.misrx_k));
+        }
+        if self.misrx_detection && self.recovery == Recovery::Sack {
+            return err(
+                "misrx_detection",
+                "is available with recovery = \"tahoe\", \"reno\" or \"newreno\", not \"sack\"".into(),
+            );
+        }
+        if let Some(f) = self.force_timeout {
+            if f.after.0 == 0 {
+                return err("force_timeout.after", "must be greater than 0s".into());
+            }
+        }
         Ok(TcpConfig {
             recovery: self.recovery,
             mss: self.mss.0 as u32,
@@ -488,6 +535,9 @@ impl TcpCfg {
             rto_max: self.rto_max.0,
             timer_tick: self.timer_tick.0,
             max_backoff: self.max_backoff,
+            rto_enabled: self.rto_enabled,
+            misrx: self.misrx_detection.then_some(MisRx { k: self.misrx_k, reference: self.misrx_rtt }),
+            force_timeout: self.force_timeout.map(|f| (f.segment, f.after.0)),
         })
     }
 }
@@ -874,6 +924,15 @@ tcp = { initial_window = 2 }
 
         let e = err_toml(&R1.replace("limit = 250", "limit = 0"));
         assert_eq!(e, "topology.bottleneck.queue.limit: must be at least 1 packet or 1 byte");
+
+        let e = err_toml(
+            &R1.replace("initial_window = 2", "initial_window = 2, misrx_detection = true, recovery = \"sack\""),
+        );
+        assert!(e.starts_with("flows[0].tcp.misrx_detection: is available with recovery"), "{e}");
+        let e = err_toml(&R1.replace("initial_window = 2", "initial_window = 2, misrx_k = 1.5"));
+        assert_eq!(e, "flows[0].tcp.misrx_k: must be between 0 and 1 (exclusive), got 1.5");
+        let e = err_toml(&R1.replace("initial_window = 2", "initial_window = 2, force_timeout = { segment = 3 }"));
+        assert!(e.starts_with("flows[0].tcp.force_timeout: missing field `after`"), "{e}");
 
         let e = err_toml(&R1.replace("count = 16", "count = 16\nsrc = \"a\""));
         assert!(e.starts_with("flows[0].src: only allowed with topology kind \"graph\""), "{e}");

@@ -437,6 +437,7 @@ impl Simulation {
         t.push("retransmits", ints(&|i| st(i).retransmits as i64));
         t.push("fast_retransmits", ints(&|i| st(i).fast_retransmits as i64));
         t.push("timeouts", ints(&|i| st(i).timeouts as i64));
+        t.push("misrx_detected", ints(&|i| st(i).misrx_detected as i64));
         t.push("drops", ints(&|i| self.counters[i].data_dropped as i64));
         t.push("ack_drops", ints(&|i| self.counters[i].acks_dropped as i64));
         t.push("in_network_end", ints(&|i| in_net[i] as i64));

@@ -40,6 +40,27 @@ impl Recovery {
     }
 }
 
+/// Which RTT a mis-retransmission check compares the first ACK after a timeout with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MisRxReference {
+    /// The last valid RTT sample before the timeout (specs/004 A19's resolution).
+    #[default]
+    LastSample,
+    /// The smoothed RTT before the timeout.
+    Srtt,
+}
+
+/// Mis-retransmission detection (Hasegawa, ch. 3, Eq 3.16): a timeout was spurious when the
+/// first ACK after it comes back faster than `k` times the RTT before it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MisRx {
+    /// The factor k, 0 < k < 1.
+    pub k: f64,
+    /// The RTT compared with.
+    pub reference: MisRxReference,
+}
+
 /// Resolved TCP parameters of one connection (times in nanoseconds, sizes in bytes).
 #[derive(Clone, Copy, Debug)]
 pub struct TcpConfig {
@@ -75,4 +96,11 @@ pub struct TcpConfig {
     pub timer_tick: Time,
     /// Largest backoff multiplier.
     pub max_backoff: u32,
+    /// The retransmission timer runs; `false` is "TCP without timeout" (RTO = ∞).
+    pub rto_enabled: bool,
+    /// Mis-retransmission detection, if enabled.
+    pub misrx: Option<MisRx>,
+    /// Force a timeout: the timer expires this long after segment `.0` is first sent, unless
+    /// it has been acknowledged by then.
+    pub force_timeout: Option<(u64, Time)>,
 }

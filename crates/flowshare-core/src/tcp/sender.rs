@@ -8,7 +8,7 @@
 //! a [`CongestionControl`]. Every variant refuses a second fast retransmit for losses from a
 //! window that is already being recovered (RFC 6582 §4 with `recover`; ns-2's `bug_fix_`).
 
-use super::{Recovery, RttEstimator, TcpConfig};
+use super::{MisRxReference, Recovery, RttEstimator, TcpConfig};
 use crate::cc::{AckSample, CcState, CongestionControl, LossKind, LossSignal, Phase};
 use crate::packet::{Kind, Packet};
 use crate::units::Time;
@@ -59,8 +59,19 @@ pub struct SenderStats {
     pub completed_at: Option<Time>,
     /// When the handshake completed.
     pub established_at: Option<Time>,
+    /// Timeouts found to be spurious by mis-retransmission detection.
+    pub misrx_detected: u64,
     /// When the flow started.
     pub started_at: Option<Time>,
+}
+
+/// What the sender remembers at a timeout to undo it if it proves spurious.
+#[derive(Clone, Copy, Debug)]
+struct TimeoutRecord {
+    at: Time,
+    cwnd: f64,
+    snd_nxt: u64,
+    rtt: f64,
 }
 
 /// A TCP sender.
@@ -98,6 +109,12 @@ pub struct Sender {
     pub rto_entry: Option<Time>,
     round_end: u64,
     last_cwnd_t: Time,
+    /// Last valid RTT sample, ns.
+    last_rtt: Option<Time>,
+    /// Pending mis-retransmission check: set at a timeout, consumed by the next new ACK.
+    misrx_check: Option<TimeoutRecord>,
+    /// Deadline of a forced timeout, once its segment has been sent.
+    forced_deadline: Option<Time>,
     /// Counters.
     pub stats: SenderStats,
 }
@@ -127,6 +144,9 @@ impl Sender {
             rto_entry: None,
             round_end: 0,
             last_cwnd_t: 0,
+            last_rtt: None,
+            misrx_check: None,
+            forced_deadline: None,
             stats: SenderStats { rtt_min: u64::MAX, ..SenderStats::default() },
         }
     }
@@ -139,7 +159,7 @@ impl Sender {
         if self.cfg.handshake {
             self.state = State::SynSent;
             out.push(Packet::new(self.conn, Kind::Syn, 0, self.cfg.ack_size, now));
-            self.rto_deadline = Some(now + self.rtt.timeout(self.backoff));
+            self.arm_timer(now);
         } else {
             self.state = State::Open;
             self.send_available(now, st, out);
@@ -185,9 +205,15 @@ impl Sender {
         }
         if seq >= self.snd_max {
             self.snd_max = seq + 1;
+            if let Some((forced, after)) = self.cfg.force_timeout {
+                if seq == forced {
+                    self.forced_deadline = Some(now + after);
+                    self.arm_timer(now);
+                }
+            }
         }
         if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now + self.rtt.timeout(self.backoff));
+            self.arm_timer(now);
         }
     }
 
@@ -307,8 +333,14 @@ impl Sender {
         }
     }
 
+    /// (Re)start the retransmission timer: RTO from now, or earlier if a forced timeout is
+    /// pending; never when the timer is disabled (unless forced).
     fn arm_timer(&mut self, now: Time) {
-        self.rto_deadline = Some(now + self.rtt.timeout(self.backoff));
+        let rto = self.cfg.rto_enabled.then(|| now + self.rtt.timeout(self.backoff));
+        self.rto_deadline = match (rto, self.forced_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
 
     /// The handshake's SYN-ACK arrived.
@@ -368,6 +400,7 @@ impl Sender {
         let rtt = (!p.retx).then(|| now - p.ts);
         if let Some(r) = rtt {
             self.rtt.sample(r);
+            self.last_rtt = Some(r);
             self.backoff = 1;
             st.srtt = self.rtt.srtt;
             st.min_rtt = st.min_rtt.min(r);
@@ -378,11 +411,28 @@ impl Sender {
             s.rtt_max = s.rtt_max.max(r);
         }
         self.snd_una = ack;
+        if self.forced_deadline.is_some() && self.cfg.force_timeout.is_some_and(|(seg, _)| ack > seg) {
+            self.forced_deadline = None;
+        }
+        // Hasegawa Eq 3.16: the first ACK after a timeout, back sooner than k·RTT, acknowledges
+        // the original transmission: restore ssthresh to the window before the timeout and
+        // cancel the go-back-N by restoring snd_nxt.
+        let mut spurious_snd_nxt = None;
+        if let (Some(rec), Some(cfg)) = (self.misrx_check.take(), self.cfg.misrx) {
+            if ((now - rec.at) as f64) < cfg.k * rec.rtt {
+                st.ssthresh = rec.cwnd;
+                spurious_snd_nxt = Some(rec.snd_nxt);
+                self.stats.misrx_detected += 1;
+            }
+        }
         for _ in 0..newly.min(self.sacked.len() as u64) {
             self.sacked.pop_front();
         }
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
+        }
+        if let Some(nxt) = spurious_snd_nxt {
+            self.snd_nxt = self.snd_nxt.max(nxt);
         }
         if self.high_rxt < self.snd_una {
             self.high_rxt = self.snd_una;
@@ -489,6 +539,9 @@ impl Sender {
             Some(d) if d <= now => {}
             _ => return,
         }
+        if self.forced_deadline.is_some_and(|f| f <= now) {
+            self.forced_deadline = None;
+        }
         self.backoff = (self.backoff * 2).min(self.cfg.max_backoff);
         if self.state == State::SynSent {
             let mut syn = Packet::new(self.conn, Kind::Syn, 0, self.cfg.ack_size, now);
@@ -512,6 +565,14 @@ impl Sender {
         } else {
             self.in_flight()
         };
+        if let Some(cfg) = self.cfg.misrx {
+            let rtt = match cfg.reference {
+                MisRxReference::LastSample => self.last_rtt.map(|r| r as f64),
+                MisRxReference::Srtt => (self.rtt.samples > 0).then_some(self.rtt.srtt),
+            };
+            let window = if st.phase == Phase::Recovery { st.ssthresh } else { st.cwnd };
+            self.misrx_check = rtt.map(|rtt| TimeoutRecord { at: now, cwnd: window, snd_nxt: self.snd_nxt, rtt });
+        }
         st.ssthresh = cc.ssthresh_after(st, &LossSignal { kind: LossKind::Timeout, now, flight_size: flight });
         st.cwnd = 1.0;
         self.set_phase(st, cc, Phase::Loss);

@@ -208,6 +208,9 @@ mod tests {
             rto_max: 60_000_000_000,
             timer_tick: 1_000_000,
             max_backoff: 64,
+            rto_enabled: true,
+            misrx: None,
+            force_timeout: None,
         }
     }
 
