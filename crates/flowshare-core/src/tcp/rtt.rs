@@ -47,8 +47,12 @@ impl RttEstimator {
         }
         self.samples += 1;
         let raw = self.srtt + (self.tick as f64).max(4.0 * self.rttvar);
-        let ticks = (raw / self.tick as f64).ceil() as u64;
-        self.rto = (ticks * self.tick).clamp(self.rto_min, self.rto_max);
+        self.rto = if raw <= self.rto_min as f64 {
+            self.rto_min // the common case: no need to round to a tick
+        } else {
+            let ticks = (raw / self.tick as f64).ceil() as u64;
+            (ticks * self.tick).clamp(self.rto_min, self.rto_max)
+        };
     }
 
     /// The timeout to arm with backoff multiplier `backoff`.

@@ -218,7 +218,8 @@ impl Sender {
     }
 
     fn window(&self, st: &CcState) -> u64 {
-        (st.cwnd.floor() as u64).max(1).min(self.cfg.rwnd)
+        // cwnd ≥ 1, so truncation is floor (and avoids a libm call on the per-ACK path).
+        (st.cwnd as u64).max(1).min(self.cfg.rwnd)
     }
 
     /// Send what the window allows.
@@ -253,7 +254,7 @@ impl Sender {
     /// RFC 6675 §5: while cwnd − pipe ≥ 1, send NextSeg().
     fn send_sack_recovery(&mut self, now: Time, st: &mut CcState, out: &mut Vec<Packet>) {
         let (mut pipe, highest_lost) = self.set_pipe();
-        let cwnd = (st.cwnd.floor() as u64).max(1);
+        let cwnd = (st.cwnd as u64).max(1);
         let mut burst = 0;
         while pipe < cwnd {
             if self.cfg.max_burst > 0 && burst >= self.cfg.max_burst {
