@@ -4,6 +4,9 @@
 //! sets parameters. Every algorithm's parameters are checked here, so a built algorithm can
 //! trust them.
 
+use super::bic::{Bic, BicParams, BicVariant};
+use super::cubic::{Cubic, CubicParams, CubicVariant};
+use super::highspeed::{HighSpeed, HighSpeedVariant};
 use super::multcp::{LossPolicy, MulTcp, MulTcpSlowStart};
 use super::scalable::{Scalable, ScalableVariant};
 use super::vegas::{RefreshTo, Vegas, VegasDiff, VegasRule, VegasSlowStart};
@@ -25,6 +28,15 @@ pub enum CcConfig {
         /// `paper` (+0.01 per ACK, Reno below 16 segments) or `linux` (+1 per 50 ACKs).
         variant: ScalableVariant,
     },
+    /// HighSpeed TCP (RFC 3649).
+    Highspeed {
+        /// `rfc` (the continuous a(w), b(w)) or `linux` (the Appendix B table).
+        variant: HighSpeedVariant,
+    },
+    /// BIC TCP (Xu, Harfoush, Rhee 2004): `variant` (`linux` or `paper`) and its constants.
+    Bic(BicParams),
+    /// CUBIC (RFC 9438): `variant` (`rfc` or `ns2`) and its constants.
+    Cubic(CubicParams),
     /// MulTCP(N): one connection that behaves like N Reno flows (Crowcroft and Oechslin 1998).
     Multcp {
         /// Number of flows emulated (real, at least 1).
@@ -69,7 +81,7 @@ pub enum CcConfig {
 }
 
 /// Names accepted for `algo`, in the order error messages list them.
-pub const ALGORITHMS: &[&str] = &["reno", "scalable", "multcp", "vegas", "vegas_enhanced"];
+pub const ALGORITHMS: &[&str] = &["reno", "scalable", "multcp", "vegas", "vegas_enhanced", "highspeed", "bic", "cubic"];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -157,6 +169,88 @@ fn check_vegas_common(gamma: f64, base_rtt_refresh: Option<Dur>) -> Result<(), S
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct HighSpeedParams {
+    #[serde(default)]
+    variant: HighSpeedVariant,
+}
+
+/// BIC: a variant and overrides of its defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BicTable {
+    #[serde(default)]
+    variant: BicVariant,
+    beta: Option<f64>,
+    s_max: Option<f64>,
+    s_min: Option<f64>,
+    low_window: Option<f64>,
+    fast_convergence: Option<bool>,
+}
+
+/// CUBIC: a variant and overrides of its defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CubicTable {
+    #[serde(default)]
+    variant: CubicVariant,
+    c: Option<f64>,
+    beta: Option<f64>,
+    fast_convergence: Option<bool>,
+    tcp_friendliness: Option<bool>,
+}
+
+/// β as the fraction of the window kept on a loss: strictly between 0 and 1.
+fn check_kept_fraction(beta: f64) -> Result<(), String> {
+    if !(beta.is_finite() && beta > 0.0 && beta < 1.0) {
+        return Err(format!("beta: must be the fraction of the window kept on a loss, 0 < beta < 1, got {beta}"));
+    }
+    Ok(())
+}
+
+fn bic_params(t: BicTable) -> Result<BicParams, String> {
+    let d = BicParams::defaults(t.variant);
+    let p = BicParams {
+        variant: t.variant,
+        beta: t.beta.unwrap_or(d.beta),
+        s_max: t.s_max.unwrap_or(d.s_max),
+        s_min: t.s_min.unwrap_or(d.s_min),
+        low_window: t.low_window.unwrap_or(d.low_window),
+        fast_convergence: t.fast_convergence.unwrap_or(d.fast_convergence),
+    };
+    check_kept_fraction(p.beta)?;
+    if !(p.s_max.is_finite() && p.s_max > 0.0) {
+        return Err(format!("s_max: must be a number of segments per RTT > 0, got {}", p.s_max));
+    }
+    if !(p.s_min.is_finite() && p.s_min > 0.0 && p.s_min <= p.s_max) {
+        return Err(format!(
+            "s_min: must be a number of segments per RTT > 0 and <= s_max ({}), got {}",
+            p.s_max, p.s_min
+        ));
+    }
+    if !(p.low_window.is_finite() && p.low_window >= 0.0) {
+        return Err(format!("low_window: must be a number of segments >= 0, got {}", p.low_window));
+    }
+    Ok(p)
+}
+
+fn cubic_params(t: CubicTable) -> Result<CubicParams, String> {
+    let d = CubicParams::defaults(t.variant);
+    let p = CubicParams {
+        variant: t.variant,
+        c: t.c.unwrap_or(d.c),
+        beta: t.beta.unwrap_or(d.beta),
+        fast_convergence: t.fast_convergence.unwrap_or(d.fast_convergence),
+        tcp_friendliness: t.tcp_friendliness.unwrap_or(d.tcp_friendliness),
+    };
+    if !(p.c.is_finite() && p.c > 0.0) {
+        return Err(format!("c: must be a number of segments/s^3 > 0, got {}", p.c));
+    }
+    check_kept_fraction(p.beta)?;
+    Ok(p)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct NoParams {}
 
 fn params<T: for<'de> Deserialize<'de>>(algo: &str, table: Map<String, Value>) -> Result<T, String> {
@@ -223,6 +317,9 @@ impl CcConfig {
                     refresh_to: p.refresh_to,
                 }
             }
+            "highspeed" => CcConfig::Highspeed { variant: params::<HighSpeedParams>(&algo, table)?.variant },
+            "bic" => CcConfig::Bic(bic_params(params(&algo, table)?)?),
+            "cubic" => CcConfig::Cubic(cubic_params(params(&algo, table)?)?),
             other => {
                 let allowed: Vec<String> = ALGORITHMS.iter().map(|a| format!("`{a}`")).collect();
                 return Err(format!("unknown algorithm `{other}`, expected one of {}", allowed.join(", ")));
@@ -237,6 +334,9 @@ impl CcConfig {
             CcConfig::Reno => Box::new(Aimd::reno()),
             CcConfig::Scalable { variant } => Box::new(Scalable::new(variant)),
             CcConfig::Multcp { n, slow_start, loss_policy } => Box::new(MulTcp::new(n, slow_start, loss_policy)),
+            CcConfig::Highspeed { variant } => Box::new(HighSpeed::new(variant)),
+            CcConfig::Bic(p) => Box::new(Bic::new(p)),
+            CcConfig::Cubic(p) => Box::new(Cubic::new(p)),
             CcConfig::Vegas { alpha, beta, gamma, slow_start, diff, base_rtt_refresh, refresh_to } => {
                 Box::new(Vegas::new(
                     VegasRule::DeadZone { alpha, beta },
@@ -266,6 +366,9 @@ impl CcConfig {
             CcConfig::Reno => "reno",
             CcConfig::Scalable { .. } => "scalable",
             CcConfig::Multcp { .. } => "multcp",
+            CcConfig::Highspeed { .. } => "highspeed",
+            CcConfig::Bic(_) => "bic",
+            CcConfig::Cubic(_) => "cubic",
             CcConfig::Vegas { .. } => "vegas",
             CcConfig::VegasEnhanced { .. } => "vegas_enhanced",
         }
@@ -408,6 +511,101 @@ mod tests {
             let e = parse(json).unwrap_err();
             assert!(e.contains(expected), "{json}: {e}");
             assert!(!e.contains('\n'), "{json}: one line: {e}");
+        }
+    }
+
+    #[test]
+    fn highspeed_bic_cubic_defaults_overrides_and_round_trip() {
+        let hs = parse("\"highspeed\"").unwrap();
+        assert_eq!(hs, CcConfig::Highspeed { variant: HighSpeedVariant::Rfc });
+        let hs_linux = parse("{\"algo\": \"highspeed\", \"variant\": \"linux\"}").unwrap();
+        assert_eq!(hs_linux, CcConfig::Highspeed { variant: HighSpeedVariant::Linux });
+
+        let bic = parse("\"bic\"").unwrap();
+        let linux = BicParams {
+            variant: BicVariant::Linux,
+            beta: 819.0 / 1024.0,
+            s_max: 16.0,
+            s_min: 0.2,
+            low_window: 14.0,
+            fast_convergence: true,
+        };
+        assert_eq!(bic, CcConfig::Bic(linux));
+        let paper = parse("{\"algo\": \"bic\", \"variant\": \"paper\"}").unwrap();
+        let paper_params = BicParams { variant: BicVariant::Paper, beta: 0.875, s_max: 32.0, s_min: 0.01, ..linux };
+        assert_eq!(paper, CcConfig::Bic(paper_params));
+        let tuned =
+            parse("{\"algo\": \"bic\", \"variant\": \"paper\", \"s_max\": 8, \"fast_convergence\": false}").unwrap();
+        assert_eq!(tuned, CcConfig::Bic(BicParams { s_max: 8.0, fast_convergence: false, ..paper_params }));
+
+        let cubic = parse("\"cubic\"").unwrap();
+        let rfc = CubicParams {
+            variant: CubicVariant::Rfc,
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            tcp_friendliness: true,
+        };
+        assert_eq!(cubic, CcConfig::Cubic(rfc));
+        let ns2 = parse("{\"algo\": \"cubic\", \"variant\": \"ns2\"}").unwrap();
+        assert_eq!(ns2, CcConfig::Cubic(CubicParams { variant: CubicVariant::Ns2, beta: 819.0 / 1024.0, ..rfc }));
+        let ns3_like = parse("{\"algo\": \"cubic\", \"tcp_friendliness\": false, \"c\": 0.3}").unwrap();
+        assert_eq!(ns3_like, CcConfig::Cubic(CubicParams { tcp_friendliness: false, c: 0.3, ..rfc }));
+
+        for cfg in [hs, hs_linux, bic, paper, tuned, cubic, ns2, ns3_like] {
+            let json = serde_json::to_string(&cfg).unwrap();
+            assert_eq!(parse(&json).unwrap(), cfg, "{json}");
+            assert_eq!(cfg.build().name(), cfg.as_str());
+        }
+    }
+
+    #[test]
+    fn highspeed_bic_cubic_parameters_are_validated() {
+        let cases = [
+            (
+                "{\"algo\": \"highspeed\", \"variant\": \"ns3\"}",
+                "variant: unknown variant `ns3`, expected `rfc` or `linux`",
+            ),
+            ("{\"algo\": \"highspeed\", \"low_window\": 20}", "unknown field `low_window`"),
+            (
+                "{\"algo\": \"bic\", \"variant\": \"ns3\"}",
+                "variant: unknown variant `ns3`, expected `linux` or `paper`",
+            ),
+            ("{\"algo\": \"bic\", \"beta\": 0.125}", ""),
+            (
+                "{\"algo\": \"bic\", \"beta\": 1}",
+                "beta: must be the fraction of the window kept on a loss, 0 < beta < 1, got 1",
+            ),
+            ("{\"algo\": \"bic\", \"beta\": 0}", "beta: must be the fraction of the window kept on a loss"),
+            ("{\"algo\": \"bic\", \"s_max\": 0}", "s_max: must be a number of segments per RTT > 0, got 0"),
+            (
+                "{\"algo\": \"bic\", \"s_min\": 20}",
+                "s_min: must be a number of segments per RTT > 0 and <= s_max (16), got 20",
+            ),
+            ("{\"algo\": \"bic\", \"s_min\": -1}", "s_min: must be"),
+            ("{\"algo\": \"bic\", \"low_window\": -2}", "low_window: must be a number of segments >= 0, got -2"),
+            ("{\"algo\": \"bic\", \"fast_convergence\": 1}", "fast_convergence: invalid type"),
+            ("{\"algo\": \"bic\", \"b\": 4}", "unknown field `b`"),
+            (
+                "{\"algo\": \"cubic\", \"variant\": \"linux\"}",
+                "variant: unknown variant `linux`, expected `rfc` or `ns2`",
+            ),
+            ("{\"algo\": \"cubic\", \"c\": 0}", "c: must be a number of segments/s^3 > 0, got 0"),
+            (
+                "{\"algo\": \"cubic\", \"beta\": 1.5}",
+                "beta: must be the fraction of the window kept on a loss, 0 < beta < 1, got 1.5",
+            ),
+            ("{\"algo\": \"cubic\", \"hystart\": true}", "unknown field `hystart`"),
+            ("{\"algo\": \"cubic\", \"tcp_friendliness\": \"yes\"}", "tcp_friendliness: invalid type"),
+        ];
+        for (json, expected) in cases {
+            match parse(json) {
+                Err(e) => {
+                    assert!(!expected.is_empty() && e.contains(expected), "{json}: {e}");
+                    assert!(!e.contains('\n'), "{json}: one line: {e}");
+                }
+                Ok(cfg) => assert!(expected.is_empty(), "{json} accepted as {cfg:?}"),
+            }
         }
     }
 }

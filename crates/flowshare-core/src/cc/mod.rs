@@ -11,7 +11,10 @@
 //! simulation, not inside the sender, so that an ensemble controller can update several
 //! connections' windows at once (see `docs/adr/0001-congestion-control-interface.md`).
 
+pub mod bic;
 mod config;
+pub mod cubic;
+pub mod highspeed;
 pub mod multcp;
 mod reno;
 pub mod scalable;

@@ -1,0 +1,387 @@
+//! CUBIC (RFC 9438; Ha, Rhee, Xu, "CUBIC: a new TCP-friendly high-speed TCP variant", SIGOPS
+//! OSR 42(5), 2008): the window follows W_cubic(t) = C·(t − K)³ + W_max, a cubic of the time
+//! since the last reduction with its plateau at the window of the last loss, K seconds later.
+//!
+//! Two variants (`specs/algorithms_reference.md` §10):
+//!
+//! - `rfc` (default): RFC 9438 §4 with C = 0.4, β_cubic = 0.7, fast convergence and the
+//!   Reno-friendly region. An epoch starts at the first ACK in congestion avoidance after a
+//!   reduction: K = ∛((W_max − cwnd_epoch)/C) (negative when cwnd_epoch > W_max: the curve is
+//!   then convex from the start); per ACK cwnd += (target − cwnd)/cwnd with target =
+//!   W_cubic(t + SRTT) clamped to [cwnd, 1.5·cwnd]; W_est += α·acked/cwnd with α = 3(1 − β)/(1 +
+//!   β), 1 once W_est ≥ cwnd_prior, and cwnd = W_est while W_cubic(t) < W_est. Without an
+//!   earlier loss, and after a timeout, the epoch starts with W_max = cwnd and K = 0 (§4.8,
+//!   §4.10). Slow start is Reno's (§4.10 allows it; HyStart++ is not implemented).
+//! - `ns2`: ns-2.35 TCP-Linux `cubic`, i.e. Linux 2.6.22's CUBIC v2.1: β = 819/1024, no
+//!   HyStart, the target taken at t + min RTT, at most `16 segments per 100 ms of min RTT` once
+//!   t ≥ K, +cwnd/50 per RTT (cnt = 50) in congestion avoidance before the first loss, a Reno
+//!   estimate that limits cnt (cnt ≤ cwnd/(W_est − cwnd)) rather than replacing cwnd, and a
+//!   full reset of W_max after a timeout (`bictcp_state` on TCP_CA_Loss).
+//!
+//! Differences: the decrease and W_max apply to FlightSize (RFC 5681's convention, used by
+//! every algorithm here; RFC 9438 also reduces ssthresh from flight_size but sets W_max and
+//! cwnd_prior from cwnd, Linux uses cwnd for all three); they are equal while the flow is
+//! window-limited. Time and K are real numbers, not Linux's 1/1024 s fixed point, and C = 0.4
+//! exactly (Linux `bic_scale` 41 gives 0.4004). The `ns2` Reno estimate grows at the ideal
+//! 3(1 − β)/(1 + β) = 1/3 segment per RTT where Linux's integer `beta_scale` gives 8/23 ≈ 0.348.
+//! ns-3.37's `TcpCubic` has no Reno-friendly region; `tcp_friendliness = false` gives that.
+
+use super::{slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal};
+use crate::units::{Time, NS_PER_SEC};
+use serde::{Deserialize, Serialize};
+
+/// RFC 9438 or ns-2.35 TCP-Linux.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CubicVariant {
+    /// RFC 9438.
+    #[default]
+    Rfc,
+    /// ns-2.35 TCP-Linux `cubic` (Linux 2.6.22, CUBIC v2.1).
+    Ns2,
+}
+
+/// ns-2 (Linux 2.6.22) `beta`: 819/1024 of the window is kept on a loss.
+pub const NS2_BETA: f64 = 819.0 / 1024.0;
+/// ns-2: cnt in congestion avoidance before the first loss (+2 % per RTT).
+const NS2_NO_LOSS_CNT: f64 = 50.0;
+/// ns-2 `max_increment`: at most this many segments per 100 ms of min RTT once t ≥ K.
+const NS2_MAX_INCREMENT_PER_100MS: f64 = 16.0;
+/// ns-2: cnt when the target is at or below cwnd ("very small increment", per cwnd).
+const NS2_IDLE_CNT: f64 = 100.0;
+/// RFC 9438 §4.4: the target is at most 1.5·cwnd.
+const MAX_TARGET_RATIO: f64 = 1.5;
+
+/// CUBIC parameters (validated by `CcConfig`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CubicParams {
+    /// Rule set.
+    pub variant: CubicVariant,
+    /// C, segments/s³ (0.4 in both).
+    pub c: f64,
+    /// β_cubic: fraction of the window kept on a loss (RFC 0.7, ns-2 819/1024).
+    pub beta: f64,
+    /// A loss below W_max sets W_max = cwnd·(1 + β)/2.
+    pub fast_convergence: bool,
+    /// The Reno-friendly region (Linux `tcp_friendliness`).
+    pub tcp_friendliness: bool,
+}
+
+impl CubicParams {
+    /// The defaults of a variant.
+    pub fn defaults(variant: CubicVariant) -> Self {
+        let beta = match variant {
+            CubicVariant::Rfc => 0.7,
+            CubicVariant::Ns2 => NS2_BETA,
+        };
+        CubicParams { variant, c: 0.4, beta, fast_convergence: true, tcp_friendliness: true }
+    }
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams::defaults(CubicVariant::default())
+    }
+}
+
+/// CUBIC state: everything needed to resume the curve, in one copyable struct.
+#[derive(Clone, Copy, Debug)]
+pub struct Cubic {
+    p: CubicParams,
+    /// Window at the last loss (after fast convergence); 0 = none yet or reset by a timeout.
+    w_max: f64,
+    /// Window before the last reduction (RFC 9438 cwnd_prior).
+    cwnd_prior: f64,
+    /// Seconds from the epoch start to the plateau.
+    k: f64,
+    /// Start of the current congestion-avoidance epoch; `None` until its first ACK.
+    t_epoch: Option<Time>,
+    /// Reno-friendly estimate, segments.
+    w_est: f64,
+    /// A loss has happened (ns-2 `loss_cwnd != 0`).
+    lost: bool,
+    /// The last reduction was a retransmission timeout.
+    after_timeout: bool,
+}
+
+impl Cubic {
+    /// A fresh instance.
+    pub fn new(p: CubicParams) -> Self {
+        Cubic { p, w_max: 0.0, cwnd_prior: 0.0, k: 0.0, t_epoch: None, w_est: 0.0, lost: false, after_timeout: false }
+    }
+
+    /// W_max, segments (0 before the first loss).
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+
+    /// K of the current epoch, seconds.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+
+    /// W_cubic(t) of the current epoch, t in seconds since the epoch start (RFC 9438 eq. 1).
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        self.p.c * (t - self.k).powi(3) + self.w_max
+    }
+
+    fn start_epoch(&mut self, st: &CcState, now: Time) {
+        self.t_epoch = Some(now);
+        self.w_est = st.cwnd;
+        if self.w_max <= 0.0 || (self.after_timeout && self.p.variant == CubicVariant::Rfc) {
+            // no loss yet, or the first epoch after a timeout: plateau where we are
+            self.w_max = st.cwnd;
+            if self.cwnd_prior <= 0.0 {
+                self.cwnd_prior = st.cwnd;
+            }
+            self.k = 0.0;
+        } else if self.p.variant == CubicVariant::Ns2 && self.w_max <= st.cwnd {
+            // Linux: the origin moves up to cwnd, K = 0
+            self.w_max = st.cwnd;
+            self.k = 0.0;
+        } else {
+            self.k = ((self.w_max - st.cwnd) / self.p.c).cbrt();
+        }
+        self.after_timeout = false;
+    }
+}
+
+fn secs(t: Time) -> f64 {
+    t as f64 / NS_PER_SEC as f64
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        if st.cwnd < st.ssthresh {
+            slow_start(st);
+            return;
+        }
+        let t0 = match self.t_epoch {
+            Some(t0) => t0,
+            None => {
+                self.start_epoch(st, ack.now);
+                ack.now
+            }
+        };
+        let t = secs(ack.now.saturating_sub(t0));
+        let acked = ack.newly_acked as f64;
+        let min_rtt = if st.min_rtt == u64::MAX { 0.0 } else { secs(st.min_rtt) };
+        let alpha = 3.0 * (1.0 - self.p.beta) / (1.0 + self.p.beta);
+        match self.p.variant {
+            CubicVariant::Rfc => {
+                let rtt = if st.srtt > 0.0 { st.srtt / NS_PER_SEC as f64 } else { min_rtt };
+                let target = self.w_cubic(t + rtt).clamp(st.cwnd, MAX_TARGET_RATIO * st.cwnd);
+                if self.p.tcp_friendliness {
+                    let a = if self.w_est >= self.cwnd_prior { 1.0 } else { alpha };
+                    self.w_est += a * acked / st.cwnd;
+                    if self.w_cubic(t) < self.w_est {
+                        st.cwnd = st.cwnd.max(self.w_est);
+                        return;
+                    }
+                }
+                st.cwnd += (target - st.cwnd) / st.cwnd;
+            }
+            CubicVariant::Ns2 => {
+                let target = self.w_cubic(t + min_rtt);
+                let mut cnt = if target > st.cwnd { st.cwnd / (target - st.cwnd) } else { NS2_IDLE_CNT * st.cwnd };
+                if min_rtt > 0.0 && t >= self.k {
+                    let min_cnt = st.cwnd * 0.1 / (NS2_MAX_INCREMENT_PER_100MS * min_rtt);
+                    cnt = cnt.max(min_cnt);
+                }
+                if !self.lost {
+                    cnt = NS2_NO_LOSS_CNT;
+                }
+                if self.p.tcp_friendliness {
+                    self.w_est += alpha * acked / st.cwnd;
+                    if self.w_est > st.cwnd {
+                        cnt = cnt.min(st.cwnd / (self.w_est - st.cwnd));
+                    }
+                }
+                st.cwnd += acked / cnt.max(1.0);
+            }
+        }
+    }
+
+    fn ssthresh_after(&mut self, _st: &CcState, loss: &LossSignal) -> f64 {
+        let w = loss.flight_size as f64;
+        let b = self.p.beta;
+        self.t_epoch = None;
+        self.w_max = if self.p.fast_convergence && w < self.w_max { w * (1.0 + b) / 2.0 } else { w };
+        self.cwnd_prior = w;
+        self.lost = true;
+        self.after_timeout = loss.kind == LossKind::Timeout;
+        if self.after_timeout && self.p.variant == CubicVariant::Ns2 {
+            // bictcp_reset on entering TCP_CA_Loss
+            *self = Cubic::new(self.p);
+        }
+        (w * b).max(2.0)
+    }
+
+    fn metrics(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("cubic_w_max", self.w_max);
+        out("cubic_k", self.k);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Time = 1_000_000;
+
+    fn ack_at(now: Time) -> AckSample {
+        AckSample { now, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 0 }
+    }
+
+    fn loss(kind: LossKind, flight: u64) -> LossSignal {
+        LossSignal { kind, now: 0, flight_size: flight }
+    }
+
+    /// Congestion-avoidance state after a reduction to ssthresh, with the given RTTs.
+    fn ca_state(cwnd: f64, srtt_ms: f64, min_rtt_ms: u64) -> CcState {
+        let mut st = CcState::new(cwnd, cwnd, 1460);
+        st.srtt = srtt_ms * MS as f64;
+        st.min_rtt = min_rtt_ms * MS;
+        st
+    }
+
+    /// algorithms_reference §10: W_max = 100, β = 0.7, C = 0.4 -> cwnd_epoch 70, K = ∛75.
+    #[test]
+    fn the_curve_after_a_loss_at_100() {
+        let mut c = Cubic::new(CubicParams::default());
+        let st = ca_state(100.0, 100.0, 100);
+        assert!((c.ssthresh_after(&st, &loss(LossKind::DupAcks, 100)) - 70.0).abs() < 1e-9);
+        let mut st = ca_state(70.0, 100.0, 100);
+        c.on_ack(&mut st, &ack_at(0));
+        assert!((c.k() - 4.2172).abs() < 1e-4, "K = {}", c.k());
+        let rows = [
+            ("t = 0: cwnd_epoch", 0.0, 70.0),
+            ("t = 1", 1.0, 86.681),
+            ("t = 2", 2.0, 95.640),
+            ("t = K: plateau", 4.2172, 100.0),
+            ("t = 5", 5.0, 100.192),
+            ("t = 6", 6.0, 102.267),
+        ];
+        for (label, t, w) in rows {
+            assert!((c.w_cubic(t) - w).abs() < 2e-3, "{label}: {}", c.w_cubic(t));
+        }
+    }
+
+    /// K for the other worked cases: (label, params, W_max, K).
+    #[test]
+    fn k_values() {
+        let rows = [
+            ("β = 0.8 (ns-2): ∛50", CubicParams { beta: 0.8, ..CubicParams::default() }, 100, 3.6840),
+            ("W_max = 1000, β = 0.7: ∛750", CubicParams::default(), 1000, 9.0856),
+        ];
+        for (label, p, w_max, k) in rows {
+            let mut c = Cubic::new(p);
+            let cut = c.ssthresh_after(&ca_state(w_max as f64, 50.0, 50), &loss(LossKind::DupAcks, w_max));
+            let mut st = ca_state(cut, 50.0, 50);
+            c.on_ack(&mut st, &ack_at(0));
+            assert!((c.k() - k).abs() < 1e-4, "{label}: {}", c.k());
+        }
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max() {
+        let mut c = Cubic::new(CubicParams::default());
+        c.ssthresh_after(&ca_state(100.0, 50.0, 50), &loss(LossKind::DupAcks, 100));
+        let cut = c.ssthresh_after(&ca_state(90.0, 50.0, 50), &loss(LossKind::DupAcks, 90));
+        assert!((cut - 63.0).abs() < 1e-9, "0.7·90: {cut}");
+        assert!((c.w_max() - 76.5).abs() < 1e-9, "90·1.7/2: {}", c.w_max());
+        let mut off = Cubic::new(CubicParams { fast_convergence: false, ..CubicParams::default() });
+        off.ssthresh_after(&ca_state(100.0, 50.0, 50), &loss(LossKind::DupAcks, 100));
+        off.ssthresh_after(&ca_state(90.0, 50.0, 50), &loss(LossKind::DupAcks, 90));
+        assert_eq!(off.w_max(), 90.0);
+    }
+
+    /// Drive one ACK per segment, `rtt_ms` apart per window, for `secs` seconds.
+    fn run_ca(c: &mut Cubic, st: &mut CcState, rtt_ms: u64, secs: u64) {
+        let mut now = 0;
+        while now < secs * 1000 * MS {
+            let n = st.cwnd.floor() as u64;
+            for i in 0..n {
+                c.on_ack(st, &ack_at(now + i * rtt_ms * MS / n));
+            }
+            now += rtt_ms * MS;
+        }
+    }
+
+    /// algorithms_reference §10 Reno-friendly check after a loss at 100. With a 10 ms RTT the
+    /// Reno estimate governs: it grows 0.529 per RTT up to cwnd_prior = 100 (56.7 RTTs), then 1
+    /// per RTT (RFC 9438 §4.3), so 100 + 43.3 ≈ 143 after 100 RTTs (the reference's 122.9 keeps
+    /// α = 0.529 throughout); W_cubic(1) = 86.7 is far below. With 100 ms the curve governs:
+    /// W_est(1 s) = 70 + 10·0.529 = 75.3, while cwnd tracks W_cubic(t + RTT), 86.7–87.9.
+    #[test]
+    fn reno_friendly_region_governs_on_short_rtts() {
+        for (label, rtt, lo, hi) in [("10 ms", 10, 138.0, 146.0), ("100 ms", 100, 84.0, 90.0)] {
+            let mut c = Cubic::new(CubicParams::default());
+            c.ssthresh_after(&ca_state(100.0, rtt as f64, rtt), &loss(LossKind::DupAcks, 100));
+            let mut st = ca_state(70.0, rtt as f64, rtt);
+            run_ca(&mut c, &mut st, rtt, 1);
+            assert!(st.cwnd > lo && st.cwnd < hi, "{label}: cwnd after 1 s = {}", st.cwnd);
+        }
+        // without the Reno-friendly region the 10 ms flow follows the curve: W_cubic(1 s) = 86.7
+        let p = CubicParams { tcp_friendliness: false, ..CubicParams::default() };
+        let mut c = Cubic::new(p);
+        c.ssthresh_after(&ca_state(100.0, 10.0, 10), &loss(LossKind::DupAcks, 100));
+        let mut st = ca_state(70.0, 10.0, 10);
+        run_ca(&mut c, &mut st, 10, 1);
+        assert!((st.cwnd - 86.7).abs() < 1.5, "{}", st.cwnd);
+    }
+
+    #[test]
+    fn target_is_capped_at_one_and_a_half_windows() {
+        // far below W_max, a 2 s RTT: W_cubic(t + RTT) is far above; one ACK adds at most 0.5
+        let mut c = Cubic::new(CubicParams { tcp_friendliness: false, ..CubicParams::default() });
+        c.ssthresh_after(&ca_state(10_000.0, 2000.0, 2000), &loss(LossKind::DupAcks, 10_000));
+        let mut st = ca_state(100.0, 2000.0, 2000);
+        c.on_ack(&mut st, &ack_at(0));
+        assert!((st.cwnd - 100.5).abs() < 1e-9, "{}", st.cwnd);
+    }
+
+    #[test]
+    fn after_a_timeout_the_epoch_restarts_at_the_current_window() {
+        let mut c = Cubic::new(CubicParams::default());
+        c.ssthresh_after(&ca_state(100.0, 50.0, 50), &loss(LossKind::DupAcks, 100));
+        assert_eq!(c.ssthresh_after(&ca_state(80.0, 50.0, 50), &loss(LossKind::Timeout, 80)), 56.0);
+        let mut st = ca_state(56.0, 50.0, 50);
+        c.on_ack(&mut st, &ack_at(0));
+        assert_eq!((c.k(), c.w_max()), (0.0, 56.0), "K = 0, W_max = cwnd at the epoch start");
+    }
+
+    #[test]
+    fn ns2_variant() {
+        let mut c = Cubic::new(CubicParams::defaults(CubicVariant::Ns2));
+        // before any loss: +1 per 50 ACKs
+        let mut st = ca_state(100.0, 100.0, 100);
+        for i in 0..50 {
+            c.on_ack(&mut st, &ack_at(i * MS));
+        }
+        assert!((st.cwnd - 101.0).abs() < 1e-6, "{}", st.cwnd);
+        // a loss at 100 keeps 819/1024; K = ∛((100 − 79.98)/0.4)
+        let cut = c.ssthresh_after(&st, &loss(LossKind::DupAcks, 100));
+        assert!((cut - 79.98046875).abs() < 1e-9, "{cut}");
+        let mut st = ca_state(cut, 100.0, 100);
+        c.on_ack(&mut st, &ack_at(0));
+        assert!((c.k() - (20.01953125f64 / 0.4).cbrt()).abs() < 1e-9, "{}", c.k());
+        // well past K the growth is capped at 16 segments per 100 ms of min RTT: 1.6 per 10 ms
+        let mut fast = Cubic::new(CubicParams { tcp_friendliness: false, ..CubicParams::defaults(CubicVariant::Ns2) });
+        fast.ssthresh_after(&ca_state(100.0, 10.0, 10), &loss(LossKind::DupAcks, 100));
+        let mut st = ca_state(80.0, 10.0, 10);
+        fast.on_ack(&mut st, &ack_at(0));
+        let before = st.cwnd;
+        for _ in 0..80 {
+            fast.on_ack(&mut st, &ack_at(20_000 * MS));
+        }
+        assert!((st.cwnd - before - 1.6).abs() < 0.05, "one window of ACKs at t = 20 s: +{}", st.cwnd - before);
+        // a timeout forgets W_max
+        fast.ssthresh_after(&st, &loss(LossKind::Timeout, 80));
+        assert_eq!(fast.w_max(), 0.0);
+    }
+}
