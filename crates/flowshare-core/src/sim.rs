@@ -33,6 +33,9 @@ struct Series {
     f_srtt: Vec<f64>,
     f_send_rate: Vec<f64>,
     f_goodput: Vec<f64>,
+    /// One column per algorithm metric (`CongestionControl::metrics`), in order of first
+    /// appearance; NaN in rows whose algorithm does not report it.
+    f_algo: Vec<(&'static str, Vec<f64>)>,
     q_time: Vec<f64>,
     q_queue: Vec<i64>,
     q_len: Vec<i64>,
@@ -345,6 +348,23 @@ impl Simulation {
             s.f_goodput.push((delivered - c.last_delivered_bytes) as f64 * 8.0 / interval);
             c.last_sent_bytes = sent;
             c.last_delivered_bytes = delivered;
+            let row = s.f_time.len();
+            let columns = &mut s.f_algo;
+            self.cc[i].metrics(&mut |name, value| {
+                let col = match columns.iter().position(|(n, _)| *n == name) {
+                    Some(k) => &mut columns[k].1,
+                    None => {
+                        columns.push((name, Vec::new()));
+                        &mut columns.last_mut().expect("just pushed").1
+                    }
+                };
+                col.resize(row - 1, f64::NAN);
+                col.push(value);
+            });
+        }
+        let rows = s.f_time.len();
+        for (_, col) in &mut s.f_algo {
+            col.resize(rows, f64::NAN);
         }
         for (q, l) in self.net.links.iter_mut().enumerate() {
             let (pkts, bytes) = l.len_at(self.now);
@@ -387,6 +407,9 @@ impl Simulation {
         flow_series.push("srtt_s", Column::F64(series.f_srtt));
         flow_series.push("send_rate_bps", Column::F64(series.f_send_rate));
         flow_series.push("goodput_bps", Column::F64(series.f_goodput));
+        for (name, col) in series.f_algo {
+            flow_series.push(name, Column::F64(col));
+        }
         let mut queue_series = Table::default();
         queue_series.push("time_s", Column::F64(series.q_time));
         queue_series.push("queue", Column::I64(series.q_queue));

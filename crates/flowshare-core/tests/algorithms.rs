@@ -102,3 +102,18 @@ tcp = {{ initial_window = 1, cc = {{ algo = "multcp", n = 10, slow_start = "{ss}
     let (standard, triple) = (early("standard"), early("triple"));
     assert!(standard <= 32.0 && triple >= 60.0, "standard {standard}, triple {triple}");
 }
+
+#[test]
+fn algorithm_state_is_sampled_in_the_flow_series() {
+    let r = duel("2s", "{ algo = \"multcp\", n = 4 }", "\"reno\"");
+    let s = &r.flow_series;
+    let n = s.f64("multcp_n");
+    let flow = s.i64("flow");
+    assert_eq!(n.len(), s.rows());
+    for (f, v) in flow.iter().zip(n) {
+        match f {
+            0 => assert_eq!(*v, 4.0),
+            _ => assert!(v.is_nan(), "reno reports no multcp_n"),
+        }
+    }
+}
