@@ -9,7 +9,9 @@
 //!   closes 1/B = 1/4 of the gap to W_max per RTT, at most `s_max` = 16 segments per RTT, +0.2
 //!   per RTT within one segment-per-B of W_max (`smooth_part` = 20, here `s_min` = B/20), max
 //!   probing +(cwnd − W_max)/3 per RTT, at least cwnd/20 per RTT before the first loss, Reno at
-//!   and below `low_window` = 14. Windows, cnt and the decrease use Linux's integer arithmetic.
+//!   and below `low_window` = 14, and W_max forgotten after a retransmission timeout
+//!   (`bictcp_state` resets on TCP_CA_Loss). Windows, cnt and the decrease use Linux's integer
+//!   arithmetic.
 //! - `paper`: the INFOCOM 2004 description: a loss keeps β = 0.875 (the paper's decrease
 //!   fraction 0.125), binary search adds (W_max − cwnd)/2 per RTT (the midpoint of W_min = cwnd
 //!   and W_max), max probing mirrors it with cwnd − W_max per RTT (S_min, then doubling), both
@@ -25,11 +27,13 @@
 //! Differences: the decrease and W_max apply to FlightSize (RFC 5681's convention, used by
 //! every algorithm here) where Linux uses cwnd; they are equal while the flow is window-limited.
 //! Linux's delayed-ACK scaling of cnt is not applied (the sink acknowledges every segment unless
-//! configured otherwise, when the two agree), and its counter adds one segment per cnt ACKs as
-//! current Linux's `tcp_cong_avoid_ai` does (2.6.22 took cnt + 1). ns-3's `TcpBic` uses
-//! smooth_part 5 and W_max = 0.8·cwnd under fast convergence; that is not offered.
+//! configured otherwise; 2.6.22 also starts its packets-per-ACK estimate at 2, halving cnt for
+//! the first ACKs of a connection), cnt is recomputed on every ACK (Linux: at most every HZ/32
+//! while cwnd is unchanged), and the counter adds one segment per cnt ACKs as current Linux's
+//! `tcp_cong_avoid_ai` does (2.6.22 takes cnt + 1). ns-3's `TcpBic` uses smooth_part 5 and
+//! W_max = 0.8·cwnd under fast convergence; that is not offered.
 
-use super::{slow_start, AckSample, CcState, CongestionControl, LossSignal};
+use super::{slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal};
 use serde::{Deserialize, Serialize};
 
 /// Paper or Linux rules.
@@ -198,6 +202,10 @@ impl CongestionControl for Bic {
         self.round = None;
         self.w_max = if self.p.fast_convergence && w < self.w_max { int(w * (1.0 + self.p.beta) / 2.0) } else { w };
         let cut = if w <= self.p.low_window { int(w / 2.0) } else { int(w * self.p.beta) };
+        if linux && loss.kind == LossKind::Timeout {
+            // bictcp_state: entering TCP_CA_Loss resets W_max (and the no-loss cnt cap returns)
+            self.w_max = 0.0;
+        }
         cut.max(2.0)
     }
 
@@ -312,11 +320,19 @@ mod tests {
     }
 
     #[test]
-    fn small_windows_halve_and_fast_convergence_can_be_off() {
+    fn small_windows_halve_timeouts_reset_linux_and_fast_convergence_can_be_off() {
         for variant in [BicVariant::Linux, BicVariant::Paper] {
             let mut b = Bic::new(BicParams::defaults(variant));
             assert_eq!(b.ssthresh_after(&st(14.0), &loss(14)), 7.0, "{variant:?}");
             assert_eq!(b.ssthresh_after(&st(3.0), &loss(3)), 2.0, "{variant:?}");
+        }
+        // Linux forgets W_max after a timeout, the paper keeps it
+        for (variant, w_max) in [(BicVariant::Linux, 0.0), (BicVariant::Paper, 100.0)] {
+            let mut b = Bic::new(BicParams::defaults(variant));
+            b.ssthresh_after(&st(100.0), &loss(100));
+            let t = LossSignal { kind: LossKind::Timeout, ..loss(100) };
+            assert_eq!(b.ssthresh_after(&st(100.0), &t), if w_max == 0.0 { 79.0 } else { 87.5 }, "{variant:?}");
+            assert_eq!(b.w_max(), w_max, "{variant:?}");
         }
         let mut b = Bic::new(BicParams { fast_convergence: false, ..BicParams::default() });
         b.ssthresh_after(&st(100.0), &loss(100));

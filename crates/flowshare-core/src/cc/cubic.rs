@@ -24,7 +24,10 @@
 //! window-limited. Time and K are real numbers, not Linux's 1/1024 s fixed point, and C = 0.4
 //! exactly (Linux `bic_scale` 41 gives 0.4004). The `ns2` Reno estimate grows at the ideal
 //! 3(1 − β)/(1 + β) = 1/3 segment per RTT where Linux's integer `beta_scale` gives 8/23 ≈ 0.348.
-//! ns-3.37's `TcpCubic` has no Reno-friendly region; `tcp_friendliness = false` gives that.
+//! Other 2.6.22 details not reproduced by `ns2`: cnt scaled by a packets-per-ACK estimate that
+//! starts at 2, one increment per cnt + 1 ACKs, and a min RTT taken from timestamps and only
+//! outside the first second of an epoch; here the sender's min RTT is used. ns-3.37's
+//! `TcpCubic` has no Reno-friendly region; `tcp_friendliness = false` gives that.
 
 use super::{slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal};
 use crate::units::{Time, NS_PER_SEC};
