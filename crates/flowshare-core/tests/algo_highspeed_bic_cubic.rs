@@ -61,6 +61,15 @@ fn highspeed_and_bic_take_more_than_renos_share_on_a_large_bdp_path() {
         assert!(g[0] + g[1] > 0.9 * 100e6 * 1460.0 / 1500.0, "{label}: the pair fills the link");
         let w = late_mean(&r, "cwnd", 0, 10.0);
         assert!(w > 3.0 * 38.0, "{label}: mean window {w} should be well above Low_Window");
+        // the sampled algorithm state agrees: HSTCP adds more than Reno's 1 per RTT, BIC's W_max
+        // sits in the same range as its window
+        if label.starts_with("highspeed") {
+            let a = late_mean(&r, "hstcp_a", 0, 10.0);
+            assert!(a > 1.5, "{label}: mean a(w) {a}");
+        } else {
+            let w_max = late_mean(&r, "bic_w_max", 0, 10.0);
+            assert!(w_max > 3.0 * 38.0, "{label}: mean W_max {w_max}");
+        }
     }
 }
 
@@ -123,6 +132,11 @@ fn cubic_window_follows_the_cubic_curve_after_a_loss() {
         let w_max = ssth[d] / 0.7;
         let k = ((w_max - ssth[d]) / 0.4).cbrt();
         assert!(k > 5.0 && k < 9.0, "K = {k} for W_max {w_max}");
+        // the algorithm's own W_max and (one second into the epoch) K, as sampled
+        let reported = s.f64("cubic_w_max")[d];
+        assert!((reported - w_max).abs() < 1e-6 * w_max, "cubic_w_max {reported} vs ssthresh/0.7 = {w_max}");
+        let k_reported = s.f64("cubic_k")[d + 10];
+        assert!((k_reported - k).abs() < 0.02 * k, "cubic_k {k_reported} vs {k}");
         // the loss happened between the two samples
         let t_loss = 0.5 * (t[d - 1] + t[d]);
         let w_cubic = |x: f64| 0.4 * (x - k).powi(3) + w_max;
