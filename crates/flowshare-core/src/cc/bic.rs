@@ -217,15 +217,8 @@ impl CongestionControl for Bic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::testing::{ack, loss};
     use crate::cc::LossKind;
-
-    fn ack() -> AckSample {
-        AckSample { now: 0, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 0 }
-    }
-
-    fn loss(flight: u64) -> LossSignal {
-        LossSignal { kind: LossKind::DupAcks, now: 0, flight_size: flight }
-    }
 
     fn st(cwnd: f64) -> CcState {
         CcState::new(cwnd, 2.0, 1460)

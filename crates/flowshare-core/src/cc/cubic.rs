@@ -233,15 +233,12 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::testing::loss_of;
 
     const MS: Time = 1_000_000;
 
     fn ack_at(now: Time) -> AckSample {
         AckSample { now, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 0 }
-    }
-
-    fn loss(kind: LossKind, flight: u64) -> LossSignal {
-        LossSignal { kind, now: 0, flight_size: flight }
     }
 
     /// Congestion-avoidance state after a reduction to ssthresh, with the given RTTs.
@@ -257,7 +254,7 @@ mod tests {
     fn the_curve_after_a_loss_at_100() {
         let mut c = Cubic::new(CubicParams::default());
         let st = ca_state(100.0, 100.0, 100);
-        assert!((c.ssthresh_after(&st, &loss(LossKind::DupAcks, 100)) - 70.0).abs() < 1e-9);
+        assert!((c.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100)) - 70.0).abs() < 1e-9);
         let mut st = ca_state(70.0, 100.0, 100);
         c.on_ack(&mut st, &ack_at(0));
         assert!((c.k() - 4.2172).abs() < 1e-4, "K = {}", c.k());
@@ -283,7 +280,7 @@ mod tests {
         ];
         for (label, p, w_max, k) in rows {
             let mut c = Cubic::new(p);
-            let cut = c.ssthresh_after(&ca_state(w_max as f64, 50.0, 50), &loss(LossKind::DupAcks, w_max));
+            let cut = c.ssthresh_after(&ca_state(w_max as f64, 50.0, 50), &loss_of(LossKind::DupAcks, w_max));
             let mut st = ca_state(cut, 50.0, 50);
             c.on_ack(&mut st, &ack_at(0));
             assert!((c.k() - k).abs() < 1e-4, "{label}: {}", c.k());
@@ -293,13 +290,13 @@ mod tests {
     #[test]
     fn fast_convergence_lowers_w_max() {
         let mut c = Cubic::new(CubicParams::default());
-        c.ssthresh_after(&ca_state(100.0, 50.0, 50), &loss(LossKind::DupAcks, 100));
-        let cut = c.ssthresh_after(&ca_state(90.0, 50.0, 50), &loss(LossKind::DupAcks, 90));
+        c.ssthresh_after(&ca_state(100.0, 50.0, 50), &loss_of(LossKind::DupAcks, 100));
+        let cut = c.ssthresh_after(&ca_state(90.0, 50.0, 50), &loss_of(LossKind::DupAcks, 90));
         assert!((cut - 63.0).abs() < 1e-9, "0.7·90: {cut}");
         assert!((c.w_max() - 76.5).abs() < 1e-9, "90·1.7/2: {}", c.w_max());
         let mut off = Cubic::new(CubicParams { fast_convergence: false, ..CubicParams::default() });
-        off.ssthresh_after(&ca_state(100.0, 50.0, 50), &loss(LossKind::DupAcks, 100));
-        off.ssthresh_after(&ca_state(90.0, 50.0, 50), &loss(LossKind::DupAcks, 90));
+        off.ssthresh_after(&ca_state(100.0, 50.0, 50), &loss_of(LossKind::DupAcks, 100));
+        off.ssthresh_after(&ca_state(90.0, 50.0, 50), &loss_of(LossKind::DupAcks, 90));
         assert_eq!(off.w_max(), 90.0);
     }
 
@@ -324,7 +321,7 @@ mod tests {
     fn reno_friendly_region_governs_on_short_rtts() {
         for (label, rtt, lo, hi) in [("10 ms", 10, 138.0, 146.0), ("100 ms", 100, 84.0, 90.0)] {
             let mut c = Cubic::new(CubicParams::default());
-            c.ssthresh_after(&ca_state(100.0, rtt as f64, rtt), &loss(LossKind::DupAcks, 100));
+            c.ssthresh_after(&ca_state(100.0, rtt as f64, rtt), &loss_of(LossKind::DupAcks, 100));
             let mut st = ca_state(70.0, rtt as f64, rtt);
             run_ca(&mut c, &mut st, rtt, 1);
             assert!(st.cwnd > lo && st.cwnd < hi, "{label}: cwnd after 1 s = {}", st.cwnd);
@@ -332,7 +329,7 @@ mod tests {
         // without the Reno-friendly region the 10 ms flow follows the curve: W_cubic(1 s) = 86.7
         let p = CubicParams { tcp_friendliness: false, ..CubicParams::default() };
         let mut c = Cubic::new(p);
-        c.ssthresh_after(&ca_state(100.0, 10.0, 10), &loss(LossKind::DupAcks, 100));
+        c.ssthresh_after(&ca_state(100.0, 10.0, 10), &loss_of(LossKind::DupAcks, 100));
         let mut st = ca_state(70.0, 10.0, 10);
         run_ca(&mut c, &mut st, 10, 1);
         assert!((st.cwnd - 86.7).abs() < 1.5, "{}", st.cwnd);
@@ -342,7 +339,7 @@ mod tests {
     fn target_is_capped_at_one_and_a_half_windows() {
         // far below W_max, a 2 s RTT: W_cubic(t + RTT) is far above; one ACK adds at most 0.5
         let mut c = Cubic::new(CubicParams { tcp_friendliness: false, ..CubicParams::default() });
-        c.ssthresh_after(&ca_state(10_000.0, 2000.0, 2000), &loss(LossKind::DupAcks, 10_000));
+        c.ssthresh_after(&ca_state(10_000.0, 2000.0, 2000), &loss_of(LossKind::DupAcks, 10_000));
         let mut st = ca_state(100.0, 2000.0, 2000);
         c.on_ack(&mut st, &ack_at(0));
         assert!((st.cwnd - 100.5).abs() < 1e-9, "{}", st.cwnd);
@@ -351,8 +348,8 @@ mod tests {
     #[test]
     fn after_a_timeout_the_epoch_restarts_at_the_current_window() {
         let mut c = Cubic::new(CubicParams::default());
-        c.ssthresh_after(&ca_state(100.0, 50.0, 50), &loss(LossKind::DupAcks, 100));
-        assert_eq!(c.ssthresh_after(&ca_state(80.0, 50.0, 50), &loss(LossKind::Timeout, 80)), 56.0);
+        c.ssthresh_after(&ca_state(100.0, 50.0, 50), &loss_of(LossKind::DupAcks, 100));
+        assert_eq!(c.ssthresh_after(&ca_state(80.0, 50.0, 50), &loss_of(LossKind::Timeout, 80)), 56.0);
         let mut st = ca_state(56.0, 50.0, 50);
         c.on_ack(&mut st, &ack_at(0));
         assert_eq!((c.k(), c.w_max()), (0.0, 56.0), "K = 0, W_max = cwnd at the epoch start");
@@ -368,14 +365,14 @@ mod tests {
         }
         assert!((st.cwnd - 101.0).abs() < 1e-6, "{}", st.cwnd);
         // a loss at 100 keeps 819/1024; K = ∛((100 − 79.98)/0.4)
-        let cut = c.ssthresh_after(&st, &loss(LossKind::DupAcks, 100));
+        let cut = c.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100));
         assert!((cut - 79.98046875).abs() < 1e-9, "{cut}");
         let mut st = ca_state(cut, 100.0, 100);
         c.on_ack(&mut st, &ack_at(0));
         assert!((c.k() - (20.01953125f64 / 0.4).cbrt()).abs() < 1e-9, "{}", c.k());
         // well past K the growth is capped at 16 segments per 100 ms of min RTT: 1.6 per 10 ms
         let mut fast = Cubic::new(CubicParams { tcp_friendliness: false, ..CubicParams::defaults(CubicVariant::Ns2) });
-        fast.ssthresh_after(&ca_state(100.0, 10.0, 10), &loss(LossKind::DupAcks, 100));
+        fast.ssthresh_after(&ca_state(100.0, 10.0, 10), &loss_of(LossKind::DupAcks, 100));
         let mut st = ca_state(80.0, 10.0, 10);
         fast.on_ack(&mut st, &ack_at(0));
         let before = st.cwnd;
@@ -384,7 +381,7 @@ mod tests {
         }
         assert!((st.cwnd - before - 1.6).abs() < 0.05, "one window of ACKs at t = 20 s: +{}", st.cwnd - before);
         // a timeout forgets W_max
-        fast.ssthresh_after(&st, &loss(LossKind::Timeout, 80));
+        fast.ssthresh_after(&st, &loss_of(LossKind::Timeout, 80));
         assert_eq!(fast.w_max(), 0.0);
     }
 }

@@ -248,15 +248,7 @@ impl CongestionControl for HighSpeed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::LossKind;
-
-    fn ack() -> AckSample {
-        AckSample { now: 0, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 0 }
-    }
-
-    fn loss(flight: u64) -> LossSignal {
-        LossSignal { kind: LossKind::DupAcks, now: 0, flight_size: flight }
-    }
+    use crate::cc::testing::{ack, loss};
 
     /// algorithms_reference §11, worked values of the formula: (label, w, p, b, a).
     #[test]

@@ -139,6 +139,27 @@ pub trait CongestionControl: Send + Sync + std::fmt::Debug {
     fn metrics(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
 }
 
+/// Hand-made inputs for algorithm unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{AckSample, LossKind, LossSignal};
+
+    /// An ACK of one new segment at time 0, without an RTT sample.
+    pub(crate) fn ack() -> AckSample {
+        AckSample { now: 0, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 0 }
+    }
+
+    /// A loss of `kind` at time 0 with `flight` segments outstanding.
+    pub(crate) fn loss_of(kind: LossKind, flight: u64) -> LossSignal {
+        LossSignal { kind, now: 0, flight_size: flight }
+    }
+
+    /// A loss detected by duplicate ACKs with `flight` segments outstanding.
+    pub(crate) fn loss(flight: u64) -> LossSignal {
+        loss_of(LossKind::DupAcks, flight)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

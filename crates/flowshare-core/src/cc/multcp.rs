@@ -104,14 +104,7 @@ impl CongestionControl for MulTcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ack() -> AckSample {
-        AckSample { now: 0, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 0 }
-    }
-
-    fn loss(kind: LossKind, flight: u64) -> LossSignal {
-        LossSignal { kind, now: 0, flight_size: flight }
-    }
+    use crate::cc::testing::{ack, loss_of};
 
     /// algorithms_reference §17: switch points and loss multipliers.
     #[test]
@@ -120,7 +113,7 @@ mod tests {
             let mut m = MulTcp::new(n, MulTcpSlowStart::Triple, LossPolicy::Multcp);
             assert!((m.switch_point() - switch).abs() / switch < 0.002, "N={n}: {}", m.switch_point());
             let st = CcState::new(1000.0, 500.0, 1460);
-            assert!((m.ssthresh_after(&st, &loss(LossKind::DupAcks, 1000)) - 1000.0 * mult).abs() < 1e-9);
+            assert!((m.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 1000)) - 1000.0 * mult).abs() < 1e-9);
         }
     }
 
@@ -133,7 +126,7 @@ mod tests {
             m.on_ack(&mut st, &ack());
         }
         assert!((st.cwnd - 104.0).abs() < 0.1, "{}", st.cwnd);
-        assert_eq!(m.ssthresh_after(&st, &loss(LossKind::DupAcks, 100)), 87.5);
+        assert_eq!(m.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100)), 87.5);
     }
 
     #[test]
@@ -151,15 +144,19 @@ mod tests {
     fn loss_policies_of_ambiguity_a16() {
         let st = CcState::new(100.0, 50.0, 1460);
         let mut m = MulTcp::new(4.0, MulTcpSlowStart::Standard, LossPolicy::HalveOnTimeout);
-        assert_eq!(m.ssthresh_after(&st, &loss(LossKind::Timeout, 100)), 50.0);
-        assert_eq!(m.ssthresh_after(&st, &loss(LossKind::DupAcks, 100)), 87.5);
+        assert_eq!(m.ssthresh_after(&st, &loss_of(LossKind::Timeout, 100)), 50.0);
+        assert_eq!(m.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100)), 87.5);
 
         let mut ns2 = MulTcp::new(4.0, MulTcpSlowStart::Standard, LossPolicy::Ns2);
-        assert_eq!(ns2.ssthresh_after(&st, &loss(LossKind::DupAcks, 100)), 50.0, "first decrease halves");
-        assert_eq!(ns2.ssthresh_after(&st, &loss(LossKind::DupAcks, 100)), 87.5);
-        assert_eq!(ns2.ssthresh_after(&st, &loss(LossKind::Timeout, 100)), 87.5);
-        assert_eq!(ns2.ssthresh_after(&st, &loss(LossKind::DupAcks, 100)), 50.0, "the decrease after a timeout halves");
+        assert_eq!(ns2.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100)), 50.0, "first decrease halves");
+        assert_eq!(ns2.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100)), 87.5);
+        assert_eq!(ns2.ssthresh_after(&st, &loss_of(LossKind::Timeout, 100)), 87.5);
+        assert_eq!(
+            ns2.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100)),
+            50.0,
+            "the decrease after a timeout halves"
+        );
         let in_slow_start = CcState::new(40.0, 50.0, 1460);
-        assert_eq!(ns2.ssthresh_after(&in_slow_start, &loss(LossKind::DupAcks, 40)), 20.0);
+        assert_eq!(ns2.ssthresh_after(&in_slow_start, &loss_of(LossKind::DupAcks, 40)), 20.0);
     }
 }

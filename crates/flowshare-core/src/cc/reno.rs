@@ -44,11 +44,8 @@ impl CongestionControl for Aimd {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::testing::ack;
     use crate::cc::{LossKind, Phase};
-
-    fn ack() -> AckSample {
-        AckSample { now: 0, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 10 }
-    }
 
     #[test]
     fn slow_start_adds_one_segment_per_ack() {

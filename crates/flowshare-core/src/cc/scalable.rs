@@ -90,15 +90,7 @@ impl CongestionControl for Scalable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::LossKind;
-
-    fn ack() -> AckSample {
-        AckSample { now: 0, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 0 }
-    }
-
-    fn loss(flight: u64) -> LossSignal {
-        LossSignal { kind: LossKind::DupAcks, now: 0, flight_size: flight }
-    }
+    use crate::cc::testing::{ack, loss};
 
     /// algorithms_reference §13: at cwnd 1000 with one ACK per segment the paper adds 10 per
     /// RTT, Linux 20; a loss leaves 875.
