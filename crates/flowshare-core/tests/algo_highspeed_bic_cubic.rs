@@ -1,12 +1,10 @@
 //! Signature behaviour of HighSpeed TCP, BIC and CUBIC in short scenarios.
 
 use flowshare_core::results::RunResults;
-use flowshare_core::{scenario, Simulation};
 
-fn run(toml: &str) -> RunResults {
-    let s = scenario::from_toml(toml).unwrap_or_else(|e| panic!("bad test scenario: {e}"));
-    Simulation::new(&s).unwrap_or_else(|e| panic!("bad test scenario: {e}")).finish()
-}
+mod common;
+
+use common::run;
 
 /// A dumbbell with a 20 ms bottleneck and 1 ms access links (RTT 44 ms plus queueing), one
 /// SACK flow per `cc` entry, each starting 10 ms after the previous one.

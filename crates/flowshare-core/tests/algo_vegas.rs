@@ -1,12 +1,10 @@
 //! Signature behaviour of Vegas, Enhanced Vegas and Vegas with a base-RTT refresh.
 
 use flowshare_core::results::RunResults;
-use flowshare_core::{scenario, Simulation};
 
-fn run(toml: &str) -> RunResults {
-    let s = scenario::from_toml(toml).unwrap_or_else(|e| panic!("bad test scenario: {e}"));
-    Simulation::new(&s).unwrap_or_else(|e| panic!("bad test scenario: {e}")).finish()
-}
+mod common;
+
+use common::run;
 
 /// `flows` (TOML `[[flows]]` tables) over a 10 Mbps / 20 ms dumbbell with a 100-packet queue,
 /// the bottleneck queue sampled every 10 ms.

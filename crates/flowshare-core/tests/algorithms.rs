@@ -1,12 +1,10 @@
 //! Signature behaviour of each congestion-control algorithm in a short scenario.
 
 use flowshare_core::results::RunResults;
-use flowshare_core::{scenario, Simulation};
 
-fn run(toml: &str) -> RunResults {
-    let s = scenario::from_toml(toml).unwrap_or_else(|e| panic!("bad test scenario: {e}"));
-    Simulation::new(&s).unwrap_or_else(|e| panic!("bad test scenario: {e}")).finish()
-}
+mod common;
+
+use common::run;
 
 /// Two flow groups over a 20 Mbps / 20 ms dumbbell with a 100-packet queue.
 fn duel(duration: &str, a: &str, b: &str) -> RunResults {

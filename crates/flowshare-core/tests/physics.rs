@@ -1,12 +1,10 @@
 //! Whole-simulation tests: short scenarios that still assert physics.
 
 use flowshare_core::results::RunResults;
-use flowshare_core::{scenario, Simulation};
 
-fn run(toml: &str) -> RunResults {
-    let s = scenario::from_toml(toml).unwrap_or_else(|e| panic!("bad test scenario: {e}"));
-    Simulation::new(&s).unwrap_or_else(|e| panic!("bad test scenario: {e}")).finish()
-}
+mod common;
+
+use common::run;
 
 fn jain(x: &[f64]) -> f64 {
     let sum: f64 = x.iter().sum();
