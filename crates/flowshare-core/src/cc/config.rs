@@ -6,6 +6,7 @@
 
 use super::bic::{Bic, BicParams, BicVariant};
 use super::cubic::{Cubic, CubicParams, CubicVariant};
+use super::fast::{AlphaTuning, AvgWeight, Fast, FastParams, FastSlowStart};
 use super::highspeed::{HighSpeed, HighSpeedVariant};
 use super::multcp::{LossPolicy, MulTcp, MulTcpSlowStart};
 use super::scalable::{Scalable, ScalableVariant};
@@ -37,6 +38,10 @@ pub enum CcConfig {
     Bic(BicParams),
     /// CUBIC (RFC 9438): `variant` (`rfc` or `ns2`) and its constants.
     Cubic(CubicParams),
+    /// FAST TCP (Jin, Wei, Low 2004): α segments queued per flow.
+    Fast(FastParams),
+    /// FAST with α-tuning (FAST-AT): FAST whose α follows its rate (an assumption, see docs).
+    FastAt(FastParams),
     /// MulTCP(N): one connection that behaves like N Reno flows (Crowcroft and Oechslin 1998).
     Multcp {
         /// Number of flows emulated (real, at least 1).
@@ -81,7 +86,8 @@ pub enum CcConfig {
 }
 
 /// Names accepted for `algo`, in the order error messages list them.
-pub const ALGORITHMS: &[&str] = &["reno", "scalable", "multcp", "vegas", "vegas_enhanced", "highspeed", "bic", "cubic"];
+pub const ALGORITHMS: &[&str] =
+    &["reno", "scalable", "multcp", "vegas", "vegas_enhanced", "highspeed", "bic", "cubic", "fast", "fast_at"];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -249,6 +255,68 @@ fn cubic_params(t: CubicTable) -> Result<CubicParams, String> {
     Ok(p)
 }
 
+/// FAST and FAST-AT: overrides of the defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FastTable {
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    gamma: Option<f64>,
+    update_period: Option<Dur>,
+    every_other_rtt: Option<bool>,
+    pace: Option<bool>,
+    mi_threshold: Option<Dur>,
+    slow_start: Option<FastSlowStart>,
+    avg_weight: Option<AvgWeight>,
+    alpha_tuning: Option<AlphaTuning>,
+    alpha_min: Option<f64>,
+}
+
+fn fast_params(t: FastTable, d: FastParams) -> Result<FastParams, String> {
+    let p = FastParams {
+        alpha: t.alpha.unwrap_or(d.alpha),
+        beta: t.beta.or(d.beta),
+        gamma: t.gamma.unwrap_or(d.gamma),
+        update_period: t.update_period.unwrap_or(d.update_period),
+        every_other_rtt: t.every_other_rtt.unwrap_or(d.every_other_rtt),
+        pace: t.pace.unwrap_or(d.pace),
+        mi_threshold: t.mi_threshold.unwrap_or(d.mi_threshold),
+        slow_start: t.slow_start.unwrap_or(d.slow_start),
+        avg_weight: t.avg_weight.unwrap_or(d.avg_weight),
+        alpha_tuning: t.alpha_tuning.unwrap_or(d.alpha_tuning),
+        alpha_min: t.alpha_min.unwrap_or(d.alpha_min),
+    };
+    if !(p.alpha.is_finite() && p.alpha > 0.0) {
+        return Err(format!("alpha: must be a number of segments > 0, got {}", p.alpha));
+    }
+    match (d.alpha_tuning, p.alpha_tuning) {
+        (AlphaTuning::None, AlphaTuning::None) => {}
+        (AlphaTuning::None, _) => {
+            return Err("alpha_tuning: `fast` keeps alpha fixed; use algo = \"fast_at\" to tune it".into())
+        }
+        (_, AlphaTuning::None) => return Err("alpha_tuning: must be `rate` or `loss` for `fast_at`".into()),
+        _ => {}
+    }
+    if let Some(b) = p.beta {
+        if !(b.is_finite() && b >= p.alpha) {
+            return Err(format!("beta: must be a number of segments >= alpha ({}), got {b}", p.alpha));
+        }
+    }
+    if !(p.gamma.is_finite() && p.gamma > 0.0 && p.gamma <= 1.0) {
+        return Err(format!("gamma: must be a step size with 0 < gamma <= 1, got {}", p.gamma));
+    }
+    if p.update_period.0 == 0 {
+        return Err("update_period: must be a positive time such as \"10ms\", got 0".into());
+    }
+    if !(p.alpha_min.is_finite() && p.alpha_min > 0.0 && p.alpha_min <= p.alpha) {
+        return Err(format!(
+            "alpha_min: must be a number of segments > 0 and <= alpha ({}), got {}",
+            p.alpha, p.alpha_min
+        ));
+    }
+    Ok(p)
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NoParams {}
@@ -320,6 +388,8 @@ impl CcConfig {
             "highspeed" => CcConfig::Highspeed { variant: params::<HighSpeedParams>(&algo, table)?.variant },
             "bic" => CcConfig::Bic(bic_params(params(&algo, table)?)?),
             "cubic" => CcConfig::Cubic(cubic_params(params(&algo, table)?)?),
+            "fast" => CcConfig::Fast(fast_params(params(&algo, table)?, FastParams::fast())?),
+            "fast_at" => CcConfig::FastAt(fast_params(params(&algo, table)?, FastParams::fast_at())?),
             other => {
                 let allowed: Vec<String> = ALGORITHMS.iter().map(|a| format!("`{a}`")).collect();
                 return Err(format!("unknown algorithm `{other}`, expected one of {}", allowed.join(", ")));
@@ -337,6 +407,7 @@ impl CcConfig {
             CcConfig::Highspeed { variant } => Box::new(HighSpeed::new(variant)),
             CcConfig::Bic(p) => Box::new(Bic::new(p)),
             CcConfig::Cubic(p) => Box::new(Cubic::new(p)),
+            CcConfig::Fast(p) | CcConfig::FastAt(p) => Box::new(Fast::new(p)),
             CcConfig::Vegas { alpha, beta, gamma, slow_start, diff, base_rtt_refresh, refresh_to } => {
                 Box::new(Vegas::new(
                     VegasRule::DeadZone { alpha, beta },
@@ -369,6 +440,8 @@ impl CcConfig {
             CcConfig::Highspeed { .. } => "highspeed",
             CcConfig::Bic(_) => "bic",
             CcConfig::Cubic(_) => "cubic",
+            CcConfig::Fast(_) => "fast",
+            CcConfig::FastAt(_) => "fast_at",
             CcConfig::Vegas { .. } => "vegas",
             CcConfig::VegasEnhanced { .. } => "vegas_enhanced",
         }
@@ -506,6 +579,58 @@ mod tests {
             ("{\"algo\": \"vegas_enhanced\", \"delta\": 0}", "delta: must be a number of segments > 0, got 0"),
             ("{\"algo\": \"vegas_enhanced\", \"alpha\": 2}", "unknown field `alpha`"),
             ("{\"algo\": \"vegas_enhanced\", \"gamma\": -1}", "gamma: must be a number of segments >= 0, got -1"),
+        ];
+        for (json, expected) in cases {
+            let e = parse(json).unwrap_err();
+            assert!(e.contains(expected), "{json}: {e}");
+            assert!(!e.contains('\n'), "{json}: one line: {e}");
+        }
+    }
+
+    #[test]
+    fn fast_defaults_overrides_and_round_trip() {
+        let fast = parse("\"fast\"").unwrap();
+        assert_eq!(fast, CcConfig::Fast(FastParams::fast()));
+        let at = parse("\"fast_at\"").unwrap();
+        assert_eq!(at, CcConfig::FastAt(FastParams { alpha_tuning: AlphaTuning::Rate, ..FastParams::fast() }));
+        let tuned = parse(
+            "{\"algo\": \"fast\", \"alpha\": 20, \"beta\": 40, \"update_period\": \"20ms\", \
+             \"slow_start\": \"standard\", \"avg_weight\": \"ton\", \"every_other_rtt\": false}",
+        )
+        .unwrap();
+        assert_eq!(
+            tuned,
+            CcConfig::Fast(FastParams {
+                alpha: 20.0,
+                beta: Some(40.0),
+                update_period: Dur::from_millis(20),
+                slow_start: FastSlowStart::Standard,
+                avg_weight: AvgWeight::Ton,
+                every_other_rtt: false,
+                ..FastParams::fast()
+            })
+        );
+        let loss = parse("{\"algo\": \"fast_at\", \"alpha_tuning\": \"loss\", \"alpha_min\": 4}").unwrap();
+        for cfg in [fast, at, tuned, loss] {
+            let json = serde_json::to_string(&cfg).unwrap();
+            assert_eq!(parse(&json).unwrap(), cfg, "{json}");
+            assert_eq!(cfg.build().name(), cfg.as_str());
+        }
+    }
+
+    #[test]
+    fn fast_parameters_are_validated() {
+        let cases = [
+            ("{\"algo\": \"fast\", \"alpha\": 0}", "alpha: must be a number of segments > 0, got 0"),
+            ("{\"algo\": \"fast\", \"beta\": 50}", "beta: must be a number of segments >= alpha (100), got 50"),
+            ("{\"algo\": \"fast\", \"gamma\": 1.5}", "gamma: must be a step size with 0 < gamma <= 1, got 1.5"),
+            ("{\"algo\": \"fast\", \"update_period\": \"0s\"}", "update_period: must be a positive time"),
+            ("{\"algo\": \"fast\", \"alpha_tuning\": \"rate\"}", "alpha_tuning: `fast` keeps alpha fixed"),
+            ("{\"algo\": \"fast_at\", \"alpha_tuning\": \"none\"}", "alpha_tuning: must be `rate` or `loss`"),
+            ("{\"algo\": \"fast_at\", \"alpha_tuning\": \"delay\"}", "alpha_tuning: unknown variant `delay`"),
+            ("{\"algo\": \"fast_at\", \"alpha_min\": 200}", "alpha_min: must be a number of segments > 0 and <= alpha"),
+            ("{\"algo\": \"fast\", \"slow_start\": \"brakmo\"}", "slow_start: unknown variant `brakmo`"),
+            ("{\"algo\": \"fast\", \"delta\": 3}", "unknown field `delta`"),
         ];
         for (json, expected) in cases {
             let e = parse(json).unwrap_err();

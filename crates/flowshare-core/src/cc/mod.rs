@@ -14,6 +14,7 @@
 pub mod bic;
 mod config;
 pub mod cubic;
+pub mod fast;
 pub mod highspeed;
 pub mod multcp;
 mod reno;
