@@ -22,9 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from flowshare import bench
+from flowshare import bench, bench_algorithms
 
 PY = sys.executable
+REPO = Path(__file__).resolve().parent.parent
 
 
 # ---------------------------------------------------------------------------------------------
@@ -541,3 +542,73 @@ def test_ns2_peer_prints_goodput_and_drops(tmp_path):
     assert parsed["drops"] is not None and parsed["drops"] > 0
     if helper is not None:
         assert res.peak_mib is not None and 1 < res.peak_mib < 100
+
+
+# ---------------------------------------------------------------------------------------------
+# Algorithm lines
+
+
+def test_every_algorithm_scenario_is_r1_with_one_field_changed(tmp_path):
+    from flowshare import load_scenario
+
+    r1 = REPO / "scenarios" / "r1-dumbbell.toml"
+    paths = bench_algorithms.write_scenarios(r1, tmp_path)
+    assert list(paths) == [label for label, _ in bench_algorithms.ALGORITHMS]
+    base = load_scenario(r1)
+    for label, cc in bench_algorithms.ALGORITHMS:
+        scen = load_scenario(paths[label])        # the real loader accepts every algorithm
+        algo = cc if isinstance(cc, str) else cc["algo"]
+        assert scen["flows"][0]["tcp"]["cc"]["algo"] == algo
+        scen["flows"][0]["tcp"]["cc"] = base["flows"][0]["tcp"]["cc"]
+        assert scen == base, label
+
+
+def test_algorithm_scenario_needs_flow_groups():
+    with pytest.raises(ValueError, match="flows:"):
+        bench_algorithms.algorithm_scenario({"simulation": {}}, "reno")
+
+
+def test_relative_cost_flags_slow_algorithms():
+    rows = [bench_algorithms.summarize(label, label, [1.0], [{"wall_s": w, "events": 1000,
+                                                              "goodput_mbps": 90.0, "drops": 3}],
+                                       bench._median)
+            for label, w in (("reno", 0.001), ("cubic", 0.0014), ("fast", 0.002))]
+    bench_algorithms.add_relative_cost(rows)
+    assert [r["ns_per_event"] for r in rows] == pytest.approx([1000, 1400, 2000])
+    assert [r["slow"] for r in rows] == [False, False, True]
+    text = "\n".join(bench_algorithms.render(rows, 1))
+    assert "| `fast` |" in text and "2.00× **slow**" in text and "1.40×" in text
+
+
+def test_cli_algorithm_lines_run_r1_once_per_algorithm(tmp_path, capsys):
+    body = textwrap.dedent("""\
+        import json, sys
+        scen = json.load(open(sys.argv[1]))
+        cc = scen["flows"][0]["tcp"]["cc"]
+        algo = cc if isinstance(cc, str) else cc["algo"]
+        events = 2000 if algo == "vegas" else 1000
+        print(json.dumps({"wall_s": 0.001, "events": events, "acked_pkts": 1,
+                          "goodput_mbps": 90.0, "drops": 1}))
+    """)
+    root, sim = _fake_repo(tmp_path, body)
+    doc = tmp_path / "performance.md"
+    status = bench.run_cli(_args("--json", "--cases", "algorithms", "--repeat", "1",
+                                 "--root", str(root), "--sim", str(sim), "--write-doc", str(doc)))
+    out, _ = capsys.readouterr()
+    assert status == 0
+    rows = json.loads(out)["algorithms"]["rows"]
+    assert [r["algorithm"] for r in rows] == [label for label, _ in bench_algorithms.ALGORITHMS]
+    vegas = next(r for r in rows if r["algorithm"] == "vegas")
+    assert vegas["cost_vs_reno"] == pytest.approx(0.5)     # twice the events in the same time
+    assert "r1" not in json.loads(out)
+    assert "### Algorithms: R1 with each congestion-control algorithm" in doc.read_text()
+
+
+def test_cli_algorithm_failure_names_the_algorithm(tmp_path, capsys):
+    body = "import sys\nprint('flowshare-sim: error: tcp.cc: unknown algorithm', file=sys.stderr)\nsys.exit(1)\n"
+    root, sim = _fake_repo(tmp_path, body)
+    status = bench.run_cli(_args("--cases", "algorithms", "--repeat", "1", "--root", str(root),
+                                 "--sim", str(sim)))
+    err = capsys.readouterr().err
+    assert status == 1
+    assert 'R1 with cc = "reno" failed: flowshare-sim: error: tcp.cc: unknown algorithm' in err

@@ -782,7 +782,8 @@ def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dic
     if root is None:
         raise BenchError("cannot find the flowshare checkout (a directory with scenarios/ and "
                          "bench/peers/); run from the repository or set FLOWSHARE_ROOT")
-    cases = [CASES[c] for c in args.cases]
+    cases = [CASES[c] for c in args.cases if c in CASES]
+    algorithms = ALGORITHMS_CASE in args.cases and not args.peers_only
     timeout = args.peer_timeout if args.peer_timeout and args.peer_timeout > 0 else None
     machine = machine_info()
 
@@ -805,7 +806,12 @@ def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dic
         sim_info = {"path": str(sim), "sha256": _sha256(sim),
                     "modified": _dt.datetime.fromtimestamp(sim.stat().st_mtime, _dt.timezone.utc)
                     .strftime("%Y-%m-%d %H:%M:%S UTC")}
-        sim_exec, scen_exec = _snapshot(sim, {c.name: root / c.scenario for c in cases}, stack)
+        snap_cases = {c.name: root / c.scenario for c in cases}
+        if algorithms:
+            snap_cases[ALGORITHMS_CASE] = root / CASES["r1"].scenario
+            if not snap_cases[ALGORITHMS_CASE].is_file():
+                raise BenchError(f"scenario file {CASES['r1'].scenario} not found")
+        sim_exec, scen_exec = _snapshot(sim, snap_cases, stack)
 
     helper = ensure_rusage_helper(root / "bench" / "peers" / "build")
     if helper is None:
@@ -881,6 +887,11 @@ def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dic
         results[case.name] = build_case_result(case, fs_runs, ns2_runs, ns3_runs)
         fs_version = fs_version or _first(fs_runs.parsed, "version")
 
+    if algorithms and sim_exec is not None:
+        results[ALGORITHMS_CASE] = _run_algorithms(sim_exec, scen_exec[ALGORITHMS_CASE], args.repeat,
+                                                   timeout, root, helper, stack)
+        commands.append("flowshare bench --cases algorithms   # R1 once per algorithm")
+
     meta = {
         "machine": machine,
         "settings": {"repeat": args.repeat, "ns3_repeat": args.ns3_repeat,
@@ -905,6 +916,38 @@ def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dic
             _display_argv(ns3_compile_command(root, libs), root))
     results["meta"] = meta
     return results
+
+
+def _run_algorithms(sim: Path, r1: Path, repeat: int, timeout: float | None, root: Path,
+                    helper: Path | None, stack: contextlib.ExitStack) -> dict[str, Any]:
+    """R1 once per congestion-control algorithm (:mod:`flowshare.bench_algorithms`)."""
+    from . import bench_algorithms as ba
+
+    scen_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="flowshare-bench-algos-")))
+    try:
+        paths = ba.write_scenarios(r1, scen_dir)
+    except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:
+        raise BenchError(f"cannot derive the algorithm scenarios from {r1.name}: {exc}") from None
+    rows = []
+    for label, cc in ba.ALGORITHMS:
+        walls: list[float] = []
+        parsed: list[dict[str, Any]] = []
+        for i in range(repeat):
+            res = measure_process([str(sim), str(paths[label])], timeout=timeout, cwd=root,
+                                  rusage_helper=helper)
+            if not res.ok:
+                tail = (res.stderr.strip().splitlines() or ["(no message)"])[-1]
+                raise BenchError(f"flowshare-sim on R1 with cc = {json.dumps(cc)} failed: {tail}")
+            try:
+                parsed.append(parse_flowshare_output(res.stdout))
+            except ValueError as exc:
+                raise BenchError(f"{exc} (running R1 with cc = {json.dumps(cc)})") from None
+            walls.append(res.wall_s)
+            _log(f"algorithms {label} run {i + 1}/{repeat}: {res.wall_s:.3f} s, "
+                 f"{parsed[-1]['events']} events")
+        rows.append(ba.summarize(label, cc, walls, parsed, _median))
+    ba.add_relative_cost(rows)
+    return {"repeat": repeat, "rows": rows}
 
 
 def _display_argv(argv: Sequence[str], root: Path) -> list[str]:
@@ -1037,8 +1080,13 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         "(largest over its runs). Ratios divide the peer's median wall time by flowshare's.")
     lines.append("")
     for name, res in report.items():
-        if name != "meta" and isinstance(res, Mapping):
+        if name not in ("meta", ALGORITHMS_CASE) and isinstance(res, Mapping):
             lines += _case_markdown(name, res)
+    if ALGORITHMS_CASE in report:
+        from . import bench_algorithms as ba
+
+        algos = report[ALGORITHMS_CASE]
+        lines += ba.render(algos["rows"], algos["repeat"])
     lines += ["### Commands", "", "Run from the repository root:", "", "```sh"]
     if meta.get("ns3_build_command"):
         lines.append(meta["ns3_build_command"])
@@ -1082,12 +1130,17 @@ def update_doc(path: Path, generated: str) -> str:
 # Command line
 
 
+#: The case name that selects the algorithm lines (R1 once per algorithm, flowshare only).
+ALGORITHMS_CASE = "algorithms"
+CASE_CHOICES = (*CASES, ALGORITHMS_CASE)
+
+
 def _cases_arg(text: str) -> list[str]:
     names = [t.strip().lower() for t in text.split(",") if t.strip()]
-    bad = [n for n in names if n not in CASES]
+    bad = [n for n in names if n not in CASE_CHOICES]
     if not names or bad:
         raise argparse.ArgumentTypeError(
-            f"unknown case {', '.join(bad) or repr(text)}; choose from {', '.join(CASES)}")
+            f"unknown case {', '.join(bad) or repr(text)}; choose from {', '.join(CASE_CHOICES)}")
     return list(dict.fromkeys(names))
 
 
@@ -1122,8 +1175,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"(default {DEFAULT_REPEAT})")
     parser.add_argument("--ns3-repeat", type=_positive_int, default=DEFAULT_NS3_REPEAT,
                         metavar="N", help=f"runs of ns-3 per case (default {DEFAULT_NS3_REPEAT})")
-    parser.add_argument("--cases", type=_cases_arg, default=list(CASES), metavar="r1,r2",
-                        help="which reference cases to run (default: r1,r2)")
+    parser.add_argument("--cases", type=_cases_arg, default=list(CASE_CHOICES),
+                        metavar="r1,r2,algorithms",
+                        help="which reference cases to run; `algorithms` reruns R1 with each "
+                             "congestion-control algorithm, flowshare only (default: all)")
     parser.add_argument("--peer-timeout", type=_nonneg_float, default=DEFAULT_PEER_TIMEOUT_S,
                         metavar="SECONDS",
                         help=f"stop a simulator run after this long; 0 = no limit "
@@ -1181,8 +1236,12 @@ def run_cli(args: argparse.Namespace) -> int:
 
 
 def _print_summary(report: Mapping[str, Any]) -> None:
+    for row in report.get(ALGORITHMS_CASE, {}).get("rows", []):
+        print(f"R1 with {row['algorithm']}: {_fmt(row['wall_s'], 3, ' s')}, "
+              f"{_fmt(row['ns_per_event'], 0, ' ns')} per event "
+              f"({_fmt(row['cost_vs_reno'], 2, 'x')} Reno's)")
     for name, res in report.items():
-        if name == "meta":
+        if name in ("meta", ALGORITHMS_CASE):
             continue
         def t(key: str) -> str:
             v = res.get(key)
