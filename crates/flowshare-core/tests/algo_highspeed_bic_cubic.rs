@@ -126,7 +126,7 @@ fn cubic_window_follows_the_cubic_curve_after_a_loss() {
     // reductions after the slow-start episode: cwnd falls by more than 20 % between samples
     let drops: Vec<usize> = (1..s.rows()).filter(|&i| t[i] > 5.0 && w[i] < 0.8 * w[i - 1]).collect();
     assert!(drops.len() >= 3, "expected several loss cycles, got drops at {drops:?}");
-    for &d in &drops[..drops.len() - 1] {
+    for (j, &d) in drops[..drops.len() - 1].iter().enumerate() {
         let w_max = ssth[d] / 0.7;
         let k = ((w_max - ssth[d]) / 0.4).cbrt();
         assert!(k > 5.0 && k < 9.0, "K = {k} for W_max {w_max}");
@@ -139,7 +139,8 @@ fn cubic_window_follows_the_cubic_curve_after_a_loss() {
         let t_loss = 0.5 * (t[d - 1] + t[d]);
         let w_cubic = |x: f64| 0.4 * (x - k).powi(3) + w_max;
         let mut checked = 0;
-        for i in d..s.rows() {
+        // up to K, or up to the next loss if the path's limit lies just below W_max
+        for i in d..drops[j + 1] {
             let x = t[i] - t_loss;
             if x > k {
                 break;

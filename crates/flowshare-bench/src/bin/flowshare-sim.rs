@@ -1,20 +1,31 @@
-//! `flowshare-sim SCENARIO.toml|.json`: run a scenario from Rust alone and print one JSON line.
+//! `flowshare-sim [--detail] SCENARIO.toml|.json`: run a scenario from Rust alone and print one
+//! JSON line.
 //!
 //! This is what `flowshare bench` times against ns-2 and ns-3 as a whole process, and what a
 //! profiler should be pointed at. Output keys: `wall_s` (seconds in the event loop), `events`,
 //! `acked_pkts` and `goodput_mbps` (computed as the ns-2 reference script does: segments
 //! cumulatively acknowledged × MSS × 8 / duration), `drops` (all queues), `flows`.
+//!
+//! `--detail` adds `per_flow` (one object per flow: `acked_pkts`, `cwnd_mean`, `drops`,
+//! `retransmits`, `timeouts`) and `queues` (one object per link direction that carried
+//! packets: `link`, `from`, `to`, `drops`, `mean_len_pkts`, `utilization`), for the
+//! cross-checks of `docs/validation.md`.
 
+use flowshare_core::results::{Column, Table};
 use flowshare_core::{scenario, Simulation};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() != 2 || args[1].starts_with('-') {
-        eprintln!("usage: flowshare-sim SCENARIO.toml|SCENARIO.json");
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let detail = args.first().is_some_and(|a| a == "--detail");
+    if detail {
+        args.remove(0);
+    }
+    if args.len() != 1 || args[0].starts_with('-') {
+        eprintln!("usage: flowshare-sim [--detail] SCENARIO.toml|SCENARIO.json");
         return ExitCode::from(2);
     }
-    let path = &args[1];
+    let path = &args[0];
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => {
@@ -37,9 +48,10 @@ fn main() -> ExitCode {
     let drops: i64 = results.queues.i64("drops").iter().sum();
     // Segments delivered in order, as ns-2's `ack_` counts them, flow by flow.
     let mss = scenario.flows.iter().flat_map(|g| std::iter::repeat_n(g.tcp.mss.0 as i64, g.count as usize));
-    let acked_pkts: i64 = delivered.iter().zip(mss).map(|(d, m)| d / m).sum();
+    let per_flow_acked: Vec<i64> = delivered.iter().zip(mss).map(|(d, m)| d / m).collect();
+    let acked_pkts: i64 = per_flow_acked.iter().sum();
     let delivered: i64 = delivered.iter().sum();
-    let out = serde_json::json!({
+    let mut out = serde_json::json!({
         "wall_s": results.summary.wall_s,
         "events": results.summary.events,
         "flows": results.flows.rows(),
@@ -47,6 +59,54 @@ fn main() -> ExitCode {
         "goodput_mbps": delivered as f64 * 8.0 / duration / 1e6,
         "drops": drops,
     });
+    if detail {
+        out["per_flow"] = per_flow(&results.flows, &per_flow_acked);
+        out["queues"] = queues(&results.queues);
+    }
     println!("{out}");
     ExitCode::SUCCESS
+}
+
+fn texts(t: &Table, name: &str) -> Vec<String> {
+    match t.get(name) {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!("no text column {name}"),
+    }
+}
+
+/// One object per flow, in flow order.
+fn per_flow(flows: &Table, acked: &[i64]) -> serde_json::Value {
+    let (cwnd, drops, rtx, rto) =
+        (flows.f64("cwnd_mean"), flows.i64("drops"), flows.i64("retransmits"), flows.i64("timeouts"));
+    (0..flows.rows())
+        .map(|i| {
+            serde_json::json!({
+                "acked_pkts": acked[i],
+                "cwnd_mean": cwnd[i],
+                "drops": drops[i],
+                "retransmits": rtx[i],
+                "timeouts": rto[i],
+            })
+        })
+        .collect()
+}
+
+/// One object per link direction that carried at least one packet.
+fn queues(q: &Table) -> serde_json::Value {
+    let (link, from, to) = (texts(q, "link"), texts(q, "from"), texts(q, "to"));
+    let (arrivals, drops) = (q.i64("arrivals"), q.i64("drops"));
+    let (len, util) = (q.f64("mean_len_pkts"), q.f64("utilization"));
+    (0..q.rows())
+        .filter(|&i| arrivals[i] > 0)
+        .map(|i| {
+            serde_json::json!({
+                "link": link[i],
+                "from": from[i],
+                "to": to[i],
+                "drops": drops[i],
+                "mean_len_pkts": len[i],
+                "utilization": util[i],
+            })
+        })
+        .collect()
 }

@@ -176,6 +176,18 @@ impl Sender {
         self.snd_max - self.snd_una
     }
 
+    /// FlightSize for a window decrease, at most the window in force. In fast recovery that
+    /// window is ssthresh: the inflation only stands for segments that have left the network,
+    /// and with snd_una pinned by a hole FlightSize grows with every duplicate ACK. Otherwise it
+    /// is cwnd: snd_max − snd_una can exceed cwnd just after a SACK recovery (data sent while
+    /// holes and SACKed segments stayed below snd_max) or after a timeout (go-back-N), and a
+    /// decrease taken from that would raise the window, which a factor above 1/2 (Scalable's
+    /// 7/8) turns into a ratchet. ns-2 and Linux decrease from the window, not from snd_max.
+    fn flight_for_decrease(&self, st: &CcState) -> u64 {
+        let window = if st.phase == Phase::Recovery { st.ssthresh } else { st.cwnd };
+        self.in_flight().min(window.ceil() as u64)
+    }
+
     fn payload(&self, seq: u64) -> u32 {
         match self.total_segs {
             Some(t) if seq + 1 == t => self.last_payload,
@@ -502,7 +514,7 @@ impl Sender {
         if self.recover.is_some_and(|r| self.snd_una < r) {
             return; // losses of a window already being recovered (RFC 6582 §4, ns-2 bug_fix_)
         }
-        let flight = self.in_flight();
+        let flight = self.flight_for_decrease(st);
         st.ssthresh = cc.ssthresh_after(st, &LossSignal { kind: LossKind::DupAcks, now, flight_size: flight });
         self.recover = Some(self.snd_max);
         self.stats.fast_retransmits += 1;
@@ -558,14 +570,7 @@ impl Sender {
         }
         self.account_cwnd(now, st);
         self.stats.timeouts += 1;
-        // In fast recovery the window in force is ssthresh: the inflation only stands for
-        // segments that have left the network, and with snd_una pinned by a hole FlightSize
-        // grows with every duplicate ACK. Halve what was really allowed (as ns-2 and Linux do).
-        let flight = if st.phase == Phase::Recovery {
-            self.in_flight().min(st.ssthresh.ceil() as u64)
-        } else {
-            self.in_flight()
-        };
+        let flight = self.flight_for_decrease(st);
         if let Some(cfg) = self.cfg.misrx {
             let rtt = match cfg.reference {
                 MisRxReference::LastSample => self.last_rtt.map(|r| r as f64),
