@@ -15,6 +15,7 @@ pub mod bic;
 mod config;
 pub mod cubic;
 pub mod highspeed;
+pub mod htcp;
 pub mod multcp;
 mod reno;
 pub mod scalable;
