@@ -8,6 +8,7 @@ use super::bic::{Bic, BicParams, BicVariant};
 use super::cubic::{Cubic, CubicParams, CubicVariant};
 use super::fast::{AlphaTuning, AvgWeight, Fast, FastParams, FastSlowStart};
 use super::highspeed::{HighSpeed, HighSpeedVariant};
+use super::htcp::{Htcp, HtcpParams, HtcpVariant};
 use super::multcp::{LossPolicy, MulTcp, MulTcpSlowStart};
 use super::scalable::{Scalable, ScalableVariant};
 use super::vegas::{RefreshTo, Vegas, VegasDiff, VegasRule, VegasSlowStart};
@@ -42,6 +43,8 @@ pub enum CcConfig {
     Fast(FastParams),
     /// FAST with α-tuning (FAST-AT): FAST whose α follows its rate (an assumption, see docs).
     FastAt(FastParams),
+    /// H-TCP (Leith and Shorten 2004): `variant` (`linux` or `paper`) and its options.
+    Htcp(HtcpParams),
     /// MulTCP(N): one connection that behaves like N Reno flows (Crowcroft and Oechslin 1998).
     Multcp {
         /// Number of flows emulated (real, at least 1).
@@ -87,7 +90,7 @@ pub enum CcConfig {
 
 /// Names accepted for `algo`, in the order error messages list them.
 pub const ALGORITHMS: &[&str] =
-    &["reno", "scalable", "multcp", "vegas", "vegas_enhanced", "highspeed", "bic", "cubic", "fast", "fast_at"];
+    &["reno", "scalable", "multcp", "vegas", "vegas_enhanced", "highspeed", "bic", "cubic", "htcp", "fast", "fast_at"];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -211,6 +214,34 @@ fn check_kept_fraction(beta: f64) -> Result<(), String> {
         return Err(format!("beta: must be the fraction of the window kept on a loss, 0 < beta < 1, got {beta}"));
     }
     Ok(())
+}
+
+/// H-TCP: a variant and overrides of its defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HtcpTable {
+    #[serde(default)]
+    variant: HtcpVariant,
+    rtt_scaling: Option<bool>,
+    bandwidth_switch: Option<bool>,
+    delta_l: Option<Dur>,
+}
+
+fn htcp_params(t: HtcpTable) -> Result<HtcpParams, String> {
+    let d = HtcpParams::defaults(t.variant);
+    let p = HtcpParams {
+        variant: t.variant,
+        rtt_scaling: t.rtt_scaling.unwrap_or(d.rtt_scaling),
+        bandwidth_switch: t.bandwidth_switch.unwrap_or(d.bandwidth_switch),
+        delta_l: t.delta_l.unwrap_or(d.delta_l),
+    };
+    if p.variant == HtcpVariant::Linux && !p.delta_l.0.is_multiple_of(1_000_000) {
+        return Err(format!(
+            "delta_l: the linux variant counts whole milliseconds (jiffies), got {}; use variant = \"paper\" for finer times",
+            p.delta_l
+        ));
+    }
+    Ok(p)
 }
 
 fn bic_params(t: BicTable) -> Result<BicParams, String> {
@@ -390,6 +421,7 @@ impl CcConfig {
             "cubic" => CcConfig::Cubic(cubic_params(params(&algo, table)?)?),
             "fast" => CcConfig::Fast(fast_params(params(&algo, table)?, FastParams::fast())?),
             "fast_at" => CcConfig::FastAt(fast_params(params(&algo, table)?, FastParams::fast_at())?),
+            "htcp" => CcConfig::Htcp(htcp_params(params(&algo, table)?)?),
             other => {
                 let allowed: Vec<String> = ALGORITHMS.iter().map(|a| format!("`{a}`")).collect();
                 return Err(format!("unknown algorithm `{other}`, expected one of {}", allowed.join(", ")));
@@ -408,6 +440,7 @@ impl CcConfig {
             CcConfig::Bic(p) => Box::new(Bic::new(p)),
             CcConfig::Cubic(p) => Box::new(Cubic::new(p)),
             CcConfig::Fast(p) | CcConfig::FastAt(p) => Box::new(Fast::new(p)),
+            CcConfig::Htcp(p) => Box::new(Htcp::new(p)),
             CcConfig::Vegas { alpha, beta, gamma, slow_start, diff, base_rtt_refresh, refresh_to } => {
                 Box::new(Vegas::new(
                     VegasRule::DeadZone { alpha, beta },
@@ -442,6 +475,7 @@ impl CcConfig {
             CcConfig::Cubic(_) => "cubic",
             CcConfig::Fast(_) => "fast",
             CcConfig::FastAt(_) => "fast_at",
+            CcConfig::Htcp(_) => "htcp",
             CcConfig::Vegas { .. } => "vegas",
             CcConfig::VegasEnhanced { .. } => "vegas_enhanced",
         }
@@ -722,6 +756,70 @@ mod tests {
             ),
             ("{\"algo\": \"cubic\", \"hystart\": true}", "unknown field `hystart`"),
             ("{\"algo\": \"cubic\", \"tcp_friendliness\": \"yes\"}", "tcp_friendliness: invalid type"),
+        ];
+        for (json, expected) in cases {
+            match parse(json) {
+                Err(e) => {
+                    assert!(!expected.is_empty() && e.contains(expected), "{json}: {e}");
+                    assert!(!e.contains('\n'), "{json}: one line: {e}");
+                }
+                Ok(cfg) => assert!(expected.is_empty(), "{json} accepted as {cfg:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn htcp_defaults_overrides_and_round_trip() {
+        let htcp = parse("\"htcp\"").unwrap();
+        let linux = HtcpParams {
+            variant: HtcpVariant::Linux,
+            rtt_scaling: true,
+            bandwidth_switch: true,
+            delta_l: Dur::from_millis(1000),
+        };
+        assert_eq!(htcp, CcConfig::Htcp(linux));
+        let paper = parse("{\"algo\": \"htcp\", \"variant\": \"paper\"}").unwrap();
+        let paper_params = HtcpParams { variant: HtcpVariant::Paper, rtt_scaling: false, ..linux };
+        assert_eq!(paper, CcConfig::Htcp(paper_params));
+        let tuned = parse(
+            "{\"algo\": \"htcp\", \"variant\": \"paper\", \"rtt_scaling\": true, \"bandwidth_switch\": false, \"delta_l\": \"0.5s\"}",
+        )
+        .unwrap();
+        assert_eq!(
+            tuned,
+            CcConfig::Htcp(HtcpParams {
+                rtt_scaling: true,
+                bandwidth_switch: false,
+                delta_l: Dur::from_millis(500),
+                ..paper_params
+            })
+        );
+        let plain = parse("{\"algo\": \"htcp\", \"rtt_scaling\": false, \"delta_l\": 2}").unwrap();
+        assert_eq!(plain, CcConfig::Htcp(HtcpParams { rtt_scaling: false, delta_l: Dur::from_millis(2000), ..linux }));
+        for cfg in [htcp, paper, tuned, plain] {
+            let json = serde_json::to_string(&cfg).unwrap();
+            assert_eq!(parse(&json).unwrap(), cfg, "{json}");
+            assert_eq!(cfg.build().name(), cfg.as_str());
+        }
+    }
+
+    #[test]
+    fn htcp_parameters_are_validated() {
+        let cases = [
+            (
+                "{\"algo\": \"htcp\", \"variant\": \"ns3\"}",
+                "variant: unknown variant `ns3`, expected `linux` or `paper`",
+            ),
+            ("{\"algo\": \"htcp\", \"rtt_scaling\": 1}", "rtt_scaling: invalid type"),
+            ("{\"algo\": \"htcp\", \"bandwidth_switch\": \"on\"}", "bandwidth_switch: invalid type"),
+            ("{\"algo\": \"htcp\", \"delta_l\": \"soon\"}", "delta_l: "),
+            ("{\"algo\": \"htcp\", \"delta_l\": -1}", "delta_l: expected a non-negative time"),
+            (
+                "{\"algo\": \"htcp\", \"delta_l\": \"1.5ms\"}",
+                "delta_l: the linux variant counts whole milliseconds (jiffies), got 1500us",
+            ),
+            ("{\"algo\": \"htcp\", \"variant\": \"paper\", \"delta_l\": \"1.5ms\"}", ""),
+            ("{\"algo\": \"htcp\", \"beta\": 0.5}", "unknown field `beta`"),
         ];
         for (json, expected) in cases {
             match parse(json) {

@@ -16,6 +16,7 @@ mod config;
 pub mod cubic;
 pub mod fast;
 pub mod highspeed;
+pub mod htcp;
 pub mod multcp;
 mod reno;
 pub mod scalable;
