@@ -5,6 +5,7 @@
 //! trust them.
 
 use super::bic::{Bic, BicParams, BicVariant};
+use super::compound::{Compound, CompoundParams, CompoundVariant};
 use super::cubic::{Cubic, CubicParams, CubicVariant};
 use super::fast::{AlphaTuning, AvgWeight, Fast, FastParams, FastSlowStart};
 use super::highspeed::{HighSpeed, HighSpeedVariant};
@@ -45,6 +46,8 @@ pub enum CcConfig {
     FastAt(FastParams),
     /// H-TCP (Leith and Shorten 2004): `variant` (`linux` or `paper`) and its options.
     Htcp(HtcpParams),
+    /// Compound TCP (Tan et al. 2006): `variant` (`paper` or `ns2`) and its constants.
+    Compound(CompoundParams),
     /// MulTCP(N): one connection that behaves like N Reno flows (Crowcroft and Oechslin 1998).
     Multcp {
         /// Number of flows emulated (real, at least 1).
@@ -89,8 +92,20 @@ pub enum CcConfig {
 }
 
 /// Names accepted for `algo`, in the order error messages list them.
-pub const ALGORITHMS: &[&str] =
-    &["reno", "scalable", "multcp", "vegas", "vegas_enhanced", "highspeed", "bic", "cubic", "htcp", "fast", "fast_at"];
+pub const ALGORITHMS: &[&str] = &[
+    "reno",
+    "scalable",
+    "multcp",
+    "vegas",
+    "vegas_enhanced",
+    "highspeed",
+    "bic",
+    "cubic",
+    "htcp",
+    "compound",
+    "fast",
+    "fast_at",
+];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -348,6 +363,55 @@ fn fast_params(t: FastTable, d: FastParams) -> Result<FastParams, String> {
     Ok(p)
 }
 
+/// Compound TCP: a variant and overrides of its defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompoundTable {
+    #[serde(default)]
+    variant: CompoundVariant,
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    k: Option<f64>,
+    zeta: Option<f64>,
+    gamma: Option<f64>,
+    low_wnd: Option<f64>,
+}
+
+fn compound_params(t: CompoundTable) -> Result<CompoundParams, String> {
+    let d = CompoundParams::defaults(t.variant);
+    let p = CompoundParams {
+        variant: t.variant,
+        alpha: t.alpha.unwrap_or(d.alpha),
+        beta: t.beta.unwrap_or(d.beta),
+        k: t.k.unwrap_or(d.k),
+        zeta: t.zeta.unwrap_or(d.zeta),
+        gamma: t.gamma.unwrap_or(d.gamma),
+        low_wnd: t.low_wnd.unwrap_or(d.low_wnd),
+    };
+    if !(p.alpha.is_finite() && p.alpha > 0.0) {
+        return Err(format!("alpha: must be the gain of the delay window's increase, > 0, got {}", p.alpha));
+    }
+    if !(p.beta.is_finite() && p.beta > 0.0 && p.beta < 1.0) {
+        return Err(format!(
+            "beta: must be the fraction of the window removed on a loss, 0 < beta < 1, got {}",
+            p.beta
+        ));
+    }
+    if !(p.k.is_finite() && p.k > 0.0 && p.k < 1.0) {
+        return Err(format!("k: must be the exponent of the delay window's increase, 0 < k < 1, got {}", p.k));
+    }
+    if !(p.zeta.is_finite() && p.zeta >= 0.0) {
+        return Err(format!("zeta: must be segments of dwnd removed per segment queued, >= 0, got {}", p.zeta));
+    }
+    if !(p.gamma.is_finite() && p.gamma > 0.0) {
+        return Err(format!("gamma: must be a number of segments > 0, got {}", p.gamma));
+    }
+    if !(p.low_wnd.is_finite() && p.low_wnd >= 0.0) {
+        return Err(format!("low_wnd: must be a number of segments >= 0 (0 = off), got {}", p.low_wnd));
+    }
+    Ok(p)
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NoParams {}
@@ -422,6 +486,7 @@ impl CcConfig {
             "fast" => CcConfig::Fast(fast_params(params(&algo, table)?, FastParams::fast())?),
             "fast_at" => CcConfig::FastAt(fast_params(params(&algo, table)?, FastParams::fast_at())?),
             "htcp" => CcConfig::Htcp(htcp_params(params(&algo, table)?)?),
+            "compound" => CcConfig::Compound(compound_params(params(&algo, table)?)?),
             other => {
                 let allowed: Vec<String> = ALGORITHMS.iter().map(|a| format!("`{a}`")).collect();
                 return Err(format!("unknown algorithm `{other}`, expected one of {}", allowed.join(", ")));
@@ -441,6 +506,7 @@ impl CcConfig {
             CcConfig::Cubic(p) => Box::new(Cubic::new(p)),
             CcConfig::Fast(p) | CcConfig::FastAt(p) => Box::new(Fast::new(p)),
             CcConfig::Htcp(p) => Box::new(Htcp::new(p)),
+            CcConfig::Compound(p) => Box::new(Compound::new(p)),
             CcConfig::Vegas { alpha, beta, gamma, slow_start, diff, base_rtt_refresh, refresh_to } => {
                 Box::new(Vegas::new(
                     VegasRule::DeadZone { alpha, beta },
@@ -476,6 +542,7 @@ impl CcConfig {
             CcConfig::Fast(_) => "fast",
             CcConfig::FastAt(_) => "fast_at",
             CcConfig::Htcp(_) => "htcp",
+            CcConfig::Compound(_) => "compound",
             CcConfig::Vegas { .. } => "vegas",
             CcConfig::VegasEnhanced { .. } => "vegas_enhanced",
         }
@@ -820,6 +887,95 @@ mod tests {
             ),
             ("{\"algo\": \"htcp\", \"variant\": \"paper\", \"delta_l\": \"1.5ms\"}", ""),
             ("{\"algo\": \"htcp\", \"beta\": 0.5}", "unknown field `beta`"),
+        ];
+        for (json, expected) in cases {
+            match parse(json) {
+                Err(e) => {
+                    assert!(!expected.is_empty() && e.contains(expected), "{json}: {e}");
+                    assert!(!e.contains('\n'), "{json}: one line: {e}");
+                }
+                Ok(cfg) => assert!(expected.is_empty(), "{json} accepted as {cfg:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn compound_defaults_overrides_and_round_trip() {
+        let paper = parse("\"compound\"").unwrap();
+        let paper_params = CompoundParams {
+            variant: CompoundVariant::Paper,
+            alpha: 0.125,
+            beta: 0.5,
+            k: 0.75,
+            zeta: 1.0,
+            gamma: 30.0,
+            low_wnd: 41.0,
+        };
+        assert_eq!(paper, CcConfig::Compound(paper_params));
+        let ns2 = parse("{\"algo\": \"compound\", \"variant\": \"ns2\"}").unwrap();
+        assert_eq!(
+            ns2,
+            CcConfig::Compound(CompoundParams { variant: CompoundVariant::Ns2, low_wnd: 0.0, ..paper_params })
+        );
+        let tuned = parse(
+            "{\"algo\": \"compound\", \"alpha\": 0.25, \"beta\": 0.3, \"k\": 0.8, \"zeta\": 0.5, \"gamma\": 10, \"low_wnd\": 0}",
+        )
+        .unwrap();
+        assert_eq!(
+            tuned,
+            CcConfig::Compound(CompoundParams {
+                alpha: 0.25,
+                beta: 0.3,
+                k: 0.8,
+                zeta: 0.5,
+                gamma: 10.0,
+                low_wnd: 0.0,
+                ..paper_params
+            })
+        );
+        let ns2_low = parse("{\"algo\": \"compound\", \"variant\": \"ns2\", \"low_wnd\": 41}").unwrap();
+        assert_eq!(ns2_low, CcConfig::Compound(CompoundParams { variant: CompoundVariant::Ns2, ..paper_params }));
+        for cfg in [paper, ns2, tuned, ns2_low] {
+            let json = serde_json::to_string(&cfg).unwrap();
+            assert_eq!(parse(&json).unwrap(), cfg, "{json}");
+            assert_eq!(cfg.build().name(), cfg.as_str());
+        }
+        assert!(ALGORITHMS.contains(&"compound"));
+    }
+
+    #[test]
+    fn compound_parameters_are_validated() {
+        let cases = [
+            (
+                "{\"algo\": \"compound\", \"variant\": \"windows\"}",
+                "variant: unknown variant `windows`, expected `paper` or `ns2`",
+            ),
+            (
+                "{\"algo\": \"compound\", \"alpha\": 0}",
+                "alpha: must be the gain of the delay window's increase, > 0, got 0",
+            ),
+            (
+                "{\"algo\": \"compound\", \"beta\": 1}",
+                "beta: must be the fraction of the window removed on a loss, 0 < beta < 1, got 1",
+            ),
+            ("{\"algo\": \"compound\", \"beta\": -0.5}", "beta: must be the fraction"),
+            (
+                "{\"algo\": \"compound\", \"k\": 1}",
+                "k: must be the exponent of the delay window's increase, 0 < k < 1, got 1",
+            ),
+            ("{\"algo\": \"compound\", \"k\": 0}", "k: must be the exponent"),
+            (
+                "{\"algo\": \"compound\", \"zeta\": -1}",
+                "zeta: must be segments of dwnd removed per segment queued, >= 0, got -1",
+            ),
+            ("{\"algo\": \"compound\", \"zeta\": 0}", ""),
+            ("{\"algo\": \"compound\", \"gamma\": 0}", "gamma: must be a number of segments > 0, got 0"),
+            (
+                "{\"algo\": \"compound\", \"low_wnd\": -1}",
+                "low_wnd: must be a number of segments >= 0 (0 = off), got -1",
+            ),
+            ("{\"algo\": \"compound\", \"gamma\": \"30\"}", "gamma: invalid type"),
+            ("{\"algo\": \"compound\", \"delta\": 3}", "unknown field `delta`"),
         ];
         for (json, expected) in cases {
             match parse(json) {

@@ -12,6 +12,7 @@
 //! connections' windows at once (see `docs/adr/0001-congestion-control-interface.md`).
 
 pub mod bic;
+pub mod compound;
 mod config;
 pub mod cubic;
 pub mod fast;
