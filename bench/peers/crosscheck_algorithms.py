@@ -86,9 +86,8 @@ ALGORITHMS = [
     Algo("cubic", "Linux", "cubic", '{ algo = "cubic", variant = "ns2" }', tcp=LINUX_TCP),
     Algo("highspeed", "Linux", "highspeed", '{ algo = "highspeed", variant = "linux" }', tcp=LINUX_TCP),
     Algo("scalable", "Linux", "scalable", '{ algo = "scalable", variant = "linux" }', tcp=LINUX_TCP),
-    # Being added on other branches; each row runs as soon as flowshare accepts the name.
-    Algo("htcp", "Linux", "htcp", '"htcp"', tcp=LINUX_TCP),
-    Algo("compound", "Linux", "compound", '"compound"', tcp=LINUX_TCP),
+    Algo("htcp", "Linux", "htcp", '{ algo = "htcp", variant = "linux" }', tcp=LINUX_TCP),
+    Algo("compound", "Linux", "compound", '{ algo = "compound", variant = "ns2" }', tcp=LINUX_TCP),
 ]
 
 
