@@ -23,6 +23,8 @@ ALGORITHMS: tuple[tuple[str, Any], ...] = (
     ("highspeed", "highspeed"),
     ("bic", "bic"),
     ("cubic", "cubic"),
+    ("htcp", "htcp"),
+    ("compound", "compound"),
     ("vegas", "vegas"),
     ("vegas_enhanced", "vegas_enhanced"),
     ("fast", "fast"),

@@ -140,3 +140,55 @@ tcp = { cc = { algo = "scalable", variant = "linux" }, recovery = "sack", initia
     assert!(goodput > 9.0e6, "goodput {goodput}");
     assert!(drops < 400 && timeouts <= 2, "drops {drops}, timeouts {timeouts}");
 }
+
+/// Every algorithm's own state reaches the flow series (issue item "observability"): one flow
+/// per algorithm in one run; each column is finite in the late samples of the flows whose
+/// algorithm reports it and NaN for every other flow.
+#[test]
+fn every_algorithm_reports_its_state() {
+    let algos: [(&str, &[&str]); 12] = [
+        ("\"reno\"", &[]),
+        ("\"scalable\"", &[]),
+        ("{ algo = \"multcp\", n = 2 }", &["multcp_n"]),
+        ("\"vegas\"", &["vegas_base_rtt_s", "vegas_rtt_s", "vegas_diff", "vegas_alpha", "vegas_beta"]),
+        ("\"vegas_enhanced\"", &["vegas_base_rtt_s", "vegas_rtt_s", "vegas_diff", "vegas_delta"]),
+        ("\"highspeed\"", &["hstcp_a", "hstcp_b"]),
+        ("\"bic\"", &["bic_w_max"]),
+        ("\"cubic\"", &["cubic_w_max", "cubic_k"]),
+        ("\"htcp\"", &["htcp_alpha", "htcp_beta", "htcp_delta_s", "htcp_max_b"]),
+        ("\"compound\"", &["ctcp_dwnd", "ctcp_cwnd_reno", "ctcp_base_rtt_s", "ctcp_diff"]),
+        ("\"fast\"", &["fast_base_rtt_s", "fast_avg_rtt_s", "fast_alpha", "fast_queued"]),
+        ("\"fast_at\"", &["fast_base_rtt_s", "fast_avg_rtt_s", "fast_alpha", "fast_queued"]),
+    ];
+    let flows: String =
+        algos.iter().map(|(cc, _)| format!("[[flows]]\ntcp = {{ cc = {cc}, recovery = \"sack\" }}\n")).collect();
+    let r = run(&format!(
+        r#"
+[simulation]
+duration = "5s"
+sample_interval = "100ms"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "50Mbps", delay = "20ms", queue = {{ limit = 200 }} }}
+access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 10000 }} }}
+{flows}
+"#
+    ));
+    let s = &r.flow_series;
+    let (t, flow) = (s.f64("time_s"), s.i64("flow"));
+    let mut all: Vec<&str> = algos.iter().flat_map(|(_, cols)| cols.iter().copied()).collect();
+    all.sort_unstable();
+    all.dedup();
+    for col in all {
+        let v = s.get(col).map(|_| s.f64(col)).unwrap_or_else(|| panic!("no column {col}"));
+        for (f, (cc, cols)) in algos.iter().enumerate() {
+            let late: Vec<f64> = (0..s.rows()).filter(|&i| flow[i] == f as i64 && t[i] >= 4.0).map(|i| v[i]).collect();
+            assert!(!late.is_empty());
+            if cols.contains(&col) {
+                assert!(late.iter().all(|x| x.is_finite()), "{cc}: {col} not finite late in the run: {late:?}");
+            } else {
+                assert!(late.iter().all(|x| x.is_nan()), "{cc} reports {col}");
+            }
+        }
+    }
+}
