@@ -185,6 +185,7 @@ def _range(key: Key, text: str, *, log: bool) -> np.ndarray:
         )
     if log and (start <= 0 or stop <= 0):
         raise ModelUsageError(f"{key.name}: a --log range needs START and STOP > 0")
+    _check(key, np.array([start, stop]))
     values = np.geomspace(start, stop, count) if log else np.linspace(start, stop, count)
     _check(key, values)
     return values
