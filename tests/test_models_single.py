@@ -64,7 +64,8 @@ def test_pftk_tends_to_mathis_at_low_loss():
 
 def test_segment_size_turns_packets_into_bytes():
     assert mathis(0.01, 0.1, s=1000) == pytest.approx(1000 * mathis(0.01, 0.1))
-    assert aimd_rate(1, 0.5, 0.01, 0.1, s=1500) == pytest.approx(1500 * aimd_rate(1, 0.5, 0.01, 0.1))
+    packets = aimd_rate(1, 0.5, 0.01, 0.1)
+    assert aimd_rate(1, 0.5, 0.01, 0.1, s=1500) == pytest.approx(1500 * packets)
 
 
 # --- AIMD ------------------------------------------------------------------------------------

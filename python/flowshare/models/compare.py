@@ -96,7 +96,9 @@ class ModelComparison:
             "rms_error": float(np.sqrt(np.mean(t["error"].to_numpy() ** 2))),
         }
 
-    def plot(self, *, logx: bool | None = None, logy: bool = False, title: str | None = None) -> Figure:
+    def plot(
+        self, *, logx: bool | None = None, logy: bool = False, title: str | None = None
+    ) -> Figure:
         """Model curves over the simulated points, and the model at each point.
 
         Parameters
