@@ -6,6 +6,7 @@
     flowshare validate FILE.toml
     flowshare demo --out DIR
     flowshare bench ...
+    flowshare model NAME KEY=VALUE ... [--plot FILE] | flowshare model --list
 
 User errors (an invalid scenario, a missing file, a bad flag) print one line
 ``flowshare: error: ...`` on stderr and exit with status 1 (2 for a bad command line); no
@@ -114,6 +115,18 @@ def _build_parser(*, with_bench: bool) -> argparse.ArgumentParser:
     demo.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     demo.set_defaults(handler=_cmd_demo)
 
+    model = commands.add_parser(
+        "model",
+        help="evaluate an analytic throughput model",
+        description="Evaluate an analytic model: KEY=VALUE prints its value, "
+        "KEY=START:STOP:COUNT a table (drawn with --plot FILE). "
+        "'flowshare model --list' lists the models, their keys and units.",
+    )
+    from .models import cli as model_cli
+
+    model_cli.add_arguments(model)
+    model.set_defaults(handler=_cmd_model)
+
     bench = commands.add_parser(
         "bench",
         help="benchmark against the reference simulators",
@@ -162,6 +175,15 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     _print_files(files)
     print(f"report: {files[-1]}")
     return 0
+
+
+def _cmd_model(args: argparse.Namespace) -> int:
+    from .models import cli as model_cli
+
+    try:
+        return model_cli.run_cli(args)
+    except model_cli.ModelUsageError as exc:
+        return _fail(str(exc), status=2)
 
 
 def demo_scenario_path() -> Path:
