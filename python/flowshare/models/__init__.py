@@ -1,0 +1,1 @@
+"""Analytic models of the congestion-control literature, one module per source."""

@@ -1,0 +1,1 @@
+"""Analytic models of Hasegawa (2000), seed 004."""
