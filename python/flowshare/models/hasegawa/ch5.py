@@ -227,7 +227,9 @@ def vegas_wmax(
 # --- the fluid trajectory -------------------------------------------------------------------
 
 
-def _piece(a: float, x: float, ss: bool, ack_capped: bool, rho_capped: bool, p: dict[str, float]) -> tuple[float, float]:
+def _piece(
+    a: float, x: float, ss: bool, ack_capped: bool, rho_capped: bool, p: dict[str, float]
+) -> tuple[float, float]:
     """Time [s] and packets delivered while the window grows from ``a`` to ``x`` in one regime."""
     rtt, mu_r, mu_f, g = p["rtt"], p["mu_r"], p["mu_f"], p["g"]
     if ss and not ack_capped:  # dcwnd/dt = g cwnd / rtt
@@ -245,7 +247,10 @@ def _piece(a: float, x: float, ss: bool, ack_capped: bool, rho_capped: bool, p: 
     return dt, (mu_f * dt if rho_capped else area / rtt)
 
 
-def _pieces(c0: float, ssth: float, w_end: float, p: dict[str, float]) -> list[tuple[float, float, tuple[bool, bool, bool], float, float]]:
+_Piece = tuple[float, float, tuple[bool, bool, bool], float, float]
+
+
+def _pieces(c0: float, ssth: float, w_end: float, p: dict[str, float]) -> list[_Piece]:
     """The trajectory from ``c0`` to ``w_end`` cut where a regime changes: (a, b, flags, dt, packets)."""
     rtt = p["rtt"]
     cuts = sorted({c0, w_end, *(v for v in (ssth, rtt * p["mu_r"], rtt * p["mu_f"]) if c0 < v < w_end)})
@@ -258,7 +263,7 @@ def _pieces(c0: float, ssth: float, w_end: float, p: dict[str, float]) -> list[t
     return pieces
 
 
-def _within(pieces: list[tuple[float, float, tuple[bool, bool, bool], float, float]], packets: float, p: dict[str, float]) -> float:
+def _within(pieces: list[_Piece], packets: float, p: dict[str, float]) -> float:
     """Time to deliver ``packets`` (no more than the pieces hold) along ``pieces``."""
     t = 0.0
     for a, b, flags, dt, pk in pieces:

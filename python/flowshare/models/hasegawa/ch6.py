@@ -47,7 +47,9 @@ def proportional_share(bw: ArrayLike, BW: float) -> np.ndarray:  # noqa: N803 - 
 
 
 def red_reno_window(p: ArrayLike) -> tuple[Any, Any]:
-    r"""Mean window at loss :math:`\bar W_{max} = \sqrt{8/(3p)}` and mean window :math:`W_a = \frac34\bar W_{max}` [packets] (Eqs 6.5, 6.6).
+    r"""Mean window at loss and mean window [packets] (Eqs 6.5, 6.6).
+
+    :math:`\bar W_{max} = \sqrt{8/(3p)}` and :math:`W_a = \frac34\bar W_{max}`.
 
     >>> [round(v, 3) for v in red_reno_window(0.02)]
     [11.547, 8.66]
@@ -254,7 +256,8 @@ def enhanced_red_probabilities(
             break
         j = int(np.argmax(np.abs(rho - ideal)))
         p[j] = min(max(p[j] * (a if rho[j] > ideal[j] else b), p_min), p_max)
-    warnings.warn(f"enhanced RED did not reach {tol:g} of the ideal shares in {max_iter} iterations", RuntimeWarning, stacklevel=2)
+    message = f"enhanced RED did not reach {tol:g} of the ideal shares in {max_iter} iterations"
+    warnings.warn(message, RuntimeWarning, stacklevel=2)
     return EnhancedRed(p, rho, ideal, int(max_iter), False)
 
 
