@@ -88,7 +88,7 @@ __all__ = [
     "timeout_probability",
 ]
 
-_MODULES = ("single", "parallel")
+_MODULES = ("single", "parallel", "hasegawa")
 """Modules of this package whose ``MODELS`` tables make up the registry, in listing order."""
 
 
@@ -97,10 +97,23 @@ def _collect() -> dict[str, ModelSpec]:
     for name in _MODULES:
         module = importlib.import_module(f"{__name__}.{name}")
         for key, spec in module.MODELS.items():
+            if isinstance(spec, dict):
+                spec = _from_table(key, spec)
             if key in registry:
                 raise RuntimeError(f"model {key!r} is defined twice ({name} and before)")
             registry[key] = spec
     return registry
+
+
+def _from_table(name: str, table: dict) -> ModelSpec:
+    """A :class:`ModelSpec` from the plain table form ``{func, keys, unit, help}``, where
+    ``keys`` maps an argument to (unit, default or None = required, description)."""
+    keys = tuple(
+        Key(arg, unit, description, default=default, required=default is None)
+        for arg, (unit, default, description) in table["keys"].items()
+    )
+    return ModelSpec(name, table["func"], keys, table["unit"], table["help"],
+                     source=table.get("source", "Hasegawa, PhD thesis, Osaka University 2000"))
 
 
 MODELS: dict[str, ModelSpec] = _collect()
