@@ -160,3 +160,13 @@ def test_plot_into_a_missing_directory_fails_cleanly(capsys, tmp_path):
     one_error_line(err)
     assert out == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def test_hasegawa_models_are_in_the_registry(capsys):
+    names = [n for n in MODELS if n.startswith("hasegawa-")]
+    assert len(names) >= 15
+    # (3/4)·sqrt(8/(3p)) at p = 0.02: 8.660 packets (Eqs 6.5, 6.6)
+    assert cli.main(["model", "hasegawa-red-window", "p=0.02"]) == 0
+    assert capsys.readouterr().out.startswith("8.66")
+    assert cli.main(["model", "hasegawa-rto-delay"]) == 2
+    assert "needs window" in capsys.readouterr().err
