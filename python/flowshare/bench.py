@@ -928,24 +928,26 @@ def _run_algorithms(sim: Path, r1: Path, repeat: int, timeout: float | None, roo
         paths = ba.write_scenarios(r1, scen_dir)
     except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:
         raise BenchError(f"cannot derive the algorithm scenarios from {r1.name}: {exc}") from None
-    rows = []
-    for label, cc in ba.ALGORITHMS:
-        walls: list[float] = []
-        parsed: list[dict[str, Any]] = []
-        for i in range(repeat):
+    # Round-robin over the algorithms, so that a change of machine load during the phase
+    # reaches every algorithm alike instead of the ones that happen to run last.
+    walls: dict[str, list[float]] = {label: [] for label, _ in ba.ALGORITHMS}
+    parsed: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in ba.ALGORITHMS}
+    for i in range(repeat):
+        for label, cc in ba.ALGORITHMS:
             res = measure_process([str(sim), str(paths[label])], timeout=timeout, cwd=root,
                                   rusage_helper=helper)
             if not res.ok:
                 tail = (res.stderr.strip().splitlines() or ["(no message)"])[-1]
                 raise BenchError(f"flowshare-sim on R1 with cc = {json.dumps(cc)} failed: {tail}")
             try:
-                parsed.append(parse_flowshare_output(res.stdout))
+                parsed[label].append(parse_flowshare_output(res.stdout))
             except ValueError as exc:
                 raise BenchError(f"{exc} (running R1 with cc = {json.dumps(cc)})") from None
-            walls.append(res.wall_s)
+            walls[label].append(res.wall_s)
             _log(f"algorithms {label} run {i + 1}/{repeat}: {res.wall_s:.3f} s, "
-                 f"{parsed[-1]['events']} events")
-        rows.append(ba.summarize(label, cc, walls, parsed, _median))
+                 f"{parsed[label][-1]['events']} events")
+    rows = [ba.summarize(label, cc, walls[label], parsed[label], _median)
+            for label, cc in ba.ALGORITHMS]
     ba.add_relative_cost(rows)
     return {"repeat": repeat, "rows": rows}
 
