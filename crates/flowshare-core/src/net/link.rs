@@ -1,4 +1,5 @@
-//! One direction of a point-to-point link: a DropTail queue, a transmitter and a pipe.
+//! One direction of a point-to-point link: a FIFO queue (DropTail or RED), a transmitter and a
+//! pipe.
 //!
 //! A FIFO queue served at a fixed rate needs no event per transmission: when a packet is
 //! accepted its transmission start and end are already known (`max(now, busy_until)` and that
@@ -13,6 +14,7 @@
 //! one event per packet (see `Simulation::forward`). `held` therefore records each packet's
 //! arrival time too, and occupancy counts only packets that have arrived.
 
+use crate::net::red::Red;
 use crate::net::NodeId;
 use crate::packet::PacketId;
 use crate::ring::Ring;
@@ -49,6 +51,8 @@ pub struct QueueStats {
     pub drops: u64,
     /// Bytes dropped on arrival.
     pub drop_bytes: u64,
+    /// Of `drops`, those decided by the active queue management (RED) rather than by the limit.
+    pub early_drops: u64,
     /// Largest number of packets held.
     pub max_len: u32,
     /// Integral of packets held over time, in packet-nanoseconds.
@@ -57,6 +61,16 @@ pub struct QueueStats {
     pub bytes_integral: u128,
     /// Nanoseconds spent transmitting.
     pub busy: u64,
+}
+
+/// Admission policy of a FIFO link: which arrivals are refused before the hard limit.
+#[derive(Debug, Default)]
+pub enum Aqm {
+    /// Only the limit refuses packets.
+    #[default]
+    DropTail,
+    /// Random Early Detection, then the limit.
+    Red(Box<Red>),
 }
 
 /// One direction of a link.
@@ -86,6 +100,8 @@ pub struct LinkDir {
     pipe: Ring<(Time, PacketId)>,
     /// Counters.
     pub stats: QueueStats,
+    /// Admission policy.
+    pub aqm: Aqm,
 }
 
 impl LinkDir {
@@ -105,6 +121,7 @@ impl LinkDir {
             exclusive: false,
             pipe: Ring::default(),
             stats: QueueStats::default(),
+            aqm: Aqm::DropTail,
         }
     }
 
@@ -166,11 +183,29 @@ impl LinkDir {
             self.gone_bytes += u64::from(sz);
         }
         let (gone, gone_bytes) = (self.gone as u64, self.gone_bytes);
+        if let Aqm::Red(red) = &mut self.aqm {
+            // RED sees the packets waiting behind the one in transmission at `at`.
+            let (q, q_bytes, idle) = match self.held.get(self.gone) {
+                Some(&(_, _, first)) => {
+                    (self.held.len() - self.gone - 1, self.held_bytes - gone_bytes - u64::from(first), None)
+                }
+                None => (0, 0, Some(self.busy_until)),
+            };
+            if red.early_drop(at, size, q as u32, q_bytes, idle) {
+                self.stats.drops += 1;
+                self.stats.drop_bytes += u64::from(size);
+                self.stats.early_drops += 1;
+                return None;
+            }
+        }
         let full = match self.params.limit {
             Limit::Packets(n) => self.held.len() as u64 - gone >= u64::from(n),
             Limit::Bytes(b) => self.held_bytes - gone_bytes + u64::from(size) > b,
         };
         if full {
+            if let Aqm::Red(red) = &mut self.aqm {
+                red.reset_count();
+            }
             self.stats.drops += 1;
             self.stats.drop_bytes += u64::from(size);
             return None;
