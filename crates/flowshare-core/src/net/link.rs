@@ -361,6 +361,42 @@ mod tests {
     }
 
     #[test]
+    fn red_sees_the_packets_waiting_and_the_idle_time() {
+        use crate::net::red::{Red, RedParams};
+        let params = RedParams {
+            min_th: 1.0,
+            max_th: 2.0,
+            max_p: 0.1,
+            w_q: 0.5,
+            gentle: false,
+            wait: false,
+            bytes: false,
+            mean_pktsize: 1000,
+            ptc: 1000.0,
+            adaptive: None,
+        };
+        let mut l = link(Limit::Packets(10));
+        l.aqm = Aqm::Red(Box::new(Red::new(params, crate::engine::stream(1, "test"))));
+        let avg = |l: &LinkDir| match &l.aqm {
+            Aqm::Red(r) => r.avg_pkts(),
+            Aqm::DropTail => unreachable!(),
+        };
+        // Waiting queues seen: 0 (idle link), 0 (one in transmission), 1, 2, 2.
+        assert!(l.enqueue(0, 0, 1000).is_some());
+        assert!(l.enqueue(0, 0, 1000).is_some());
+        assert!(l.enqueue(0, 0, 1000).is_some()); // avg 0.5: below min_th
+        assert!(l.enqueue(0, 0, 1000).is_some()); // avg 1.25: first arrival above min_th
+        assert_eq!(avg(&l), 1.25);
+        assert!(l.enqueue(0, 0, 1000).is_none()); // q = 3, avg 2.125 >= max_th: early drop
+        assert_eq!((l.stats.drops, l.stats.early_drops), (1, 1));
+        // Four packets end at 4 ms; an arrival at 11 ms finds the link idle for 7 packet
+        // times: avg ← 0.5^(7+1) · avg.
+        let before = avg(&l);
+        assert!(l.enqueue(11_000_000, 11_000_000, 1000).is_some());
+        assert!((avg(&l) - before * 0.5f64.powi(8)).abs() < 1e-12);
+    }
+
+    #[test]
     fn cached_serialization_time_keeps_the_remainder() {
         let mut l = LinkDir::new(0, 1, LinkParams { rate: Rate(7_000_000), delay: 0, limit: Limit::Packets(100) });
         let mut reference = 0;
