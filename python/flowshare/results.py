@@ -82,12 +82,15 @@ class RunResult:
     flows : pandas.DataFrame
         One row per flow: goodput, RTT and cwnd statistics, retransmissions, drops, ...
     queues : pandas.DataFrame
-        One row per link direction: arrivals, drops, queue lengths, utilization, ...
+        One row per link direction: arrivals, drops (``early_drops`` by RED,
+        ``forced_drops`` by the limit), queue lengths, utilization, ...; with a RED queue
+        also ``red_avg_pkts`` and ``red_max_p`` (``docs/queues.md``).
     flow_series : pandas.DataFrame
         Sampled per-flow time series: ``time_s``, ``flow``, ``cwnd``, ``ssthresh``,
         ``srtt_s``, ``send_rate_bps``, ``goodput_bps``.
     queue_series : pandas.DataFrame
-        Sampled per-queue time series: ``time_s``, ``queue``, ``len_pkts``, ``len_bytes``.
+        Sampled per-queue time series: ``time_s``, ``queue``, ``len_pkts``, ``len_bytes``
+        (and ``red_avg_pkts`` when a queue is RED).
 
     Units are in the column names; ``NaN`` marks a value that does not apply. The column
     lists are given in ``docs/adr/0002-python-boundary.md``.

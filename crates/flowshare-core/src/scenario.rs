@@ -6,8 +6,10 @@
 //! connection list. After that, types are trusted.
 
 use crate::cc::CcConfig;
+use crate::engine::stream as rng_stream;
 use crate::net::link::LinkParams;
-use crate::net::{shortest_path, Limit, LinkId, Network, NodeId};
+use crate::net::red::{self, Red, RedParams};
+use crate::net::{shortest_path, Aqm, Limit, LinkId, Network, NodeId};
 use crate::tcp::{MisRx, MisRxReference, Recovery, TcpConfig};
 use crate::units::{Bytes, Dur, Rate, Time};
 use crate::ConfigError;
@@ -194,6 +196,8 @@ pub enum QueueKind {
     /// First in, first out; arrivals beyond the limit are dropped.
     #[default]
     Droptail,
+    /// FIFO with Random Early Detection before the limit (`docs/queues.md`).
+    Red,
 }
 
 /// A queue.
@@ -206,11 +210,210 @@ pub struct QueueCfg {
     /// Capacity: an integer is packets, a size string is bytes.
     #[serde(default = "default_limit")]
     pub limit: LimitCfg,
+    // RED parameters (kind = "red" only); absent fields take ns-2.35's defaults
+    // (`docs/queues.md`).
+    /// RED: lower threshold of the average (packets), or "auto".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_th: Option<AutoF64>,
+    /// Upper threshold (packets), or "auto" (3 × min_th).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_th: Option<AutoF64>,
+    /// Drop probability at max_th.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_p: Option<f64>,
+    /// EWMA weight, or "auto".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_q: Option<AutoF64>,
+    /// Gentle mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gentle: Option<bool>,
+    /// ns-2's `wait_` spacing of drops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait: Option<bool>,
+    /// Packet or byte mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<RedMode>,
+    /// Typical packet size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_pktsize: Option<Bytes>,
+    /// Adaptive RED.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<bool>,
+    /// Target queueing delay of the automatic thresholds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_delay: Option<Dur>,
 }
 
 impl Default for QueueCfg {
     fn default() -> Self {
-        QueueCfg { kind: QueueKind::Droptail, limit: default_limit() }
+        QueueCfg {
+            kind: QueueKind::Droptail,
+            limit: default_limit(),
+            min_th: None,
+            max_th: None,
+            max_p: None,
+            w_q: None,
+            gentle: None,
+            wait: None,
+            mode: None,
+            mean_pktsize: None,
+            adaptive: None,
+            target_delay: None,
+        }
+    }
+}
+
+/// A number or `"auto"` (ns-2's automatic value).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AutoF64 {
+    /// Derived from the link, as ns-2 does.
+    Auto,
+    /// Given.
+    Value(f64),
+}
+
+impl Serialize for AutoF64 {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AutoF64::Auto => s.serialize_str("auto"),
+            AutoF64::Value(v) => s.serialize_f64(*v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for AutoF64 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = AutoF64;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or \"auto\"")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<AutoF64, E> {
+                Ok(AutoF64::Value(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<AutoF64, E> {
+                Ok(AutoF64::Value(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<AutoF64, E> {
+                Ok(AutoF64::Value(v as f64))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<AutoF64, E> {
+                if v == "auto" {
+                    Ok(AutoF64::Auto)
+                } else {
+                    Err(E::custom(format!("expected a number or \"auto\", got \"{v}\"")))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// How RED measures the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedMode {
+    /// Average in packets; every packet has the same drop probability.
+    Packets,
+    /// Average in bytes (thresholds × `mean_pktsize`); drop probability ∝ packet size.
+    Bytes,
+}
+
+impl QueueCfg {
+    /// Names of the RED fields that are set.
+    fn red_fields_present(&self) -> impl Iterator<Item = &'static str> {
+        [
+            ("min_th", self.min_th.is_some()),
+            ("max_th", self.max_th.is_some()),
+            ("max_p", self.max_p.is_some()),
+            ("w_q", self.w_q.is_some()),
+            ("gentle", self.gentle.is_some()),
+            ("wait", self.wait.is_some()),
+            ("mode", self.mode.is_some()),
+            ("mean_pktsize", self.mean_pktsize.is_some()),
+            ("adaptive", self.adaptive.is_some()),
+            ("target_delay", self.target_delay.is_some()),
+        ]
+        .into_iter()
+        .filter(|f| f.1)
+        .map(|f| f.0)
+    }
+
+    /// Resolve against a link of `rate` and `delay`, with ns-2.35's defaults and automatic
+    /// values. `path` is the queue's field path.
+    fn resolve_red(&self, path: &str, rate: Rate, delay: Dur) -> Result<RedParams, ConfigError> {
+        let err = |field: &str, msg: String| Err(ConfigError::new(format!("{path}.{field}"), msg));
+        let mean = self.mean_pktsize.unwrap_or(Bytes(500));
+        if mean.0 == 0 || mean.0 > 65_535 {
+            return err("mean_pktsize", format!("must be between 1B and 65535B, got {mean}"));
+        }
+        let target = self.target_delay.unwrap_or(Dur::from_millis(5));
+        if target.0 == 0 {
+            return err("target_delay", "must be greater than 0s".into());
+        }
+        let ptc = rate.0 as f64 / (8.0 * mean.0 as f64);
+        let delay_s = delay.0 as f64 / 1e9;
+        let positive = |field: &str, v: f64| -> Result<f64, ConfigError> {
+            if v.is_finite() && v > 0.0 {
+                Ok(v)
+            } else {
+                Err(ConfigError::new(
+                    format!("{path}.{field}"),
+                    format!("must be a number of packets > 0 or \"auto\", got {v}"),
+                ))
+            }
+        };
+        let min_th = match self.min_th.unwrap_or(AutoF64::Auto) {
+            AutoF64::Auto => red::auto_min_th(ptc, target.0 as f64 / 1e9),
+            AutoF64::Value(v) => positive("min_th", v)?,
+        };
+        let max_th = match self.max_th.unwrap_or(AutoF64::Auto) {
+            AutoF64::Auto => 3.0 * min_th,
+            AutoF64::Value(v) => positive("max_th", v)?,
+        };
+        if max_th <= min_th {
+            return err("max_th", format!("must be greater than min_th = {min_th}, got {max_th}"));
+        }
+        let max_p = self.max_p.unwrap_or(0.1);
+        if !(max_p > 0.0 && max_p <= 1.0) {
+            return err("max_p", format!("must be a probability in (0, 1], got {max_p}"));
+        }
+        let w_q = match self.w_q.unwrap_or(AutoF64::Auto) {
+            AutoF64::Auto => red::auto_w_q(ptc, delay_s),
+            AutoF64::Value(v) if v > 0.0 && v <= 1.0 => v,
+            AutoF64::Value(v) => return err("w_q", format!("must be in (0, 1] or \"auto\", got {v}")),
+        };
+        let bytes = self.mode.unwrap_or(RedMode::Bytes) == RedMode::Bytes;
+        Ok(RedParams {
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            gentle: self.gentle.unwrap_or(true),
+            wait: self.wait.unwrap_or(true),
+            bytes,
+            mean_pktsize: mean.0 as u32,
+            ptc,
+            adaptive: self.adaptive.unwrap_or(false).then(|| red::Adaptive::ns2(rate.0 as f64)),
+        })
+    }
+
+    /// RED's resolved parameters for a link of `rate` and `delay`, or `None` for DropTail.
+    /// `path` is the queue's field path.
+    pub fn red_params(&self, path: &str, rate: Rate, delay: Dur) -> Result<Option<RedParams>, ConfigError> {
+        match self.kind {
+            QueueKind::Droptail => {
+                if let Some(field) = self.red_fields_present().next() {
+                    return Err(ConfigError::new(
+                        format!("{path}.{field}"),
+                        "is a RED parameter; it needs kind = \"red\"",
+                    ));
+                }
+                Ok(None)
+            }
+            QueueKind::Red => self.resolve_red(path, rate, delay).map(Some),
+        }
     }
 }
 
@@ -624,7 +827,31 @@ fn link_params(cfg: &LinkCfg, path: &str) -> Result<LinkParams, ConfigError> {
         }
         _ => {}
     }
+    cfg.queue.red_params(&format!("{path}.queue"), cfg.rate, cfg.delay)?;
     Ok(LinkParams { rate: cfg.rate, delay: cfg.delay.0, limit: cfg.queue.limit.0 })
+}
+
+/// Give both directions of link `id` the queue discipline of `cfg`: RED draws from the
+/// stream `link/<link name>/<from>-><to>/red` of the run's seed.
+fn install_queue(
+    net: &mut Network,
+    id: LinkId,
+    cfg: &LinkCfg,
+    path: &str,
+    sim: &SimulationCfg,
+) -> Result<(), ConfigError> {
+    let Some(params) = cfg.queue.red_params(&format!("{path}.queue"), cfg.rate, cfg.delay)? else {
+        return Ok(());
+    };
+    let name = &net.link_names[id as usize / 2];
+    for dir in [id, id + 1] {
+        let l = &net.links[dir as usize];
+        let stream_name = format!("{name}/{}->{}", net.nodes[l.from as usize], net.nodes[l.to as usize]);
+        let mut red = Red::new(params, rng_stream(sim.seed, &format!("link/{stream_name}/red")));
+        red.set_horizon(sim.duration.0);
+        net.links[dir as usize].aqm = Aqm::Red(Box::new(red));
+    }
+    Ok(())
 }
 
 impl Scenario {
@@ -657,7 +884,8 @@ impl Scenario {
                 link_params(acc, "topology.access")?;
                 let r0 = net.add_node("r0");
                 let r1 = net.add_node("r1");
-                net.add_link("r0-r1", r0, r1, p);
+                let id = net.add_link("r0-r1", r0, r1, p);
+                install_queue(&mut net, id, bottleneck, "topology.bottleneck", &self.simulation)?;
                 routers = vec![r0, r1];
                 access = Some(*acc);
             }
@@ -676,7 +904,8 @@ impl Scenario {
                     routers.push(net.add_node(format!("r{i}")));
                 }
                 for i in 1..*n as usize {
-                    net.add_link(format!("r{}-r{}", i - 1, i), routers[i - 1], routers[i], p);
+                    let id = net.add_link(format!("r{}-r{}", i - 1, i), routers[i - 1], routers[i], p);
+                    install_queue(&mut net, id, link, "topology.link", &self.simulation)?;
                 }
                 access = Some(*acc);
             }
@@ -715,7 +944,8 @@ impl Scenario {
                     let cfg = LinkCfg { rate: l.rate, delay: l.delay, queue: l.queue };
                     let p = link_params(&cfg, &path)?;
                     let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
-                    net.add_link(name, a, b, p);
+                    let id = net.add_link(name, a, b, p);
+                    install_queue(&mut net, id, &cfg, &path, &self.simulation)?;
                 }
             }
         }
@@ -815,8 +1045,10 @@ impl Scenario {
                     let dp = link_params(&d_cfg, &format!("{path}.dst_access"))?;
                     let s = net.add_node(format!("s{index}"));
                     let d = net.add_node(format!("d{index}"));
-                    net.add_link(format!("s{index}-{}", net.nodes[ingress as usize]), s, ingress, sp);
-                    net.add_link(format!("{}-d{index}", net.nodes[egress as usize]), egress, d, dp);
+                    let sl = net.add_link(format!("s{index}-{}", net.nodes[ingress as usize]), s, ingress, sp);
+                    install_queue(&mut net, sl, &s_cfg, &format!("{path}.src_access"), &self.simulation)?;
+                    let dl = net.add_link(format!("{}-d{index}", net.nodes[egress as usize]), egress, d, dp);
+                    install_queue(&mut net, dl, &d_cfg, &format!("{path}.dst_access"), &self.simulation)?;
                     (s, d)
                 } else {
                     (ingress, egress)
@@ -942,6 +1174,57 @@ tcp = { initial_window = 2 }
 
         let e = err_toml(&R1.replace("duration = \"60s\"", ""));
         assert!(e.contains("missing field `duration`"), "{e}");
+    }
+
+    #[test]
+    fn red_queues_parse_and_validate_every_field() {
+        let red =
+            |q: &str| R1.replace("queue = { limit = 250 }", &format!("queue = {{ kind = \"red\", limit = 250{q} }}"));
+        let b = from_toml(&red(", min_th = 5, max_th = 15, max_p = 0.02, w_q = 0.002, mode = \"packets\""))
+            .unwrap()
+            .build()
+            .unwrap();
+        let Aqm::Red(r) = &b.net.links[0].aqm else { panic!("not RED") };
+        assert_eq!((r.params.min_th, r.params.max_th, r.params.max_p, r.params.w_q), (5.0, 15.0, 0.02, 0.002));
+        assert!(!r.params.bytes && r.params.gentle && r.params.wait && r.params.adaptive.is_none());
+        // Defaults: ns-2.35's (automatic w_q and thresholds, byte mode with 500-byte packets).
+        let b = from_toml(&red("")).unwrap().build().unwrap();
+        let Aqm::Red(r) = &b.net.links[0].aqm else { panic!("not RED") };
+        // 100 Mbps / 500 B = 25000 packets/s: min_th = 0.005 * 25000 / 2 = 62.5.
+        assert_eq!((r.params.min_th, r.params.max_th, r.params.mean_pktsize), (62.5, 187.5, 500));
+        assert!(r.params.bytes);
+        // The normalized form keeps "auto" and round-trips.
+        let s = from_toml(&red(", w_q = \"auto\", min_th = 4")).unwrap();
+        let j = s.to_json();
+        assert!(j.contains("\"w_q\":\"auto\"") && j.contains("\"min_th\":4.0"), "{j}");
+        assert_eq!(from_json(&j).unwrap().to_json(), j);
+        // DropTail scenarios serialize exactly as before.
+        assert!(!from_toml(R1).unwrap().to_json().contains("min_th"));
+
+        let path = "topology.bottleneck.queue";
+        for (q, msg) in [
+            (", min_th = 0", "min_th: must be a number of packets > 0 or \"auto\", got 0"),
+            (", max_th = -3", "max_th: must be a number of packets > 0 or \"auto\", got -3"),
+            (", min_th = 20, max_th = 10", "max_th: must be greater than min_th = 20, got 10"),
+            (", max_p = 0", "max_p: must be a probability in (0, 1], got 0"),
+            (", max_p = 1.5", "max_p: must be a probability in (0, 1], got 1.5"),
+            (", w_q = 2", "w_q: must be in (0, 1] or \"auto\", got 2"),
+            (", mean_pktsize = \"0B\"", "mean_pktsize: must be between 1B and 65535B, got 0B"),
+            (", target_delay = \"0s\"", "target_delay: must be greater than 0s"),
+        ] {
+            assert_eq!(err_toml(&red(q)), format!("{path}.{msg}"));
+        }
+        let e = err_toml(&red(", w_q = \"automatic\""));
+        assert_eq!(e, format!("{path}.w_q: expected a number or \"auto\", got \"automatic\""));
+        let e = err_toml(&red(", mode = \"bits\""));
+        assert!(e.starts_with(&format!("{path}.mode: unknown variant `bits`, expected `packets` or `bytes`")), "{e}");
+        let e = err_toml(&red(", ecn = true"));
+        assert!(e.starts_with(&format!("{path}.ecn: unknown field `ecn`")), "{e}");
+        let e = err_toml(&R1.replace("queue = { limit = 250 }", "queue = { limit = 250, min_th = 5 }"));
+        assert_eq!(e, format!("{path}.min_th: is a RED parameter; it needs kind = \"red\""));
+        // Access links are checked under the flow group that uses them.
+        let e = err_toml(&R1.replace("queue = { limit = 100000 }", "queue = { kind = \"red\", max_p = 7 }"));
+        assert_eq!(e, "topology.access.queue.max_p: must be a probability in (0, 1], got 7");
     }
 
     #[test]

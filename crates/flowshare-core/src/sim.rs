@@ -2,7 +2,7 @@
 
 use crate::cc::{CcState, CongestionControl};
 use crate::engine::{Event, EventQueue};
-use crate::net::{LinkId, Network};
+use crate::net::{Aqm, LinkId, Network};
 use crate::packet::{Arena, Kind, Packet};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
 use crate::scenario::{ConnSpec, Scenario};
@@ -40,6 +40,8 @@ struct Series {
     q_queue: Vec<i64>,
     q_len: Vec<i64>,
     q_bytes: Vec<i64>,
+    /// RED's average (packets); NaN for other queues.
+    q_red_avg: Vec<f64>,
 }
 
 /// A running simulation of one scenario.
@@ -60,6 +62,8 @@ pub struct Simulation {
     out: Vec<Packet>,
     sample_interval: Time,
     series: Series,
+    /// Some queue is RED: the queue tables get RED's columns.
+    any_red: bool,
     wall_s: f64,
 }
 
@@ -109,6 +113,7 @@ impl Simulation {
         if sample_interval > 0 && sample_interval <= end {
             events.push(sample_interval, Event::Sample);
         }
+        let any_red = built.net.links.iter().any(|l| matches!(l.aqm, Aqm::Red(_)));
         Ok(Simulation {
             now: 0,
             end,
@@ -126,6 +131,7 @@ impl Simulation {
             out: Vec::with_capacity(64),
             sample_interval,
             series: Series::default(),
+            any_red,
             wall_s: 0.0,
         })
     }
@@ -372,6 +378,12 @@ impl Simulation {
             s.q_queue.push(q as i64);
             s.q_len.push(i64::from(pkts));
             s.q_bytes.push(bytes as i64);
+            if self.any_red {
+                s.q_red_avg.push(match &l.aqm {
+                    Aqm::Red(r) => r.avg_pkts(),
+                    Aqm::DropTail => f64::NAN,
+                });
+            }
         }
     }
 
@@ -415,6 +427,9 @@ impl Simulation {
         queue_series.push("queue", Column::I64(series.q_queue));
         queue_series.push("len_pkts", Column::I64(series.q_len));
         queue_series.push("len_bytes", Column::I64(series.q_bytes));
+        if self.any_red {
+            queue_series.push("red_avg_pkts", Column::F64(series.q_red_avg));
+        }
         RunResults {
             summary: Summary {
                 duration_s: secs(end),
@@ -544,11 +559,21 @@ impl Simulation {
         t.push("drops", ints(&|q| rows[q].0 .0.drops as i64));
         t.push("arrival_bytes", ints(&|q| rows[q].0 .0.arrival_bytes as i64));
         t.push("drop_bytes", ints(&|q| rows[q].0 .0.drop_bytes as i64));
+        t.push("early_drops", ints(&|q| rows[q].0 .0.early_drops as i64));
+        t.push("forced_drops", ints(&|q| (rows[q].0 .0.drops - rows[q].0 .0.early_drops) as i64));
         t.push("mean_len_pkts", floats(&|q| rows[q].0 .0.len_integral as f64 / duration));
         t.push("max_len_pkts", ints(&|q| i64::from(rows[q].0 .0.max_len)));
         t.push("mean_len_bytes", floats(&|q| rows[q].0 .0.bytes_integral as f64 / duration));
         t.push("utilization", floats(&|q| rows[q].0 .0.busy as f64 / duration));
         t.push("len_end_pkts", ints(&|q| i64::from(rows[q].1)));
+        let red = |q: usize| match &net.links[q].aqm {
+            Aqm::Red(r) => Some(r),
+            Aqm::DropTail => None,
+        };
+        if self.any_red {
+            t.push("red_avg_pkts", floats(&|q| red(q).map_or(f64::NAN, |r| r.mean_avg_pkts(end))));
+            t.push("red_max_p", floats(&|q| red(q).map_or(f64::NAN, |r| r.max_p())));
+        }
         t
     }
 }

@@ -8,7 +8,8 @@
 //!
 //! `--detail` adds `per_flow` (one object per flow: `acked_pkts`, `cwnd_mean`, `drops`,
 //! `retransmits`, `timeouts`) and `queues` (one object per link direction that carried
-//! packets: `link`, `from`, `to`, `drops`, `mean_len_pkts`, `utilization`), for the
+//! packets: `link`, `from`, `to`, `drops`, `early_drops`, `mean_len_pkts`, `utilization`, and
+//! `red_avg_pkts` on RED queues), for the
 //! cross-checks of `docs/validation.md`.
 
 use flowshare_core::results::{Column, Table};
@@ -96,17 +97,24 @@ fn queues(q: &Table) -> serde_json::Value {
     let (link, from, to) = (texts(q, "link"), texts(q, "from"), texts(q, "to"));
     let (arrivals, drops) = (q.i64("arrivals"), q.i64("drops"));
     let (len, util) = (q.f64("mean_len_pkts"), q.f64("utilization"));
+    let early = q.i64("early_drops");
+    let red_avg = q.get("red_avg_pkts").map(|_| q.f64("red_avg_pkts"));
     (0..q.rows())
         .filter(|&i| arrivals[i] > 0)
         .map(|i| {
-            serde_json::json!({
+            let mut o = serde_json::json!({
                 "link": link[i],
                 "from": from[i],
                 "to": to[i],
                 "drops": drops[i],
+                "early_drops": early[i],
                 "mean_len_pkts": len[i],
                 "utilization": util[i],
-            })
+            });
+            if let Some(avg) = red_avg.filter(|a| !a[i].is_nan()) {
+                o["red_avg_pkts"] = serde_json::json!(avg[i]);
+            }
+            o
         })
         .collect()
 }

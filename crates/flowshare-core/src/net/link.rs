@@ -1,4 +1,5 @@
-//! One direction of a point-to-point link: a DropTail queue, a transmitter and a pipe.
+//! One direction of a point-to-point link: a FIFO queue (DropTail or RED), a transmitter and a
+//! pipe.
 //!
 //! A FIFO queue served at a fixed rate needs no event per transmission: when a packet is
 //! accepted its transmission start and end are already known (`max(now, busy_until)` and that
@@ -13,6 +14,7 @@
 //! one event per packet (see `Simulation::forward`). `held` therefore records each packet's
 //! arrival time too, and occupancy counts only packets that have arrived.
 
+use crate::net::red::Red;
 use crate::net::NodeId;
 use crate::packet::PacketId;
 use crate::ring::Ring;
@@ -49,6 +51,8 @@ pub struct QueueStats {
     pub drops: u64,
     /// Bytes dropped on arrival.
     pub drop_bytes: u64,
+    /// Of `drops`, those decided by the active queue management (RED) rather than by the limit.
+    pub early_drops: u64,
     /// Largest number of packets held.
     pub max_len: u32,
     /// Integral of packets held over time, in packet-nanoseconds.
@@ -57,6 +61,16 @@ pub struct QueueStats {
     pub bytes_integral: u128,
     /// Nanoseconds spent transmitting.
     pub busy: u64,
+}
+
+/// Admission policy of a FIFO link: which arrivals are refused before the hard limit.
+#[derive(Debug, Default)]
+pub enum Aqm {
+    /// Only the limit refuses packets.
+    #[default]
+    DropTail,
+    /// Random Early Detection, then the limit.
+    Red(Box<Red>),
 }
 
 /// One direction of a link.
@@ -86,6 +100,8 @@ pub struct LinkDir {
     pipe: Ring<(Time, PacketId)>,
     /// Counters.
     pub stats: QueueStats,
+    /// Admission policy.
+    pub aqm: Aqm,
 }
 
 impl LinkDir {
@@ -105,6 +121,7 @@ impl LinkDir {
             exclusive: false,
             pipe: Ring::default(),
             stats: QueueStats::default(),
+            aqm: Aqm::DropTail,
         }
     }
 
@@ -166,11 +183,29 @@ impl LinkDir {
             self.gone_bytes += u64::from(sz);
         }
         let (gone, gone_bytes) = (self.gone as u64, self.gone_bytes);
+        if let Aqm::Red(red) = &mut self.aqm {
+            // RED sees the packets waiting behind the one in transmission at `at`.
+            let (q, q_bytes, idle) = match self.held.get(self.gone) {
+                Some(&(_, _, first)) => {
+                    (self.held.len() - self.gone - 1, self.held_bytes - gone_bytes - u64::from(first), None)
+                }
+                None => (0, 0, Some(self.busy_until)),
+            };
+            if red.early_drop(at, size, q as u32, q_bytes, idle) {
+                self.stats.drops += 1;
+                self.stats.drop_bytes += u64::from(size);
+                self.stats.early_drops += 1;
+                return None;
+            }
+        }
         let full = match self.params.limit {
             Limit::Packets(n) => self.held.len() as u64 - gone >= u64::from(n),
             Limit::Bytes(b) => self.held_bytes - gone_bytes + u64::from(size) > b,
         };
         if full {
+            if let Aqm::Red(red) = &mut self.aqm {
+                red.reset_count();
+            }
             self.stats.drops += 1;
             self.stats.drop_bytes += u64::from(size);
             return None;
@@ -323,6 +358,42 @@ mod tests {
         assert_eq!(l.len_at(500_000), (1, 1000));
         let (s, departed) = l.stats_at(2_000_000);
         assert_eq!((s.arrivals, departed, s.busy), (1, 1, 1_000_000));
+    }
+
+    #[test]
+    fn red_sees_the_packets_waiting_and_the_idle_time() {
+        use crate::net::red::{Red, RedParams};
+        let params = RedParams {
+            min_th: 1.0,
+            max_th: 2.0,
+            max_p: 0.1,
+            w_q: 0.5,
+            gentle: false,
+            wait: false,
+            bytes: false,
+            mean_pktsize: 1000,
+            ptc: 1000.0,
+            adaptive: None,
+        };
+        let mut l = link(Limit::Packets(10));
+        l.aqm = Aqm::Red(Box::new(Red::new(params, crate::engine::stream(1, "test"))));
+        let avg = |l: &LinkDir| match &l.aqm {
+            Aqm::Red(r) => r.avg_pkts(),
+            Aqm::DropTail => unreachable!(),
+        };
+        // Waiting queues seen: 0 (idle link), 0 (one in transmission), 1, 2, 2.
+        assert!(l.enqueue(0, 0, 1000).is_some());
+        assert!(l.enqueue(0, 0, 1000).is_some());
+        assert!(l.enqueue(0, 0, 1000).is_some()); // avg 0.5: below min_th
+        assert!(l.enqueue(0, 0, 1000).is_some()); // avg 1.25: first arrival above min_th
+        assert_eq!(avg(&l), 1.25);
+        assert!(l.enqueue(0, 0, 1000).is_none()); // q = 3, avg 2.125 >= max_th: early drop
+        assert_eq!((l.stats.drops, l.stats.early_drops), (1, 1));
+        // Four packets end at 4 ms; an arrival at 11 ms finds the link idle for 7 packet
+        // times: avg ← 0.5^(7+1) · avg.
+        let before = avg(&l);
+        assert!(l.enqueue(11_000_000, 11_000_000, 1000).is_some());
+        assert!((avg(&l) - before * 0.5f64.powi(8)).abs() < 1e-12);
     }
 
     #[test]

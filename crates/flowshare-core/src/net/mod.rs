@@ -2,9 +2,10 @@
 //! static routes.
 
 pub mod link;
+pub mod red;
 pub mod route;
 
-pub use link::{Limit, LinkDir, QueueStats};
+pub use link::{Aqm, Limit, LinkDir, QueueStats};
 pub use route::shortest_path;
 
 /// Index of a node.
