@@ -188,6 +188,22 @@ def test_builder_scenarios_are_accepted_by_the_loader():
             flows=sc.flows(src="a", dst="c", tcp={"recovery": "sack"}),
             duration="1s",
         ),
+        sc.dumbbell(
+            bottleneck=sc.link(rate="10Mbps", delay="5ms"),
+            access=access,
+            flows=[
+                sc.flows(),
+                sc.flows(
+                    transport="udp",
+                    source={
+                        "kind": "cbr",
+                        "rate": "1Mbps",
+                        "schedule": [("0.5s", "2Mbps"), ("0.8s", "1Mbps", "ramp")],
+                    },
+                ),
+            ],
+            duration="1s",
+        ),
     ]
     for scn in scenarios:
         normalized = flowshare.load_scenario(scn)

@@ -223,6 +223,8 @@ def flows(
     to: int | None = None,
     src: str | None = None,
     dst: str | None = None,
+    transport: str | None = None,
+    source: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One flow group (one ``[[flows]]`` table).
 
@@ -252,6 +254,12 @@ def flows(
         defaults: the two ends of the chain).
     src, dst : str, optional
         Graph only: end nodes of the flows.
+    transport : {"tcp", "udp"}, optional
+        ``tcp`` (default) or ``udp``: the flows send the packets of ``source`` without
+        congestion control or acknowledgements.
+    source : mapping, optional
+        UDP only: the traffic source, e.g. ``{"kind": "cbr", "rate": "10Mbps"}`` or
+        ``{"kind": "vbr", "rate": "4.5Mbps", "peak": "14.84Mbps"}`` (see ``docs/traffic.md``).
 
     Returns
     -------
@@ -273,6 +281,8 @@ def flows(
         src=src,
         dst=dst,
         tcp=_plain(tcp),
+        transport=transport,
+        source=_plain(source),
     )
 
 

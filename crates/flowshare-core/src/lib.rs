@@ -6,7 +6,8 @@
 //! uses an unseeded random source: the same scenario and seed give byte-identical results.
 //!
 //! Layers: [`engine`] (time, events, random streams) → [`net`] (nodes, links, queues,
-//! routes) → [`tcp`] (sender and sink mechanism) → [`cc`] (congestion-control policy).
+//! routes) → [`tcp`] (sender and sink mechanism) → [`cc`] (congestion-control policy);
+//! [`traffic`] holds the non-TCP sources and their UDP transport.
 #![warn(missing_docs)]
 
 pub mod cc;
@@ -19,6 +20,7 @@ pub mod ring;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod traffic;
 pub mod units;
 
 pub use error::ConfigError;

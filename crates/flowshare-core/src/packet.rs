@@ -16,6 +16,8 @@ pub enum Kind {
     Syn,
     /// Answer to a `Syn`.
     SynAck,
+    /// A UDP datagram of a traffic source; `seq` numbers the flow's packets from 0.
+    Udp,
 }
 
 /// Up to three SACK blocks `[start, end)`, stored as offsets from the ACK's cumulative

@@ -11,6 +11,7 @@ use crate::net::link::LinkParams;
 use crate::net::red::{self, Red, RedParams};
 use crate::net::{shortest_path, Aqm, Limit, LinkId, Network, NodeId};
 use crate::tcp::{MisRx, MisRxReference, Recovery, TcpConfig};
+use crate::traffic::{SourceCfg, SourceSpec, Transport};
 use crate::units::{Bytes, Dur, Rate, Time};
 use crate::ConfigError;
 use serde::de::{self, Deserializer, Visitor};
@@ -524,6 +525,12 @@ pub struct FlowGroup {
     /// Transport options.
     #[serde(default)]
     pub tcp: TcpCfg,
+    /// `tcp` (default) or `udp`.
+    #[serde(default, skip_serializing_if = "Transport::is_tcp")]
+    pub transport: Transport,
+    /// UDP: the traffic source (see `docs/traffic.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceCfg>,
 }
 
 fn default_flow_name() -> String {
@@ -770,6 +777,11 @@ pub struct ConnSpec {
     pub cc: CcConfig,
     /// Sorted segment numbers whose first transmission is lost.
     pub drop_segments: Vec<u64>,
+    /// UDP flows: the source (`None` for TCP).
+    pub source: Option<SourceSpec>,
+    /// Stable name of the flow's random streams: `flow/<group name>/<k>`, with `k` counting
+    /// the flows of that name in scenario order.
+    pub key: String,
 }
 
 /// The network and connections a scenario describes.
@@ -981,6 +993,29 @@ impl Scenario {
                 return Err(ConfigError::new(format!("{path}.size"), "must be at least 1B (omit it for bulk data)"));
             }
             let tcp = group.tcp.resolve(&format!("{path}.tcp"))?;
+            let source = match (group.transport, &group.source) {
+                (Transport::Tcp, None) => None,
+                (Transport::Tcp, Some(_)) => {
+                    return Err(ConfigError::new(format!("{path}.source"), "only allowed with transport = \"udp\""));
+                }
+                (Transport::Udp, None) => {
+                    return Err(ConfigError::new(format!("{path}.source"), "is required with transport = \"udp\""));
+                }
+                (Transport::Udp, Some(src)) => {
+                    let udp_only = |field: &str, present: bool| {
+                        if present {
+                            Err(ConfigError::new(format!("{path}.{field}"), "not used with transport = \"udp\""))
+                        } else {
+                            Ok(())
+                        }
+                    };
+                    udp_only("size", group.size.is_some())?;
+                    udp_only("drop_segments", !group.drop_segments.is_empty())?;
+                    let default_tcp = serde_json::to_value(TcpCfg::default()).expect("serializes");
+                    udp_only("tcp", serde_json::to_value(group.tcp).expect("serializes") != default_tcp)?;
+                    Some(src.resolve(&format!("{path}.source"))?)
+                }
+            };
             // Endpoints of the group's flows are the same routers or nodes for every flow.
             let (ingress, egress) = match topo.kind {
                 TopologyKind::Dumbbell => match group.direction.unwrap_or_default() {
@@ -1036,6 +1071,7 @@ impl Scenario {
             let mut drop_segments = group.drop_segments.clone();
             drop_segments.sort_unstable();
             drop_segments.dedup();
+            let same_name = self.flows[..g].iter().filter(|f| f.name == group.name).map(|f| f.count).sum::<u32>();
             for k in 0..group.count {
                 let index = conns.len();
                 let (src, dst) = if let Some(acc) = access {
@@ -1078,6 +1114,8 @@ impl Scenario {
                     tcp,
                     cc: group.tcp.cc,
                     drop_segments: drop_segments.clone(),
+                    source: source.clone(),
+                    key: format!("flow/{}/{}", group.name, same_name + k),
                 });
             }
         }

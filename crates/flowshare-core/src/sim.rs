@@ -7,6 +7,7 @@ use crate::packet::{Arena, Kind, Packet};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
 use crate::scenario::{ConnSpec, Scenario};
 use crate::tcp::{Sender, Sink};
+use crate::traffic::{UdpSender, UdpSink};
 use crate::units::{secs, Time};
 use crate::ConfigError;
 use std::time::Instant;
@@ -58,6 +59,8 @@ pub struct Simulation {
     sinks: Vec<Sink>,
     cc_state: Vec<CcState>,
     cc: Vec<Box<dyn CongestionControl>>,
+    /// UDP flows' sender and sink, by connection (`None` for TCP).
+    udp: Vec<Option<(UdpSender, UdpSink)>>,
     counters: Vec<ConnCounters>,
     out: Vec<Packet>,
     sample_interval: Time,
@@ -87,6 +90,8 @@ impl Simulation {
         let mut sinks = Vec::with_capacity(built.conns.len());
         let mut cc_state = Vec::with_capacity(built.conns.len());
         let mut cc = Vec::with_capacity(built.conns.len());
+        let mut udp = Vec::with_capacity(built.conns.len());
+        let seed = scenario.simulation.seed;
         for (i, c) in built.conns.iter().enumerate() {
             let i = i as u32;
             let mss = u64::from(c.tcp.mss);
@@ -100,6 +105,10 @@ impl Simulation {
             st.max_ssthresh = c.tcp.max_ssthresh;
             cc_state.push(st);
             cc.push(c.cc.build());
+            udp.push(c.source.as_ref().map(|src| {
+                let stop = c.stop.unwrap_or(Time::MAX).min(end.saturating_add(1));
+                (UdpSender::new(i, src, c.start, stop, seed, &c.key), UdpSink::new(src.header))
+            }));
             if c.start <= end {
                 events.push(c.start, Event::FlowStart(i));
             }
@@ -128,6 +137,7 @@ impl Simulation {
             sinks,
             cc_state,
             cc,
+            udp,
             out: Vec::with_capacity(64),
             sample_interval,
             series: Series::default(),
@@ -201,11 +211,26 @@ impl Simulation {
                 self.flush(c);
             }
             Event::FlowStart(c) => {
+                if let Some((u, _)) = &mut self.udp[c as usize] {
+                    if let Some(t) = u.start(self.now) {
+                        self.events.push(t, Event::Source(c));
+                    }
+                    return;
+                }
                 let s = &mut self.senders[c as usize];
                 s.start(self.now, &mut self.cc_state[c as usize], &mut self.out);
                 self.flush(c);
             }
             Event::FlowStop(c) => self.senders[c as usize].stop(),
+            Event::Source(c) => {
+                let (u, _) = self.udp[c as usize].as_mut().expect("a UDP flow");
+                if let Some(t) = u.on_event(self.now, &mut self.out) {
+                    if t <= self.end {
+                        self.events.push(t, Event::Source(c));
+                    }
+                }
+                self.flush(c);
+            }
             Event::Sample => {
                 self.sample();
                 let next = self.now + self.sample_interval;
@@ -265,7 +290,7 @@ impl Simulation {
     fn route(&self, p: &Packet) -> &[LinkId] {
         let spec = &self.specs[p.conn as usize];
         match p.kind {
-            Kind::Data | Kind::Syn => &spec.data_route,
+            Kind::Data | Kind::Syn | Kind::Udp => &spec.data_route,
             Kind::Ack | Kind::SynAck => &spec.ack_route,
         }
     }
@@ -277,7 +302,7 @@ impl Simulation {
     fn forward(&mut self, id: u32, mut p: Packet, mut at: Time) {
         let spec = &self.specs[p.conn as usize];
         let route = match p.kind {
-            Kind::Data | Kind::Syn => &spec.data_route,
+            Kind::Data | Kind::Syn | Kind::Udp => &spec.data_route,
             Kind::Ack | Kind::SynAck => &spec.ack_route,
         };
         loop {
@@ -286,7 +311,7 @@ impl Simulation {
             let Some(arrival) = l.enqueue(self.now, at, p.size) else {
                 let c = &mut self.counters[p.conn as usize];
                 match p.kind {
-                    Kind::Data | Kind::Syn => c.data_dropped += 1,
+                    Kind::Data | Kind::Syn | Kind::Udp => c.data_dropped += 1,
                     Kind::Ack | Kind::SynAck => c.acks_dropped += 1,
                 }
                 self.arena.free(id);
@@ -332,6 +357,11 @@ impl Simulation {
             Kind::SynAck => {
                 self.senders[c].on_synack(self.now, &p, &mut self.cc_state[c], &mut self.out);
             }
+            Kind::Udp => {
+                self.counters[c].data_received += 1;
+                self.udp[c].as_mut().expect("a UDP flow").1.on_packet(self.now, &p);
+                return;
+            }
         }
         self.flush(p.conn);
     }
@@ -343,10 +373,21 @@ impl Simulation {
         for (i, snd) in self.senders.iter().enumerate() {
             let st = &self.cc_state[i];
             let c = &mut self.counters[i];
-            let sent = snd.stats.bytes_sent;
-            let delivered = self.sinks[i].bytes_delivered;
             s.f_time.push(t);
             s.f_flow.push(i as i64);
+            if let Some((u, k)) = &self.udp[i] {
+                // No window, no RTT: NaN, as for an algorithm metric a flow does not have.
+                s.f_cwnd.push(f64::NAN);
+                s.f_ssthresh.push(f64::NAN);
+                s.f_srtt.push(f64::NAN);
+                s.f_send_rate.push((u.stats.bytes_sent - c.last_sent_bytes) as f64 * 8.0 / interval);
+                s.f_goodput.push((k.bytes - c.last_delivered_bytes) as f64 * 8.0 / interval);
+                c.last_sent_bytes = u.stats.bytes_sent;
+                c.last_delivered_bytes = k.bytes;
+                continue;
+            }
+            let sent = snd.stats.bytes_sent;
+            let delivered = self.sinks[i].bytes_delivered;
             s.f_cwnd.push(st.cwnd);
             s.f_ssthresh.push(st.ssthresh);
             s.f_srtt.push(if snd.rtt.samples > 0 { snd.rtt.srtt / 1e9 } else { f64::NAN });
@@ -393,7 +434,7 @@ impl Simulation {
         for l in &self.net.links {
             for id in l.pipe_ids() {
                 let p = self.arena.get(id);
-                if matches!(p.kind, Kind::Data | Kind::Syn) {
+                if matches!(p.kind, Kind::Data | Kind::Syn | Kind::Udp) {
                     n[p.conn as usize] += 1;
                 }
             }
@@ -458,19 +499,30 @@ impl Simulation {
             let spec = &self.specs[i];
             st(i).completed_at.unwrap_or_else(|| spec.stop.unwrap_or(self.end).min(self.end))
         };
+        // UDP flows: sender and sink counters in place of TCP's; TCP-only values are NaN
+        // (floats), 0 (counts) or "" (text).
+        let udp = |i: usize| self.udp[i].as_ref();
+        let tcp = |i: usize| self.udp[i].is_none();
+        let bytes_sent = |i: usize| udp(i).map_or(st(i).bytes_sent, |u| u.0.stats.bytes_sent);
+        let delivered = |i: usize| udp(i).map_or(self.sinks[i].bytes_delivered, |u| u.1.bytes);
+        let started = |i: usize| udp(i).map_or(st(i).started_at, |u| u.0.stats.started_at).is_some();
+        let tcp_f = |i: usize, v: f64| if tcp(i) { v } else { f64::NAN };
+        let tcp_s = |i: usize, v: &str| if tcp(i) { v.to_string() } else { String::new() };
         let mut t = Table::default();
         t.push("flow", ints(&|i| i as i64));
         t.push("name", names(&|i| self.specs[i].name.clone()));
         t.push("src", names(&|i| self.net.nodes[self.specs[i].src as usize].clone()));
         t.push("dst", names(&|i| self.net.nodes[self.specs[i].dst as usize].clone()));
-        t.push("cc", names(&|i| self.specs[i].cc.as_str().to_string()));
-        t.push("recovery", names(&|i| self.specs[i].tcp.recovery.as_str().to_string()));
+        t.push("transport", names(&|i| if tcp(i) { "tcp" } else { "udp" }.to_string()));
+        t.push("source", names(&|i| self.specs[i].source.as_ref().map_or("", |s| s.kind.as_str()).to_string()));
+        t.push("cc", names(&|i| tcp_s(i, self.specs[i].cc.as_str())));
+        t.push("recovery", names(&|i| tcp_s(i, self.specs[i].tcp.recovery.as_str())));
         t.push("start_s", floats(&|i| secs(self.specs[i].start)));
         t.push("stop_s", floats(&|i| nan_or(self.specs[i].stop)));
         t.push("size_bytes", ints(&|i| self.specs[i].size.map_or(-1, |b| b as i64)));
-        t.push("bytes_sent", ints(&|i| st(i).bytes_sent as i64));
-        t.push("bytes_delivered", ints(&|i| self.sinks[i].bytes_delivered as i64));
-        t.push("packets_sent", ints(&|i| st(i).packets_sent as i64));
+        t.push("bytes_sent", ints(&|i| bytes_sent(i) as i64));
+        t.push("bytes_delivered", ints(&|i| delivered(i) as i64));
+        t.push("packets_sent", ints(&|i| udp(i).map_or(st(i).packets_sent, |u| u.0.stats.packets_sent) as i64));
         t.push("packets_received", ints(&|i| self.counters[i].data_received as i64));
         t.push("retransmits", ints(&|i| st(i).retransmits as i64));
         t.push("fast_retransmits", ints(&|i| st(i).fast_retransmits as i64));
@@ -484,8 +536,8 @@ impl Simulation {
             floats(&|i| {
                 let start = self.specs[i].start;
                 let stop = active_end(i);
-                if stop > start && st(i).started_at.is_some() {
-                    self.sinks[i].bytes_delivered as f64 * 8.0 / secs(stop - start)
+                if stop > start && started(i) {
+                    delivered(i) as f64 * 8.0 / secs(stop - start)
                 } else {
                     f64::NAN
                 }
@@ -495,6 +547,12 @@ impl Simulation {
             "rtt_mean_s",
             floats(&|i| if st(i).rtt_n > 0 { st(i).rtt_sum / st(i).rtt_n as f64 / 1e9 } else { f64::NAN }),
         );
+        let owd = |i: usize, f: &dyn Fn(&UdpSink) -> f64| match udp(i) {
+            Some((_, k)) if k.packets > 0 => f(k),
+            _ => f64::NAN,
+        };
+        t.push("delay_mean_s", floats(&|i| owd(i, &|k| k.delay_sum as f64 / k.packets as f64 / 1e9)));
+        t.push("delay_max_s", floats(&|i| owd(i, &|k| secs(k.delay_max))));
         t.push("rtt_min_s", floats(&|i| if st(i).rtt_n > 0 { secs(st(i).rtt_min) } else { f64::NAN }));
         t.push("rtt_max_s", floats(&|i| if st(i).rtt_n > 0 { secs(st(i).rtt_max) } else { f64::NAN }));
         t.push("rtt_samples", ints(&|i| st(i).rtt_n as i64));
@@ -503,7 +561,7 @@ impl Simulation {
             floats(&|i| {
                 let start = self.specs[i].start;
                 let stop = active_end(i);
-                if stop > start && st(i).started_at.is_some() {
+                if stop > start && st(i).started_at.is_some() && tcp(i) {
                     st(i).cwnd_integral / (stop - start) as f64
                 } else {
                     f64::NAN
@@ -511,7 +569,7 @@ impl Simulation {
             }),
         );
         t.push("cwnd_max", floats(&|i| if st(i).started_at.is_some() { st(i).cwnd_max } else { f64::NAN }));
-        t.push("cwnd_final", floats(&|i| self.cc_state[i].cwnd));
+        t.push("cwnd_final", floats(&|i| tcp_f(i, self.cc_state[i].cwnd)));
         t.push(
             "completion_time_s",
             floats(&|i| st(i).completed_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))),

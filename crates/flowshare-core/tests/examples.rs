@@ -18,7 +18,9 @@ fn every_shipped_scenario_builds_and_runs() {
         }
     }
     names.sort();
-    for required in ["demo.toml", "r1-dumbbell.toml", "r2-dumbbell.toml", "parking-lot.toml", "graph.toml"] {
+    for required in
+        ["demo.toml", "r1-dumbbell.toml", "r2-dumbbell.toml", "parking-lot.toml", "graph.toml", "udp-cbr-vs-tcp.toml"]
+    {
         assert!(names.iter().any(|n| n == required), "scenarios/{required} is missing");
     }
 }

@@ -4,7 +4,7 @@
 //! This is what `flowshare bench` times against ns-2 and ns-3 as a whole process, and what a
 //! profiler should be pointed at. Output keys: `wall_s` (seconds in the event loop), `events`,
 //! `acked_pkts` and `goodput_mbps` (computed as the ns-2 reference script does: segments
-//! cumulatively acknowledged × MSS × 8 / duration), `drops` (all queues), `flows`.
+//! cumulatively acknowledged × MSS × 8 / duration; UDP flows count packets received), `drops` (all queues), `flows`.
 //!
 //! `--detail` adds `per_flow` (one object per flow: `acked_pkts`, `cwnd_mean`, `drops`,
 //! `retransmits`, `timeouts`) and `queues` (one object per link direction that carried
@@ -48,7 +48,11 @@ fn main() -> ExitCode {
     let delivered = results.flows.i64("bytes_delivered");
     let drops: i64 = results.queues.i64("drops").iter().sum();
     // Segments delivered in order, as ns-2's `ack_` counts them, flow by flow.
-    let mss = scenario.flows.iter().flat_map(|g| std::iter::repeat_n(g.tcp.mss.0 as i64, g.count as usize));
+    // Packets per flow: TCP segments of `mss` bytes, UDP packets of the source's `packet_size`.
+    let mss = scenario.flows.iter().flat_map(|g| {
+        let size = g.source.as_ref().map_or(g.tcp.mss.0, |s| s.packet_size.0);
+        std::iter::repeat_n(size as i64, g.count as usize)
+    });
     let per_flow_acked: Vec<i64> = delivered.iter().zip(mss).map(|(d, m)| d / m).collect();
     let acked_pkts: i64 = per_flow_acked.iter().sum();
     let delivered: i64 = delivered.iter().sum();

@@ -17,6 +17,8 @@ pub enum Event {
     FlowStart(u32),
     /// Connection `.0` stops sending new data.
     FlowStop(u32),
+    /// The traffic source of UDP flow `.0` has packets to send.
+    Source(u32),
     /// Take one time-series sample of every flow and queue.
     Sample,
 }
