@@ -19,6 +19,7 @@ pub mod ring;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod trace;
 pub mod units;
 
 pub use error::ConfigError;

@@ -7,6 +7,7 @@ use crate::packet::{Arena, Kind, Packet};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
 use crate::scenario::{ConnSpec, Scenario};
 use crate::tcp::{Sender, Sink};
+use crate::trace::{EventKind, FlowWire, Reason, Tracer};
 use crate::units::{secs, Time};
 use crate::ConfigError;
 use std::time::Instant;
@@ -61,6 +62,8 @@ pub struct Simulation {
     sample_interval: Time,
     series: Series,
     wall_s: f64,
+    /// Event trace and pcap captures; `None` unless the scenario has a `[trace]` section.
+    trace: Option<Box<Tracer>>,
 }
 
 impl Simulation {
@@ -105,6 +108,18 @@ impl Simulation {
                 }
             }
         }
+        let trace = match &scenario.trace {
+            Some(cfg) => {
+                let spec = cfg.resolve(&built.net, built.conns.len(), scenario.bottleneck_link(), end)?;
+                let wire = built
+                    .conns
+                    .iter()
+                    .map(|c| FlowWire { mss: c.tcp.mss, header: c.tcp.header, size: c.size })
+                    .collect();
+                Some(Box::new(Tracer::new(spec, built.net.links.len(), wire, end)))
+            }
+            None => None,
+        };
         let sample_interval = scenario.simulation.sample_interval.0;
         if sample_interval > 0 && sample_interval <= end {
             events.push(sample_interval, Event::Sample);
@@ -127,7 +142,18 @@ impl Simulation {
             sample_interval,
             series: Series::default(),
             wall_s: 0.0,
+            trace,
         })
+    }
+
+    /// Write a pcap file for each link direction the scenario's `trace.pcap` selects into
+    /// `dir` (which must exist) and return their paths; call before running. Without such a
+    /// selection nothing is written.
+    pub fn set_pcap_dir(&mut self, dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+        match &mut self.trace {
+            Some(t) => t.open_pcap(dir, &self.net),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// Simulated time reached.
@@ -218,6 +244,9 @@ impl Simulation {
             let p = self.out[i];
             if p.kind == Kind::Data && !p.retx && self.forced_drop(c, p.seq) {
                 self.counters[c as usize].data_dropped += 1;
+                if self.trace.is_some() {
+                    self.trace_forced_drop(i);
+                }
                 continue;
             }
             let id = self.arena.alloc(p);
@@ -278,6 +307,9 @@ impl Simulation {
             let link = route[p.hop as usize];
             let l = &mut self.net.links[link as usize];
             let Some(arrival) = l.enqueue(self.now, at, p.size) else {
+                if self.trace.is_some() {
+                    trace_link(&mut self.trace, &self.net, at, None, &p, link);
+                }
                 let c = &mut self.counters[p.conn as usize];
                 match p.kind {
                     Kind::Data | Kind::Syn => c.data_dropped += 1,
@@ -286,6 +318,9 @@ impl Simulation {
                 self.arena.free(id);
                 return;
             };
+            if self.trace.is_some() {
+                trace_link(&mut self.trace, &self.net, at, Some(arrival), &p, link);
+            }
             let next = p.hop as usize + 1;
             if next < route.len() && self.net.links[route[next] as usize].exclusive {
                 p.hop += 1;
@@ -327,7 +362,32 @@ impl Simulation {
                 self.senders[c].on_synack(self.now, &p, &mut self.cc_state[c], &mut self.out);
             }
         }
+        if self.trace.is_some() {
+            let kind = match p.kind {
+                Kind::Data | Kind::Syn => EventKind::Receive,
+                Kind::Ack | Kind::SynAck => EventKind::Ack,
+            };
+            self.trace_endpoint(kind, &p, Reason::None);
+        }
         self.flush(p.conn);
+    }
+
+    /// Trace the sending and crafted loss of `self.out[i]`.
+    #[cold]
+    #[inline(never)]
+    fn trace_forced_drop(&mut self, i: usize) {
+        let p = self.out[i];
+        self.trace_endpoint(EventKind::Send, &p, Reason::None);
+        self.trace_endpoint(EventKind::Drop, &p, Reason::Forced);
+    }
+
+    /// Trace an event at an endpoint (kept out of line: the untraced path only tests `trace`).
+    #[cold]
+    #[inline(never)]
+    fn trace_endpoint(&mut self, kind: EventKind, p: &Packet, reason: Reason) {
+        if let Some(t) = &mut self.trace {
+            t.endpoint(self.now, kind, p, reason);
+        }
     }
 
     fn sample(&mut self) {
@@ -428,6 +488,7 @@ impl Simulation {
             queues,
             flow_series,
             queue_series,
+            trace: self.trace.take().map_or_else(Default::default, |t| t.finish(end)),
         }
     }
 
@@ -550,5 +611,29 @@ impl Simulation {
         t.push("utilization", floats(&|q| rows[q].0 .0.busy as f64 / duration));
         t.push("len_end_pkts", ints(&|q| i64::from(rows[q].1)));
         t
+    }
+}
+
+/// Trace packet `p` offered to `link` at `at`: accepted, reaching the far node at `arrival`,
+/// or dropped (`None`); at the first hop the packet has just been sent. Out of line: the
+/// untraced path only tests `trace`.
+#[cold]
+#[inline(never)]
+fn trace_link(
+    trace: &mut Option<Box<Tracer>>,
+    net: &Network,
+    at: Time,
+    arrival: Option<Time>,
+    p: &Packet,
+    link: LinkId,
+) {
+    if let Some(t) = trace {
+        if p.hop == 0 {
+            t.endpoint(at, EventKind::Send, p, Reason::None);
+        }
+        match arrival {
+            Some(a) => t.accepted(at, a - net.links[link as usize].params.delay, p, link),
+            None => t.dropped(at, p, link, Reason::Overflow),
+        }
     }
 }
