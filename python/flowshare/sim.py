@@ -62,6 +62,13 @@ def run(
         Propagated within one slice of the run; nothing has been written anywhere.
     """
     normalized, sim = _prepare(scenario, seed=seed, pcap_dir=pcap_dir)
+    if pcap_dir is None and wants_pcap(normalized):
+        warnings.warn(
+            "trace.pcap selects links to capture, but no pcap_dir was given: no pcap file "
+            "is written",
+            UserWarning,
+            stacklevel=2,
+        )
     if progress is None:
         progress = _stderr_is_tty()
     raw = _advance(sim, progress=progress)
@@ -110,17 +117,9 @@ def _prepare(
             simulation = {}
         normalized["simulation"] = {**simulation, "seed": seed}
     pcap: str | None = None
-    if wants_pcap(normalized):
-        if pcap_dir is None:
-            warnings.warn(
-                "trace.pcap selects links to capture, but no pcap_dir was given: no pcap "
-                "file is written",
-                UserWarning,
-                stacklevel=3,
-            )
-        else:
-            Path(pcap_dir).mkdir(parents=True, exist_ok=True)
-            pcap = os.fspath(pcap_dir)
+    if pcap_dir is not None and wants_pcap(normalized):
+        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
+        pcap = os.fspath(pcap_dir)
     try:
         sim = _core.Simulation(to_json(normalized), pcap_dir=pcap)
     except _core.ConfigError as exc:
