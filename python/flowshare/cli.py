@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 from . import __version__, sim
 from . import scenario as sc
 from ._core import ConfigError
+from ._files import atomic_directory
 from .results import RunResult
 
 __all__ = ["main"]
@@ -148,8 +149,11 @@ def _build_parser(*, with_bench: bool) -> argparse.ArgumentParser:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    result = sim.run(args.scenario, seed=args.seed, progress=_progress(args))
-    files = _write(result, args.out, report=args.report)
+    if _wants_pcap(args.scenario):
+        files, result = _run_with_pcap(args)
+    else:
+        result = sim.run(args.scenario, seed=args.seed, progress=_progress(args))
+        files = _write(result, args.out, report=args.report)
     _print_flows(result)
     _print_files(files)
     return 0
@@ -221,6 +225,29 @@ def builtin_demo() -> dict[str, Any]:
 
 def _progress(args: argparse.Namespace) -> bool | None:
     return False if args.no_progress else None
+
+
+def _wants_pcap(scenario: str) -> bool:
+    """Whether the scenario file asks for pcap captures (False if it cannot be loaded: the
+    run then reports why)."""
+    try:
+        return sim.wants_pcap(sc.load_scenario(scenario))
+    except (ConfigError, OSError, ValueError):
+        return False
+
+
+def _run_with_pcap(args: argparse.Namespace) -> tuple[list[Path], RunResult]:
+    """Run with the pcap files streamed into the staging directory of the output, so that
+    they appear, like every other file, only once the run and the writing have succeeded."""
+    try:
+        with atomic_directory(args.out) as stage:
+            result = sim.run(
+                args.scenario, seed=args.seed, progress=_progress(args), pcap_dir=stage
+            )
+            names = result.write_into(stage, report=args.report)
+    except OSError as exc:
+        raise _UserError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    return [Path(args.out) / name for name in names], result
 
 
 def _write(result: RunResult, out: str, *, report: bool) -> list[Path]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping
+import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,40 @@ import pandas as pd
 from ._files import atomic_directory
 from .metrics import jain_index
 
-__all__ = ["OUTPUT_FILES", "RunResult", "table_to_frame"]
+__all__ = ["EVENTS_FILE", "OUTPUT_FILES", "RunResult", "events_to_frame", "table_to_frame"]
 
 OUTPUT_FILES = ("flows.csv", "queues.csv", "timeseries.parquet", "summary.json", "plot.png")
 """Files written by :meth:`RunResult.write`, in the order they are written."""
 
+EVENTS_FILE = "events.parquet"
+"""The event trace, written by :meth:`RunResult.write` when the run traced events."""
+
 REPORT_FILE = "report.md"
+
+# Narrow dtypes of the event trace's columns (docs/traces.md); the coded columns become
+# categoricals.
+_EVENT_DTYPES = {
+    "time_ns": "int64",
+    "flow": "int32",
+    "link": "int32",
+    "seq": "int64",
+    "size": "int32",
+    "retx": "bool",
+    "acked": "int32",
+}
+_EVENT_COLUMNS = (
+    "time_s",
+    "time_ns",
+    "kind",
+    "flow",
+    "link",
+    "packet",
+    "seq",
+    "size",
+    "retx",
+    "acked",
+    "reason",
+)
 
 _TABLES = ("flows", "queues", "flow_series", "queue_series")
 
@@ -69,6 +98,40 @@ def table_to_frame(table: Mapping[str, Any], *, name: str = "table") -> pd.DataF
     return pd.DataFrame(columns)
 
 
+def events_to_frame(table: Mapping[str, Any], codes: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """Turn the core's event table into the documented event DataFrame (``docs/traces.md``).
+
+    Parameters
+    ----------
+    table : mapping
+        The ``events`` table of ``_core.Simulation.finish()``: integer columns.
+    codes : mapping of str to sequence of str
+        Names of the codes of the ``kind``, ``packet`` and ``reason`` columns, in code order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``time_s``, ``time_ns``, ``kind``, ``flow``, ``link``, ``packet``, ``seq``,
+        ``size``, ``retx``, ``acked``, ``reason``; ``kind``, ``packet`` and ``reason`` are
+        categoricals (a ``reason`` that does not apply is missing).
+    """
+    raw = table_to_frame(table, name="events")
+    columns: dict[str, Any] = {}
+    time_ns = raw["time_ns"].to_numpy(dtype="int64")
+    columns["time_s"] = time_ns / 1e9
+    for name in _EVENT_COLUMNS[1:]:
+        values = raw[name].to_numpy()
+        if name in _EVENT_DTYPES:
+            columns[name] = values.astype(_EVENT_DTYPES[name])
+            continue
+        names = list(codes[name])
+        categories = [n for n in names if n]
+        # Code of each name among the categories; the empty name (no value) becomes -1.
+        remap = np.array([categories.index(n) if n else -1 for n in names], dtype="int8")
+        columns[name] = pd.Categorical.from_codes(remap[values], categories=categories)
+    return pd.DataFrame(columns)
+
+
 class RunResult:
     """The results of one simulation run.
 
@@ -91,6 +154,11 @@ class RunResult:
     queue_series : pandas.DataFrame
         Sampled per-queue time series: ``time_s``, ``queue``, ``len_pkts``, ``len_bytes``
         (and ``red_avg_pkts`` when a queue is RED).
+    events : pandas.DataFrame or None
+        The packet event trace when the scenario asked for one (``[trace] events = true``),
+        else ``None``; columns and kinds are described in ``docs/traces.md``.
+    pcap_files : list of pathlib.Path
+        The pcap captures written during the run (``[trace] pcap`` with a ``pcap_dir``).
 
     Units are in the column names; ``NaN`` marks a value that does not apply. The column
     lists are given in ``docs/adr/0002-python-boundary.md``.
@@ -105,6 +173,8 @@ class RunResult:
         queues: pd.DataFrame,
         flow_series: pd.DataFrame,
         queue_series: pd.DataFrame,
+        events: pd.DataFrame | None = None,
+        pcap_files: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         self.summary = summary
         self.scenario = scenario
@@ -112,6 +182,8 @@ class RunResult:
         self.queues = queues
         self.flow_series = flow_series
         self.queue_series = queue_series
+        self.events = events
+        self.pcap_files = [Path(p) for p in pcap_files]
 
     @classmethod
     def from_core(cls, raw: Mapping[str, Any], scenario: dict[str, Any]) -> RunResult:
@@ -126,7 +198,17 @@ class RunResult:
             The normalized scenario that was run.
         """
         frames = {key: table_to_frame(raw[key], name=key) for key in _TABLES}
-        return cls(summary=dict(raw["summary"]), scenario=scenario, **frames)
+        events = None
+        if raw.get("events") is not None:
+            events = events_to_frame(raw["events"], raw["event_codes"])
+        pcap = [entry["path"] for entry in raw.get("pcap", ())]
+        return cls(
+            summary=dict(raw["summary"]),
+            scenario=scenario,
+            events=events,
+            pcap_files=pcap,
+            **frames,
+        )
 
     def __repr__(self) -> str:
         duration = self.summary.get("duration_s")
@@ -211,7 +293,8 @@ class RunResult:
         Files: ``flows.csv`` and ``queues.csv`` (the tables as they are), ``timeseries.parquet``
         (see :meth:`timeseries`), ``summary.json`` (``summary``, ``aggregate`` from
         :meth:`aggregate`, and the normalized ``scenario``), ``plot.png`` (goodput and cwnd
-        over time) and, with ``report=True``, ``report.md``.
+        over time), ``events.parquet`` when events were traced, the run's pcap files (hard
+        links or copies of :attr:`pcap_files`) and, with ``report=True``, ``report.md``.
 
         Everything is first written into a staging directory next to ``out_dir`` and then
         renamed into place, so an error or an interrupt never leaves a half-written file (nor
@@ -230,17 +313,38 @@ class RunResult:
         list of pathlib.Path
             The files written, under ``out_dir``.
         """
-        names = [*OUTPUT_FILES, REPORT_FILE] if report else list(OUTPUT_FILES)
         with atomic_directory(out_dir) as stage:
-            _write_csv(self.flows, stage / "flows.csv")
-            _write_csv(self.queues, stage / "queues.csv")
-            _write_parquet(self.timeseries(), stage / "timeseries.parquet")
-            _write_summary(self, stage / "summary.json")
-            _write_plot(self, stage / "plot.png")
-            if report:
-                _write_report(self, stage / REPORT_FILE)
+            names = self.write_into(stage, report=report)
         out = Path(out_dir)
         return [out / name for name in names]
+
+    def write_into(self, directory: str | os.PathLike[str], *, report: bool = False) -> list[str]:
+        """Write the files of :meth:`write` into an existing directory, not atomically.
+
+        Returns
+        -------
+        list of str
+            The names of the files written, in order.
+        """
+        stage = Path(directory)
+        names = list(OUTPUT_FILES)
+        _write_csv(self.flows, stage / "flows.csv")
+        _write_csv(self.queues, stage / "queues.csv")
+        _write_parquet(self.timeseries(), stage / "timeseries.parquet")
+        _write_summary(self, stage / "summary.json")
+        _write_plot(self, stage / "plot.png")
+        if self.events is not None:
+            _write_parquet(self.events, stage / EVENTS_FILE)
+            names.append(EVENTS_FILE)
+        for path in self.pcap_files:
+            target = stage / path.name
+            if not (target.exists() and os.path.samefile(path, target)):
+                _link_or_copy(path, target)
+            names.append(path.name)
+        if report:
+            _write_report(self, stage / REPORT_FILE)
+            names.append(REPORT_FILE)
+        return names
 
 
 def _column_sum(frame: pd.DataFrame, column: str) -> int | None:
@@ -271,6 +375,14 @@ def _write_csv(frame: pd.DataFrame, path: Path) -> None:
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
     frame.to_parquet(path, index=False, engine="pyarrow")
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """Hard-link ``source`` as ``target``, or copy it where links are not possible."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def _write_summary(result: RunResult, path: Path) -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import warnings
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from . import _core
@@ -25,6 +28,7 @@ def run(
     *,
     seed: int | None = None,
     progress: bool | None = None,
+    pcap_dir: str | os.PathLike[str] | None = None,
 ) -> RunResult:
     """Simulate a scenario and return its results.
 
@@ -38,6 +42,10 @@ def run(
     progress : bool, optional
         Show a progress bar on stderr for runs that last longer than a few seconds. By default
         only when stderr is a terminal; ``False`` never shows one.
+    pcap_dir : str or path-like, optional
+        Directory (created if missing) for the pcap captures the scenario's ``trace.pcap``
+        selects, one ``<from>-<to>.pcap`` per link direction, streamed while the run goes on
+        (``docs/traces.md``). Without it no pcap file is written.
 
     Returns
     -------
@@ -53,7 +61,14 @@ def run(
     KeyboardInterrupt
         Propagated within one slice of the run; nothing has been written anywhere.
     """
-    normalized, sim = _prepare(scenario, seed=seed)
+    normalized, sim = _prepare(scenario, seed=seed, pcap_dir=pcap_dir)
+    if pcap_dir is None and wants_pcap(normalized):
+        warnings.warn(
+            "trace.pcap selects links to capture, but no pcap_dir was given: no pcap file "
+            "is written",
+            UserWarning,
+            stacklevel=2,
+        )
     if progress is None:
         progress = _stderr_is_tty()
     raw = _advance(sim, progress=progress)
@@ -88,22 +103,36 @@ def validate(scenario: Source) -> dict[str, Any]:
 
 
 def _prepare(
-    scenario: Source, *, seed: int | None = None
+    scenario: Source,
+    *,
+    seed: int | None = None,
+    pcap_dir: str | os.PathLike[str] | None = None,
 ) -> tuple[dict[str, Any], _core.Simulation]:
-    """Load and normalize ``scenario``, apply ``seed``, and build the native simulation."""
+    """Load and normalize ``scenario``, apply ``seed``, and build the native simulation
+    (opening its pcap files in ``pcap_dir``)."""
     normalized = load_scenario(scenario)
     if seed is not None:
         simulation = normalized.get("simulation")
         if not isinstance(simulation, Mapping):
             simulation = {}
         normalized["simulation"] = {**simulation, "seed": seed}
+    pcap: str | None = None
+    if pcap_dir is not None and wants_pcap(normalized):
+        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
+        pcap = os.fspath(pcap_dir)
     try:
-        sim = _core.Simulation(to_json(normalized))
+        sim = _core.Simulation(to_json(normalized), pcap_dir=pcap)
     except _core.ConfigError as exc:
         if isinstance(scenario, Mapping):
             raise
         raise type(exc)(f"{scenario}: {exc}") from None
     return normalized, sim
+
+
+def wants_pcap(normalized: Mapping[str, Any]) -> bool:
+    """Whether a normalized scenario selects link directions for pcap capture."""
+    trace = normalized.get("trace")
+    return isinstance(trace, Mapping) and bool(trace.get("pcap"))
 
 
 def _advance(sim: _core.Simulation, *, progress: bool) -> Mapping[str, Any]:

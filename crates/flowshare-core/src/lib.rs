@@ -20,6 +20,7 @@ pub mod ring;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod trace;
 pub mod traffic;
 pub mod units;
 

@@ -101,6 +101,8 @@ pub struct RunResults {
     pub flow_series: Table,
     /// Sampled queue lengths.
     pub queue_series: Table,
+    /// Event trace and pcap files, when the scenario asks for them.
+    pub trace: crate::trace::TraceResults,
 }
 
 /// FNV-1a 64-bit hash, for scenario fingerprints.

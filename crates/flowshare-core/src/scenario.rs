@@ -28,6 +28,9 @@ pub struct Scenario {
     pub topology: Topology,
     /// Flow groups.
     pub flows: Vec<FlowGroup>,
+    /// Packet event trace and pcap captures (`docs/traces.md`); absent = none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::trace::TraceCfg>,
 }
 
 /// Run-wide settings.
@@ -1119,7 +1122,15 @@ impl Scenario {
                 });
             }
         }
+        if let Some(trace) = &self.trace {
+            trace.resolve(&net, conns.len(), self.bottleneck_link(), self.simulation.duration.0)?;
+        }
         Ok(Built { net, conns })
+    }
+
+    /// The full-duplex link the trace selector `"bottleneck"` names (a dumbbell's r0-r1).
+    pub fn bottleneck_link(&self) -> Option<usize> {
+        (self.topology.kind == TopologyKind::Dumbbell).then_some(0)
     }
 }
 

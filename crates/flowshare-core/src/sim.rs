@@ -7,6 +7,7 @@ use crate::packet::{Arena, Kind, Packet};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
 use crate::scenario::{ConnSpec, Scenario};
 use crate::tcp::{Sender, Sink};
+use crate::trace::{EventKind, FlowWire, Reason, Tracer};
 use crate::traffic::{UdpSender, UdpSink};
 use crate::units::{secs, Time};
 use crate::ConfigError;
@@ -68,6 +69,8 @@ pub struct Simulation {
     /// Some queue is RED: the queue tables get RED's columns.
     any_red: bool,
     wall_s: f64,
+    /// Event trace and pcap captures; `None` unless the scenario has a `[trace]` section.
+    trace: Option<Box<Tracer>>,
 }
 
 impl Simulation {
@@ -118,6 +121,21 @@ impl Simulation {
                 }
             }
         }
+        let trace = match &scenario.trace {
+            Some(cfg) => {
+                let spec = cfg.resolve(&built.net, built.conns.len(), scenario.bottleneck_link(), end)?;
+                let wire = built
+                    .conns
+                    .iter()
+                    .map(|c| match &c.source {
+                        Some(s) => FlowWire { mss: s.payload, header: s.header, size: None },
+                        None => FlowWire { mss: c.tcp.mss, header: c.tcp.header, size: c.size },
+                    })
+                    .collect();
+                Some(Box::new(Tracer::new(spec, built.net.links.len(), wire, end)))
+            }
+            None => None,
+        };
         let sample_interval = scenario.simulation.sample_interval.0;
         if sample_interval > 0 && sample_interval <= end {
             events.push(sample_interval, Event::Sample);
@@ -143,7 +161,18 @@ impl Simulation {
             series: Series::default(),
             any_red,
             wall_s: 0.0,
+            trace,
         })
+    }
+
+    /// Write a pcap file for each link direction the scenario's `trace.pcap` selects into
+    /// `dir` (which must exist) and return their paths; call before running. Without such a
+    /// selection nothing is written.
+    pub fn set_pcap_dir(&mut self, dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+        match &mut self.trace {
+            Some(t) => t.open_pcap(dir, &self.net),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// Simulated time reached.
@@ -249,6 +278,9 @@ impl Simulation {
             let p = self.out[i];
             if p.kind == Kind::Data && !p.retx && self.forced_drop(c, p.seq) {
                 self.counters[c as usize].data_dropped += 1;
+                if self.trace.is_some() {
+                    self.trace_forced_drop(i);
+                }
                 continue;
             }
             let id = self.arena.alloc(p);
@@ -309,6 +341,9 @@ impl Simulation {
             let link = route[p.hop as usize];
             let l = &mut self.net.links[link as usize];
             let Some(arrival) = l.enqueue(self.now, at, p.size) else {
+                if self.trace.is_some() {
+                    trace_link(&mut self.trace, &self.net, at, None, &p, link);
+                }
                 let c = &mut self.counters[p.conn as usize];
                 match p.kind {
                     Kind::Data | Kind::Syn | Kind::Udp => c.data_dropped += 1,
@@ -317,6 +352,9 @@ impl Simulation {
                 self.arena.free(id);
                 return;
             };
+            if self.trace.is_some() {
+                trace_link(&mut self.trace, &self.net, at, Some(arrival), &p, link);
+            }
             let next = p.hop as usize + 1;
             if next < route.len() && self.net.links[route[next] as usize].exclusive {
                 p.hop += 1;
@@ -360,10 +398,39 @@ impl Simulation {
             Kind::Udp => {
                 self.counters[c].data_received += 1;
                 self.udp[c].as_mut().expect("a UDP flow").1.on_packet(self.now, &p);
+                if self.trace.is_some() {
+                    self.trace_endpoint(EventKind::Receive, &p, Reason::None);
+                }
                 return;
             }
         }
+        if self.trace.is_some() {
+            let kind = match p.kind {
+                Kind::Data | Kind::Syn => EventKind::Receive,
+                Kind::Ack | Kind::SynAck => EventKind::Ack,
+                Kind::Udp => unreachable!("UDP packets return above"),
+            };
+            self.trace_endpoint(kind, &p, Reason::None);
+        }
         self.flush(p.conn);
+    }
+
+    /// Trace the sending and crafted loss of `self.out[i]`.
+    #[cold]
+    #[inline(never)]
+    fn trace_forced_drop(&mut self, i: usize) {
+        let p = self.out[i];
+        self.trace_endpoint(EventKind::Send, &p, Reason::None);
+        self.trace_endpoint(EventKind::Drop, &p, Reason::Forced);
+    }
+
+    /// Trace an event at an endpoint (kept out of line: the untraced path only tests `trace`).
+    #[cold]
+    #[inline(never)]
+    fn trace_endpoint(&mut self, kind: EventKind, p: &Packet, reason: Reason) {
+        if let Some(t) = &mut self.trace {
+            t.endpoint(self.now, kind, p, reason);
+        }
     }
 
     fn sample(&mut self) {
@@ -484,6 +551,7 @@ impl Simulation {
             queues,
             flow_series,
             queue_series,
+            trace: self.trace.take().map_or_else(Default::default, |t| t.finish(end)),
         }
     }
 
@@ -633,5 +701,32 @@ impl Simulation {
             t.push("red_max_p", floats(&|q| red(q).map_or(f64::NAN, |r| r.max_p())));
         }
         t
+    }
+}
+
+/// Trace packet `p` offered to `link` at `at`: accepted, reaching the far node at `arrival`,
+/// or dropped (`None`); at the first hop the packet has just been sent. Out of line: the
+/// untraced path only tests `trace`.
+#[cold]
+#[inline(never)]
+fn trace_link(
+    trace: &mut Option<Box<Tracer>>,
+    net: &Network,
+    at: Time,
+    arrival: Option<Time>,
+    p: &Packet,
+    link: LinkId,
+) {
+    if let Some(t) = trace {
+        if p.hop == 0 {
+            t.endpoint(at, EventKind::Send, p, Reason::None);
+        }
+        match arrival {
+            Some(a) => t.accepted(at, a - net.links[link as usize].params.delay, p, link),
+            None => {
+                let reason = if net.links[link as usize].last_drop_early { Reason::Early } else { Reason::Overflow };
+                t.dropped(at, p, link, reason)
+            }
+        }
     }
 }

@@ -6,7 +6,7 @@ use flowshare_core::results::{Column, RunResults, Table};
 use flowshare_core::units::{secs, NS_PER_SEC};
 use flowshare_core::{scenario, Scenario, Simulation as CoreSim};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
@@ -49,9 +49,13 @@ impl Simulation {
 #[pymethods]
 impl Simulation {
     #[new]
-    fn new(scenario_json: &str) -> PyResult<Self> {
+    #[pyo3(signature = (scenario_json, pcap_dir=None))]
+    fn new(scenario_json: &str, pcap_dir: Option<std::path::PathBuf>) -> PyResult<Self> {
         let s = parse(scenario_json, "json")?;
-        let sim = CoreSim::new(&s).map_err(|e| ConfigError::new_err(e.to_string()))?;
+        let mut sim = CoreSim::new(&s).map_err(|e| ConfigError::new_err(e.to_string()))?;
+        if let Some(dir) = pcap_dir {
+            sim.set_pcap_dir(&dir).map_err(|e| PyOSError::new_err(format!("{}: {e}", dir.display())))?;
+        }
         Ok(Simulation { inner: Some(sim) })
     }
 
@@ -82,6 +86,9 @@ impl Simulation {
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let sim = self.inner.take().ok_or_else(|| PyRuntimeError::new_err("this simulation has finished"))?;
         let results = py.detach(move || sim.finish());
+        if let Some(e) = &results.trace.pcap_error {
+            return Err(PyOSError::new_err(format!("writing pcap: {e}")));
+        }
         results_to_py(py, &results)
     }
 }
@@ -126,6 +133,23 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
     out.set_item("queues", table_to_py(py, &r.queues)?)?;
     out.set_item("flow_series", table_to_py(py, &r.flow_series)?)?;
     out.set_item("queue_series", table_to_py(py, &r.queue_series)?)?;
+    if let Some(events) = &r.trace.events {
+        out.set_item("events", table_to_py(py, events)?)?;
+        let codes = PyDict::new(py);
+        for (column, names) in flowshare_core::trace::code_names() {
+            codes.set_item(column, PyList::new(py, names)?)?;
+        }
+        out.set_item("event_codes", codes)?;
+    }
+    let pcap = PyList::empty(py);
+    for f in &r.trace.pcap {
+        let d = PyDict::new(py);
+        d.set_item("queue", f.queue)?;
+        d.set_item("path", f.path.to_string_lossy())?;
+        d.set_item("packets", f.packets)?;
+        pcap.append(d)?;
+    }
+    out.set_item("pcap", pcap)?;
     Ok(out)
 }
 

@@ -100,6 +100,8 @@ pub struct LinkDir {
     pipe: Ring<(Time, PacketId)>,
     /// Counters.
     pub stats: QueueStats,
+    /// The last packet refused was an early (AQM) drop, not an overflow; for traces.
+    pub last_drop_early: bool,
     /// Admission policy.
     pub aqm: Aqm,
 }
@@ -121,6 +123,7 @@ impl LinkDir {
             exclusive: false,
             pipe: Ring::default(),
             stats: QueueStats::default(),
+            last_drop_early: false,
             aqm: Aqm::DropTail,
         }
     }
@@ -195,6 +198,7 @@ impl LinkDir {
                 self.stats.drops += 1;
                 self.stats.drop_bytes += u64::from(size);
                 self.stats.early_drops += 1;
+                self.last_drop_early = true;
                 return None;
             }
         }
@@ -208,6 +212,7 @@ impl LinkDir {
             }
             self.stats.drops += 1;
             self.stats.drop_bytes += u64::from(size);
+            self.last_drop_early = false;
             return None;
         }
         let start = at.max(self.busy_until);

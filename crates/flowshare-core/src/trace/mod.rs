@@ -1,0 +1,483 @@
+//! Packet event traces and pcap captures (`[trace]` in a scenario; see `docs/traces.md`).
+//!
+//! The simulation reports each packet event to a [`Tracer`] when the scenario asks for a trace;
+//! without a `[trace]` section there is no tracer and the event loop only tests an `Option`.
+//! Events are kept column by column in narrow vectors (about 32 bytes per event, amortized
+//! growth only) and turned into a [`Table`] sorted by time at the end of the run.
+//!
+//! Because a FIFO link computes a packet's departure when it accepts it (ADR 0003), enqueue and
+//! dequeue events of exclusive links are known, and recorded, before the simulation reaches
+//! their time. Recording order is therefore causal per packet but not sorted by time; the final
+//! table is sorted by time with a stable sort, so events of equal time keep their causal order.
+
+pub mod pcap;
+
+use crate::net::{LinkId, Network};
+use crate::packet::{Kind, Packet};
+use crate::results::{Column, Table};
+use crate::units::{Dur, Time};
+use crate::ConfigError;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Kinds of trace events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[repr(u8)]
+pub enum EventKind {
+    /// An endpoint puts a packet on the network (a sender's segment, a sink's ACK).
+    Send = 0,
+    /// A link direction accepts a packet into its queue.
+    Enqueue = 1,
+    /// A packet stops occupying its queue: the end of its transmission.
+    Dequeue = 2,
+    /// A packet is lost (see [`Reason`]).
+    Drop = 3,
+    /// A data segment (or SYN) reaches the receiving host.
+    Receive = 4,
+    /// An ACK (or SYN-ACK) reaches the sending host.
+    Ack = 5,
+}
+
+impl EventKind {
+    /// Every kind, in code order.
+    pub const ALL: [EventKind; 6] =
+        [EventKind::Send, EventKind::Enqueue, EventKind::Dequeue, EventKind::Drop, EventKind::Receive, EventKind::Ack];
+
+    /// The name used in scenarios and result tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Send => "send",
+            EventKind::Enqueue => "enqueue",
+            EventKind::Dequeue => "dequeue",
+            EventKind::Drop => "drop",
+            EventKind::Receive => "receive",
+            EventKind::Ack => "ack",
+        }
+    }
+}
+
+/// Why an event happened; so far only drops have a reason. New loss causes (AQM, link loss
+/// models) get new codes; existing codes never change meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Reason {
+    /// No reason recorded (every event but a drop).
+    None = 0,
+    /// The queue was full on arrival.
+    Overflow = 1,
+    /// A scenario's `drop_segments` removed the segment before it entered the network.
+    Forced = 2,
+    /// An active queue (RED) dropped the packet early, before the queue was full.
+    Early = 3,
+}
+
+impl Reason {
+    /// Every reason, in code order.
+    pub const ALL: [Reason; 4] = [Reason::None, Reason::Overflow, Reason::Forced, Reason::Early];
+
+    /// The name in result tables (empty for [`Reason::None`], which tables show as missing).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::None => "",
+            Reason::Overflow => "overflow",
+            Reason::Forced => "forced",
+            Reason::Early => "early",
+        }
+    }
+}
+
+/// Code of a packet type in the `packet` column.
+pub fn packet_code(kind: Kind) -> u8 {
+    match kind {
+        Kind::Data => 0,
+        Kind::Ack => 1,
+        Kind::Syn => 2,
+        Kind::SynAck => 3,
+        Kind::Udp => 4,
+    }
+}
+
+/// Names of the `packet` codes, in code order.
+pub const PACKET_NAMES: [&str; 5] = ["data", "ack", "syn", "synack", "udp"];
+
+/// The `[trace]` section of a scenario.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceCfg {
+    /// Record the event trace.
+    #[serde(default)]
+    pub events: bool,
+    /// Only these flows (indices); absent = every flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<Vec<u32>>,
+    /// Link events only on these links: a link name (both directions), `"from->to"` (one
+    /// direction) or, in a dumbbell, `"bottleneck"`; absent = every link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<String>>,
+    /// Only these kinds; absent = every kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kinds: Option<Vec<EventKind>>,
+    /// Events before this time are left out.
+    #[serde(default)]
+    pub start: Dur,
+    /// Events after this time are left out; absent = the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Dur>,
+    /// Link directions to capture in pcap files, selected like `links`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pcap: Vec<String>,
+}
+
+impl TraceCfg {
+    /// Check the section against the built network and resolve it. `bottleneck` is the
+    /// link (full-duplex index) the name `"bottleneck"` stands for, if any.
+    pub fn resolve(
+        &self,
+        net: &Network,
+        n_flows: usize,
+        bottleneck: Option<usize>,
+        end: Time,
+    ) -> Result<TraceSpec, ConfigError> {
+        let filters_set = self.flows.is_some()
+            || self.links.is_some()
+            || self.kinds.is_some()
+            || self.start.0 > 0
+            || self.stop.is_some();
+        if filters_set && !self.events {
+            let field = [
+                ("flows", self.flows.is_some()),
+                ("links", self.links.is_some()),
+                ("kinds", self.kinds.is_some()),
+                ("start", self.start.0 > 0),
+                ("stop", self.stop.is_some()),
+            ]
+            .iter()
+            .find(|f| f.1)
+            .map_or("events", |f| f.0);
+            return Err(ConfigError::new(
+                format!("trace.{field}"),
+                "filters the event trace, which is off; set trace.events = true",
+            ));
+        }
+        let mut flow_mask = Vec::new();
+        if let Some(flows) = &self.flows {
+            if flows.is_empty() {
+                return Err(ConfigError::new("trace.flows", "is empty; omit it to trace every flow"));
+            }
+            flow_mask = vec![false; n_flows];
+            for (i, &f) in flows.iter().enumerate() {
+                if f as usize >= n_flows {
+                    return Err(ConfigError::new(
+                        format!("trace.flows[{i}]"),
+                        format!("flow {f} does not exist; flows are 0..{}", n_flows.saturating_sub(1)),
+                    ));
+                }
+                flow_mask[f as usize] = true;
+            }
+        }
+        let mut link_mask = Vec::new();
+        if let Some(links) = &self.links {
+            if links.is_empty() {
+                return Err(ConfigError::new("trace.links", "is empty; omit it to trace every link"));
+            }
+            link_mask = vec![false; net.links.len()];
+            for (i, sel) in links.iter().enumerate() {
+                for q in select_links(net, sel, bottleneck, &format!("trace.links[{i}]"))? {
+                    link_mask[q as usize] = true;
+                }
+            }
+        }
+        let mut kind_mask = 0u8;
+        match &self.kinds {
+            None => kind_mask = u8::MAX,
+            Some(kinds) if kinds.is_empty() => {
+                return Err(ConfigError::new(
+                    "trace.kinds",
+                    "is empty; omit it to trace every kind (send, enqueue, dequeue, drop, receive, ack)",
+                ))
+            }
+            Some(kinds) => {
+                for k in kinds {
+                    kind_mask |= 1 << *k as u8;
+                }
+            }
+        }
+        let stop = self.stop.map_or(end, |s| s.0);
+        if self.stop.is_some() && stop <= self.start.0 {
+            return Err(ConfigError::new("trace.stop", format!("{} is not after start = {}", Dur(stop), self.start)));
+        }
+        let mut pcap = Vec::new();
+        for (i, sel) in self.pcap.iter().enumerate() {
+            for q in select_links(net, sel, bottleneck, &format!("trace.pcap[{i}]"))? {
+                if !pcap.contains(&q) {
+                    pcap.push(q);
+                }
+            }
+        }
+        Ok(TraceSpec { events: self.events, flow_mask, link_mask, kind_mask, start: self.start.0, stop, pcap })
+    }
+}
+
+/// Link directions a selector names.
+fn select_links(net: &Network, sel: &str, bottleneck: Option<usize>, path: &str) -> Result<Vec<LinkId>, ConfigError> {
+    if let Some(k) = net.link_names.iter().position(|n| n == sel) {
+        return Ok(vec![2 * k as LinkId, 2 * k as LinkId + 1]);
+    }
+    if sel == "bottleneck" {
+        if let Some(k) = bottleneck {
+            return Ok(vec![2 * k as LinkId, 2 * k as LinkId + 1]);
+        }
+    }
+    if let Some((a, b)) = sel.split_once("->") {
+        let dirs: Vec<LinkId> = net
+            .links
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| net.nodes[l.from as usize] == a.trim() && net.nodes[l.to as usize] == b.trim())
+            .map(|(q, _)| q as LinkId)
+            .collect();
+        if !dirs.is_empty() {
+            return Ok(dirs);
+        }
+        return Err(ConfigError::new(path, format!("no link goes from \"{}\" to \"{}\"", a.trim(), b.trim())));
+    }
+    const SHOWN: usize = 6;
+    let mut names: Vec<String> = net.link_names.iter().take(SHOWN).map(|n| format!("\"{n}\"")).collect();
+    if net.link_names.len() > SHOWN {
+        names.push(format!("… ({} links)", net.link_names.len()));
+    }
+    let alias = if bottleneck.is_some() { "\"bottleneck\", " } else { "" };
+    Err(ConfigError::new(
+        path,
+        format!("unknown link \"{sel}\"; give {alias}a link name ({}) or a direction \"from->to\"", names.join(", ")),
+    ))
+}
+
+/// A resolved `[trace]` section.
+#[derive(Clone, Debug)]
+pub struct TraceSpec {
+    /// Record events.
+    pub events: bool,
+    /// Per flow, traced or not; empty = all.
+    pub flow_mask: Vec<bool>,
+    /// Per link direction, link events traced or not; empty = all.
+    pub link_mask: Vec<bool>,
+    /// Bit `k` set: kind with code `k` traced.
+    pub kind_mask: u8,
+    /// Time window, inclusive, ns.
+    pub start: Time,
+    /// End of the window, inclusive, ns.
+    pub stop: Time,
+    /// Link directions captured to pcap files.
+    pub pcap: Vec<LinkId>,
+}
+
+/// Narrow columns of the recorded events, in recording order.
+#[derive(Debug, Default)]
+struct Columns {
+    time: Vec<u64>,
+    seq: Vec<u64>,
+    flow: Vec<u32>,
+    link: Vec<i32>,
+    size: Vec<u32>,
+    acked: Vec<u32>,
+    kind: Vec<u8>,
+    packet: Vec<u8>,
+    retx: Vec<bool>,
+    reason: Vec<u8>,
+}
+
+/// What pcap headers need to know about a flow.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowWire {
+    /// Payload bytes per full segment.
+    pub mss: u32,
+    /// Header bytes of a data segment in the simulated wire size.
+    pub header: u32,
+    /// Bytes of a finite transfer.
+    pub size: Option<u64>,
+}
+
+/// One pcap capture of a run.
+#[derive(Clone, Debug)]
+pub struct PcapFile {
+    /// Link direction (queue id).
+    pub queue: u32,
+    /// Where it was written.
+    pub path: PathBuf,
+    /// Packets recorded.
+    pub packets: u64,
+}
+
+/// The trace part of a run's results.
+#[derive(Clone, Debug, Default)]
+pub struct TraceResults {
+    /// The event table, when events were traced (see `docs/traces.md`).
+    pub events: Option<Table>,
+    /// The pcap files written.
+    pub pcap: Vec<PcapFile>,
+    /// The first error writing a pcap file, if any (the files are then incomplete).
+    pub pcap_error: Option<String>,
+}
+
+/// Records the events of one run.
+#[derive(Debug)]
+pub struct Tracer {
+    spec: TraceSpec,
+    cols: Columns,
+    /// Per link direction, the index of its pcap writer.
+    pcap_of: Vec<Option<u32>>,
+    writers: Vec<(u32, pcap::PcapWriter)>,
+    wire: Vec<FlowWire>,
+    /// Per flow, the highest cumulative ACK received by the sender.
+    high_ack: Vec<u64>,
+    end: Time,
+}
+
+impl Tracer {
+    /// A tracer for `spec` on a network of `links` link directions, for a run ending at `end`.
+    pub fn new(spec: TraceSpec, links: usize, wire: Vec<FlowWire>, end: Time) -> Tracer {
+        let high_ack = vec![0; wire.len()];
+        Tracer { spec, cols: Columns::default(), pcap_of: vec![None; links], writers: Vec::new(), wire, high_ack, end }
+    }
+
+    /// Open one pcap file per selected link direction in `dir` (which must exist), named
+    /// `<from>-<to>.pcap` (with `.q<queue>` before `.pcap` when two directions share the
+    /// node pair). Returns the paths.
+    pub fn open_pcap(&mut self, dir: &Path, net: &Network) -> std::io::Result<Vec<PathBuf>> {
+        let name = |q: LinkId| {
+            let l = &net.links[q as usize];
+            format!("{}-{}", net.nodes[l.from as usize], net.nodes[l.to as usize])
+        };
+        let mut paths = Vec::new();
+        for &q in &self.spec.pcap {
+            let base = name(q);
+            let shared = net.links.iter().enumerate().filter(|(k, _)| name(*k as LinkId) == base).count() > 1;
+            let file = if shared { format!("{base}.q{q}.pcap") } else { format!("{base}.pcap") };
+            let path = dir.join(file);
+            let w = pcap::PcapWriter::create(&path)?;
+            self.pcap_of[q as usize] = Some(self.writers.len() as u32);
+            self.writers.push((q, w));
+            paths.push(path);
+        }
+        Ok(paths)
+    }
+
+    #[inline]
+    fn wanted(&self, t: Time, kind: EventKind, flow: u32) -> bool {
+        self.spec.events
+            && self.spec.kind_mask & (1 << kind as u8) != 0
+            && t >= self.spec.start
+            && t <= self.spec.stop
+            && (self.spec.flow_mask.is_empty() || self.spec.flow_mask[flow as usize])
+    }
+
+    #[inline]
+    fn push(&mut self, t: Time, kind: EventKind, p: &Packet, link: i32, reason: Reason, acked: u64) {
+        let c = &mut self.cols;
+        c.time.push(t);
+        c.seq.push(p.seq);
+        c.flow.push(p.conn);
+        c.link.push(link);
+        c.size.push(p.size);
+        c.acked.push(u32::try_from(acked).unwrap_or(u32::MAX));
+        c.kind.push(kind as u8);
+        c.packet.push(packet_code(p.kind));
+        c.retx.push(p.retx);
+        c.reason.push(reason as u8);
+    }
+
+    /// An event at an endpoint (`send`, `receive`, `ack`, or a forced `drop`). For an `ack`
+    /// the tracer works out how many segments it newly acknowledges.
+    #[inline]
+    pub fn endpoint(&mut self, t: Time, kind: EventKind, p: &Packet, reason: Reason) {
+        let mut acked = 0;
+        if kind == EventKind::Ack && p.kind == Kind::Ack {
+            let high = &mut self.high_ack[p.conn as usize];
+            acked = p.seq.saturating_sub(*high);
+            *high = (*high).max(p.seq);
+        }
+        if self.wanted(t, kind, p.conn) {
+            self.push(t, kind, p, -1, reason, acked);
+        }
+    }
+
+    #[inline]
+    fn link_wanted(&self, link: LinkId) -> bool {
+        self.spec.link_mask.is_empty() || self.spec.link_mask[link as usize]
+    }
+
+    /// Link direction `link` refused `p` arriving at `t`.
+    #[inline]
+    pub fn dropped(&mut self, t: Time, p: &Packet, link: LinkId, reason: Reason) {
+        if self.link_wanted(link) && self.wanted(t, EventKind::Drop, p.conn) {
+            self.push(t, EventKind::Drop, p, link as i32, reason, 0);
+        }
+    }
+
+    /// Link direction `link` accepted `p` arriving at `t`; its transmission ends at `done`.
+    #[inline]
+    pub fn accepted(&mut self, t: Time, done: Time, p: &Packet, link: LinkId) {
+        if self.link_wanted(link) {
+            if self.wanted(t, EventKind::Enqueue, p.conn) {
+                self.push(t, EventKind::Enqueue, p, link as i32, Reason::None, 0);
+            }
+            if self.wanted(done, EventKind::Dequeue, p.conn) {
+                self.push(done, EventKind::Dequeue, p, link as i32, Reason::None, 0);
+            }
+        }
+        if let Some(w) = self.pcap_of[link as usize] {
+            if done <= self.end {
+                let wire = self.wire[p.conn as usize];
+                self.writers[w as usize].1.write(done, p, &wire);
+            }
+        }
+    }
+
+    /// Flush the pcap files and build the event table: events after `end` (known ahead of
+    /// time, see the module notes) are left out, the rest sorted by time, stably.
+    pub fn finish(self, end: Time) -> TraceResults {
+        let mut out = TraceResults::default();
+        for (q, w) in self.writers {
+            let (path, packets, err) = w.finish();
+            if out.pcap_error.is_none() {
+                out.pcap_error = err.map(|e| format!("{}: {e}", path.display()));
+            }
+            out.pcap.push(PcapFile { queue: q, path, packets });
+        }
+        if !self.spec.events {
+            return out;
+        }
+        let c = self.cols;
+        let mut order: Vec<u32> = (0..c.time.len() as u32).filter(|&i| c.time[i as usize] <= end).collect();
+        if !order.windows(2).all(|w| c.time[w[0] as usize] <= c.time[w[1] as usize]) {
+            order.sort_by_key(|&i| c.time[i as usize]);
+        }
+        fn col<T: Copy>(v: &[T], order: &[u32], f: impl Fn(T) -> i64) -> Column {
+            Column::I64(order.iter().map(|&i| f(v[i as usize])).collect())
+        }
+        let mut t = Table::default();
+        t.push("time_ns", col(&c.time, &order, |x| x as i64));
+        t.push("kind", col(&c.kind, &order, i64::from));
+        t.push("flow", col(&c.flow, &order, i64::from));
+        t.push("link", col(&c.link, &order, i64::from));
+        t.push("packet", col(&c.packet, &order, i64::from));
+        t.push("seq", col(&c.seq, &order, |x| x as i64));
+        t.push("size", col(&c.size, &order, i64::from));
+        t.push("retx", col(&c.retx, &order, i64::from));
+        t.push("acked", col(&c.acked, &order, i64::from));
+        t.push("reason", col(&c.reason, &order, i64::from));
+        out.events = Some(t);
+        out
+    }
+}
+
+/// Names of the codes of the event table's coded columns: (`kind`, `packet`, `reason`).
+pub fn code_names() -> [(&'static str, Vec<&'static str>); 3] {
+    [
+        ("kind", EventKind::ALL.iter().map(|k| k.as_str()).collect()),
+        ("packet", PACKET_NAMES.to_vec()),
+        ("reason", Reason::ALL.iter().map(|r| r.as_str()).collect()),
+    ]
+}
