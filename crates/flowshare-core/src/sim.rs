@@ -17,6 +17,9 @@ struct ConnCounters {
     data_dropped: u64,
     acks_dropped: u64,
     data_received: u64,
+    /// Data packets and ACKs lost by link loss models (not queue drops).
+    data_link_lost: u64,
+    acks_link_lost: u64,
     /// Index of the next entry of the connection's `drop_segments` to apply.
     next_forced_drop: usize,
     last_sent_bytes: u64,
@@ -286,6 +289,15 @@ impl Simulation {
                 self.arena.free(id);
                 return;
             };
+            if l.lost_on_wire(self.now, arrival) {
+                let c = &mut self.counters[p.conn as usize];
+                match p.kind {
+                    Kind::Data | Kind::Syn => c.data_link_lost += 1,
+                    Kind::Ack | Kind::SynAck => c.acks_link_lost += 1,
+                }
+                self.arena.free(id);
+                return;
+            }
             let next = p.hop as usize + 1;
             if next < route.len() && self.net.links[route[next] as usize].exclusive {
                 p.hop += 1;
@@ -463,6 +475,8 @@ impl Simulation {
         t.push("misrx_detected", ints(&|i| st(i).misrx_detected as i64));
         t.push("drops", ints(&|i| self.counters[i].data_dropped as i64));
         t.push("ack_drops", ints(&|i| self.counters[i].acks_dropped as i64));
+        t.push("link_losses", ints(&|i| self.counters[i].data_link_lost as i64));
+        t.push("ack_link_losses", ints(&|i| self.counters[i].acks_link_lost as i64));
         t.push("in_network_end", ints(&|i| in_net[i] as i64));
         t.push(
             "goodput_bps",
@@ -544,6 +558,8 @@ impl Simulation {
         t.push("drops", ints(&|q| rows[q].0 .0.drops as i64));
         t.push("arrival_bytes", ints(&|q| rows[q].0 .0.arrival_bytes as i64));
         t.push("drop_bytes", ints(&|q| rows[q].0 .0.drop_bytes as i64));
+        t.push("link_losses", ints(&|q| rows[q].0 .0.link_losses as i64));
+        t.push("loss_model", names(&|q| net.links[q].loss.as_ref().map_or("", |m| m.name()).to_string()));
         t.push("mean_len_pkts", floats(&|q| rows[q].0 .0.len_integral as f64 / duration));
         t.push("max_len_pkts", ints(&|q| i64::from(rows[q].0 .0.max_len)));
         t.push("mean_len_bytes", floats(&|q| rows[q].0 .0.bytes_integral as f64 / duration));
