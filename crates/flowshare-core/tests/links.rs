@@ -245,3 +245,25 @@ dst = "d"
     let d = run(&graph("").replace("seed = 7", "seed = 8"));
     assert_ne!(a.flows.i64("link_losses")[0], d.flows.i64("link_losses")[0]);
 }
+
+#[test]
+fn seed_002_s4_schedule_drives_the_window() {
+    // Seed 002 S4 on a 15 Mbit/s, 20 ms bottleneck (DropTail here): periodic loss 1 %, 10 % from
+    // 4 s, 0.5 % from 13 s. The window follows the loss rate: smaller in the 10 % phase.
+    let bottleneck = r#"{ rate = "15Mbps", delay = "20ms", queue = { limit = 1000 }, loss = { model = "schedule", steps = [["0s", 0.01], ["4s", 0.1], ["13s", 0.005]], pattern = "periodic" } }"#;
+    let r = run(&dumbbell("20s", bottleneck, "[[flows]]\ntcp = { rto_min = \"200ms\" }"));
+    assert_conservation(&r);
+    let s = &r.flow_series;
+    let mean_cwnd = |from: f64, to: f64| {
+        let v: Vec<f64> =
+            (0..s.rows()).filter(|&i| (from..to).contains(&s.f64("time_s")[i])).map(|i| s.f64("cwnd")[i]).collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    let (a, b, c) = (mean_cwnd(1.0, 4.0), mean_cwnd(6.0, 13.0), mean_cwnd(15.0, 20.0));
+    println!("mean cwnd: 1 % {a:.1}, 10 % {b:.1}, 0.5 % {c:.1}");
+    assert!(b < 0.5 * a && c > a, "cwnd {a} {b} {c}");
+    // Periodic losses: the count over the run is close to packets × rate per phase.
+    let lost = r.queues.i64("link_losses")[0];
+    let sent = r.queues.i64("departures")[0];
+    assert!(lost > sent / 200 && lost < sent / 10, "{lost} of {sent}");
+}
