@@ -181,6 +181,8 @@ def link(
     rate: str | float,
     delay: str | float,
     queue: Mapping[str, Any] | None = None,
+    loss: Mapping[str, Any] | None = None,
+    reverse: Mapping[str, Any] | None = None,
     from_: str | None = None,
     to: str | None = None,
 ) -> dict[str, Any]:
@@ -194,6 +196,12 @@ def link(
         One-way propagation delay, e.g. ``"20ms"``, or seconds as a number.
     queue : mapping, optional
         Queue of each direction, e.g. ``droptail(limit=250)``. Default: DropTail, 100 packets.
+    loss : mapping, optional
+        Loss model of the forward direction, e.g. ``{"model": "bernoulli", "p": 0.01}``
+        (models and the direction convention: ``docs/links.md``).
+    reverse : mapping, optional
+        How the reverse direction differs: any of ``rate``, ``delay``, ``queue``, ``loss``,
+        e.g. ``{"rate": "64Kbps", "queue": droptail(limit=5)}``.
     from_, to : str, optional
         End nodes, for the links of a :func:`graph` topology only (``from`` in the file).
 
@@ -202,7 +210,9 @@ def link(
     dict
         The link entry.
     """
-    entry = _drop_none(rate=rate, delay=delay, queue=_plain(queue))
+    entry = _drop_none(
+        rate=rate, delay=delay, queue=_plain(queue), loss=_plain(loss), reverse=_plain(reverse)
+    )
     ends = _drop_none(**{"from": from_, "to": to})
     return {**ends, **entry}
 

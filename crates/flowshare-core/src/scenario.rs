@@ -6,8 +6,9 @@
 //! connection list. After that, types are trusted.
 
 use crate::cc::CcConfig;
-use crate::engine::stream as rng_stream;
+use crate::engine::stream;
 use crate::net::link::LinkParams;
+use crate::net::loss::{LossCfg, LossProcess};
 use crate::net::red::{self, Red, RedParams};
 use crate::net::{shortest_path, Aqm, Limit, LinkId, Network, NodeId};
 use crate::tcp::{MisRx, MisRxReference, Recovery, TcpConfig};
@@ -135,8 +136,9 @@ impl Topology {
     }
 }
 
-/// A link's parameters (both directions alike).
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+/// A link's parameters. Rate, delay and queue apply to both directions unless `reverse`
+/// overrides them for the reverse one; `loss` applies to the forward direction only.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkCfg {
     /// Transmission rate.
@@ -146,10 +148,35 @@ pub struct LinkCfg {
     /// Queue discipline and capacity.
     #[serde(default)]
     pub queue: QueueCfg,
+    /// Loss model of the forward direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossCfg>,
+    /// How the reverse direction differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<ReverseCfg>,
+}
+
+/// The reverse direction of a link: absent fields take the forward direction's value, except
+/// `loss`, which is never inherited.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReverseCfg {
+    /// Rate, if different.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Delay, if different.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Dur>,
+    /// Queue, if different.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueCfg>,
+    /// Loss model of the reverse direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossCfg>,
 }
 
 /// Partial link parameters overriding a default.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkOverride {
     /// Rate, if different.
@@ -161,14 +188,32 @@ pub struct LinkOverride {
     /// Queue, if different.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueCfg>,
+    /// Forward loss model, if different.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossCfg>,
+    /// Reverse-direction fields, each overriding the default's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<ReverseCfg>,
 }
 
 impl LinkOverride {
-    fn apply(&self, base: LinkCfg) -> LinkCfg {
+    fn apply(&self, base: &LinkCfg) -> LinkCfg {
+        let reverse = match (&self.reverse, &base.reverse) {
+            (None, r) => r.clone(),
+            (Some(o), None) => Some(o.clone()),
+            (Some(o), Some(b)) => Some(ReverseCfg {
+                rate: o.rate.or(b.rate),
+                delay: o.delay.or(b.delay),
+                queue: o.queue.or(b.queue),
+                loss: o.loss.clone().or_else(|| b.loss.clone()),
+            }),
+        };
         LinkCfg {
             rate: self.rate.unwrap_or(base.rate),
             delay: self.delay.unwrap_or(base.delay),
             queue: self.queue.unwrap_or(base.queue),
+            loss: self.loss.clone().or_else(|| base.loss.clone()),
+            reverse,
         }
     }
 }
@@ -191,6 +236,12 @@ pub struct GraphLink {
     /// Queue discipline and capacity.
     #[serde(default)]
     pub queue: QueueCfg,
+    /// Loss model of the `from → to` direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossCfg>,
+    /// How the `to → from` direction differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<ReverseCfg>,
 }
 
 /// Queue disciplines.
@@ -846,11 +897,11 @@ fn link_params(cfg: &LinkCfg, path: &str) -> Result<LinkParams, ConfigError> {
     Ok(LinkParams { rate: cfg.rate, delay: cfg.delay.0, limit: cfg.queue.limit.0 })
 }
 
-/// Give both directions of link `id` the queue discipline of `cfg`: RED draws from the
-/// stream `link/<link name>/<from>-><to>/red` of the run's seed.
+/// Give link direction `dir` the queue discipline of `cfg`: RED draws from the stream
+/// `link/<link name>/<from>-><to>/red` of the run's seed.
 fn install_queue(
     net: &mut Network,
-    id: LinkId,
+    dir: LinkId,
     cfg: &LinkCfg,
     path: &str,
     sim: &SimulationCfg,
@@ -858,15 +909,74 @@ fn install_queue(
     let Some(params) = cfg.queue.red_params(&format!("{path}.queue"), cfg.rate, cfg.delay)? else {
         return Ok(());
     };
-    let name = &net.link_names[id as usize / 2];
-    for dir in [id, id + 1] {
-        let l = &net.links[dir as usize];
-        let stream_name = format!("{name}/{}->{}", net.nodes[l.from as usize], net.nodes[l.to as usize]);
-        let mut red = Red::new(params, rng_stream(sim.seed, &format!("link/{stream_name}/red")));
-        red.set_horizon(sim.duration.0);
-        net.links[dir as usize].aqm = Aqm::Red(Box::new(red));
-    }
+    let name = &net.link_names[dir as usize / 2];
+    let l = &net.links[dir as usize];
+    let stream_name = format!("{name}/{}->{}", net.nodes[l.from as usize], net.nodes[l.to as usize]);
+    let mut red = Red::new(params, stream(sim.seed, &format!("link/{stream_name}/red")));
+    red.set_horizon(sim.duration.0);
+    net.links[dir as usize].aqm = Aqm::Red(Box::new(red));
     Ok(())
+}
+
+/// The configuration of the reverse direction of `cfg` (its loss model aside).
+fn reverse_cfg(cfg: &LinkCfg) -> LinkCfg {
+    match &cfg.reverse {
+        Some(r) => LinkCfg {
+            rate: r.rate.unwrap_or(cfg.rate),
+            delay: r.delay.unwrap_or(cfg.delay),
+            queue: r.queue.unwrap_or(cfg.queue),
+            loss: None,
+            reverse: None,
+        },
+        None => LinkCfg { loss: None, reverse: None, ..cfg.clone() },
+    }
+}
+
+/// Checked parameters of both directions of `cfg`, loss models included.
+fn link_dirs(cfg: &LinkCfg, path: &str) -> Result<(LinkParams, LinkParams), ConfigError> {
+    let forward = link_params(cfg, path)?;
+    if let Some(loss) = &cfg.loss {
+        loss.validate(&format!("{path}.loss"))?;
+    }
+    let Some(r) = &cfg.reverse else {
+        return Ok((forward, forward));
+    };
+    let reverse = link_params(&reverse_cfg(cfg), &format!("{path}.reverse"))?;
+    if let Some(loss) = &r.loss {
+        loss.validate(&format!("{path}.reverse.loss"))?;
+    }
+    Ok((forward, reverse))
+}
+
+/// Add link `cfg` from `a` (forward direction `a → b`) with its queue disciplines and loss
+/// models; each loss model draws from the stream `link/<name>/<forward|reverse>/loss`.
+fn add_link_cfg(
+    net: &mut Network,
+    sim: &SimulationCfg,
+    name: String,
+    (a, b): (NodeId, NodeId),
+    cfg: &LinkCfg,
+    path: &str,
+) -> Result<LinkId, ConfigError> {
+    let (forward, reverse) = link_dirs(cfg, path)?;
+    let models = [("forward", cfg.loss.as_ref()), ("reverse", cfg.reverse.as_ref().and_then(|r| r.loss.as_ref()))];
+    if models.iter().any(|m| m.1.is_some()) && net.link_names.contains(&name) {
+        return Err(ConfigError::new(
+            format!("{path}.name"),
+            format!("another link is also called \"{name}\"; a link with a loss model needs a unique name (it names its random stream)"),
+        ));
+    }
+    let id = net.add_asymmetric_link(name.clone(), a, b, forward, reverse);
+    install_queue(net, id, cfg, path, sim)?;
+    let rev_path = if cfg.reverse.is_some() { format!("{path}.reverse") } else { path.to_string() };
+    install_queue(net, id + 1, &reverse_cfg(cfg), &rev_path, sim)?;
+    for (k, (dir, model)) in models.into_iter().enumerate() {
+        if let Some(m) = model {
+            let rng = stream(sim.seed, &format!("link/{name}/{dir}/loss"));
+            net.links[id as usize + k].loss = Some(Box::new(LossProcess::new(m, rng)));
+        }
+    }
+    Ok(id)
 }
 
 impl Scenario {
@@ -895,14 +1005,12 @@ impl Scenario {
             TopologyKind::Dumbbell => {
                 let (bottleneck, acc) =
                     (topo.bottleneck.as_ref().expect("checked"), topo.access.as_ref().expect("checked"));
-                let p = link_params(bottleneck, "topology.bottleneck")?;
-                link_params(acc, "topology.access")?;
+                link_dirs(acc, "topology.access")?;
                 let r0 = net.add_node("r0");
                 let r1 = net.add_node("r1");
-                let id = net.add_link("r0-r1", r0, r1, p);
-                install_queue(&mut net, id, bottleneck, "topology.bottleneck", &self.simulation)?;
+                add_link_cfg(&mut net, &self.simulation, "r0-r1".into(), (r0, r1), bottleneck, "topology.bottleneck")?;
                 routers = vec![r0, r1];
-                access = Some(*acc);
+                access = Some(acc);
             }
             TopologyKind::ParkingLot => {
                 let (n, link, acc) = (
@@ -913,16 +1021,23 @@ impl Scenario {
                 if *n < 2 {
                     return Err(ConfigError::new("topology.routers", format!("must be at least 2, got {n}")));
                 }
-                let p = link_params(link, "topology.link")?;
-                link_params(acc, "topology.access")?;
+                link_dirs(link, "topology.link")?;
+                link_dirs(acc, "topology.access")?;
                 for i in 0..*n {
                     routers.push(net.add_node(format!("r{i}")));
                 }
                 for i in 1..*n as usize {
-                    let id = net.add_link(format!("r{}-r{}", i - 1, i), routers[i - 1], routers[i], p);
-                    install_queue(&mut net, id, link, "topology.link", &self.simulation)?;
+                    let ends = (routers[i - 1], routers[i]);
+                    add_link_cfg(
+                        &mut net,
+                        &self.simulation,
+                        format!("r{}-r{}", i - 1, i),
+                        ends,
+                        link,
+                        "topology.link",
+                    )?;
                 }
-                access = Some(*acc);
+                access = Some(acc);
             }
             TopologyKind::Graph => {
                 let (nodes, links) = (topo.nodes.as_ref().expect("checked"), topo.links.as_ref().expect("checked"));
@@ -956,11 +1071,15 @@ impl Scenario {
                     if a == b {
                         return Err(ConfigError::new(format!("{path}.to"), "a link must join two different nodes"));
                     }
-                    let cfg = LinkCfg { rate: l.rate, delay: l.delay, queue: l.queue };
-                    let p = link_params(&cfg, &path)?;
+                    let cfg = LinkCfg {
+                        rate: l.rate,
+                        delay: l.delay,
+                        queue: l.queue,
+                        loss: l.loss.clone(),
+                        reverse: l.reverse.clone(),
+                    };
                     let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
-                    let id = net.add_link(name, a, b, p);
-                    install_queue(&mut net, id, &cfg, &path, &self.simulation)?;
+                    add_link_cfg(&mut net, &self.simulation, name, (a, b), &cfg, &path)?;
                 }
             }
         }
@@ -1078,16 +1197,30 @@ impl Scenario {
             for k in 0..group.count {
                 let index = conns.len();
                 let (src, dst) = if let Some(acc) = access {
-                    let s_cfg = group.src_access.unwrap_or_default().apply(acc);
-                    let d_cfg = group.dst_access.unwrap_or_default().apply(acc);
-                    let sp = link_params(&s_cfg, &format!("{path}.src_access"))?;
-                    let dp = link_params(&d_cfg, &format!("{path}.dst_access"))?;
+                    let none = LinkOverride::default();
+                    let s_cfg = group.src_access.as_ref().unwrap_or(&none).apply(acc);
+                    let d_cfg = group.dst_access.as_ref().unwrap_or(&none).apply(acc);
                     let s = net.add_node(format!("s{index}"));
                     let d = net.add_node(format!("d{index}"));
-                    let sl = net.add_link(format!("s{index}-{}", net.nodes[ingress as usize]), s, ingress, sp);
-                    install_queue(&mut net, sl, &s_cfg, &format!("{path}.src_access"), &self.simulation)?;
-                    let dl = net.add_link(format!("{}-d{index}", net.nodes[egress as usize]), egress, d, dp);
-                    install_queue(&mut net, dl, &d_cfg, &format!("{path}.dst_access"), &self.simulation)?;
+                    // Forward is the direction of the flow's data: host to router, router to host.
+                    let s_name = format!("s{index}-{}", net.nodes[ingress as usize]);
+                    let d_name = format!("{}-d{index}", net.nodes[egress as usize]);
+                    add_link_cfg(
+                        &mut net,
+                        &self.simulation,
+                        s_name,
+                        (s, ingress),
+                        &s_cfg,
+                        &format!("{path}.src_access"),
+                    )?;
+                    add_link_cfg(
+                        &mut net,
+                        &self.simulation,
+                        d_name,
+                        (egress, d),
+                        &d_cfg,
+                        &format!("{path}.dst_access"),
+                    )?;
                     (s, d)
                 } else {
                     (ingress, egress)
@@ -1274,6 +1407,83 @@ tcp = { initial_window = 2 }
         // Access links are checked under the flow group that uses them.
         let e = err_toml(&R1.replace("queue = { limit = 100000 }", "queue = { kind = \"red\", max_p = 7 }"));
         assert_eq!(e, "topology.access.queue.max_p: must be a probability in (0, 1], got 7");
+    }
+
+    #[test]
+    fn loss_and_reverse_build_per_direction() {
+        let text = R1
+            .replace(
+                "queue = { limit = 250 } }",
+                "queue = { limit = 250 }, loss = { model = \"bernoulli\", p = 0.01 }, reverse = { rate = \"64Kbps\", queue = { limit = 5 }, loss = { model = \"periodic\", every = 10 } } }",
+            )
+            .replace("count = 16", "count = 2\ndst_access = { reverse = { delay = \"30ms\" } }");
+        let s = from_toml(&text).unwrap();
+        let b = s.build().unwrap();
+        let (f, r) = (&b.net.links[0], &b.net.links[1]);
+        assert_eq!((f.params.rate, r.params.rate), (Rate(100_000_000), Rate(64_000)));
+        assert_eq!((f.params.limit, r.params.limit), (Limit::Packets(250), Limit::Packets(5)));
+        assert_eq!((f.params.delay, r.params.delay), (20_000_000, 20_000_000), "reverse delay inherited");
+        assert_eq!(f.loss.as_ref().map(|m| m.name()), Some("bernoulli"));
+        assert_eq!(r.loss.as_ref().map(|m| m.name()), Some("periodic"));
+        // dst access of flow 0: r1 -> d0 forward, d0 -> r1 reverse with its own delay.
+        let d0 = b.conns[0].data_route[2] as usize;
+        assert_eq!(b.net.links[d0].params.delay, 1_000_000);
+        assert_eq!(b.net.links[d0 + 1].params.delay, 30_000_000);
+        assert!(b.net.links[d0].loss.is_none() && b.net.links[d0 + 1].loss.is_none());
+        // The normalized document keeps the new fields and reads back the same.
+        let j = s.to_json();
+        assert!(j.contains("\"loss\":{\"model\":\"bernoulli\",\"p\":0.01}"), "{j}");
+        assert_eq!(from_json(&j).unwrap().to_json(), j);
+    }
+
+    #[test]
+    fn loss_and_reverse_errors_name_the_field() {
+        let with = |bottleneck_extra: &str| {
+            err_toml(
+                &R1.replace("queue = { limit = 250 } }", &format!("queue = {{ limit = 250 }}, {bottleneck_extra} }}")),
+            )
+        };
+        assert_eq!(
+            with("loss = { model = \"bernoulli\", p = 2 }"),
+            "topology.bottleneck.loss.p: must be a probability in [0, 1], got 2"
+        );
+        assert_eq!(
+            with("reverse = { loss = { model = \"burst\", p = 0.1, length = 0 } }"),
+            "topology.bottleneck.reverse.loss.length: must be at least 1 packet"
+        );
+        assert_eq!(with("reverse = { rate = 0 }"), "topology.bottleneck.reverse.rate: must be greater than 0bps");
+        assert_eq!(
+            with("reverse = { queue = { limit = 0 } }"),
+            "topology.bottleneck.reverse.queue.limit: must be at least 1 packet or 1 byte"
+        );
+        let e = with("reverse = { los = 1 }");
+        assert!(e.starts_with("topology.bottleneck.reverse.los: unknown field `los`"), "{e}");
+        let e = with("loss = { model = \"gilbert\" }");
+        assert!(
+            e.starts_with("topology.bottleneck.loss.model: unknown variant `gilbert`, expected one of `bernoulli`"),
+            "{e}"
+        );
+        let e = err_toml(&R1.replace(
+            "count = 16",
+            "count = 16\nsrc_access = { loss = { model = \"periodic\", every = 5, offset = 9 } }",
+        ));
+        assert_eq!(e, "flows[0].src_access.loss.offset: must be below every = 5, got 9");
+        let g = r#"
+[simulation]
+duration = "1s"
+[topology]
+kind = "graph"
+nodes = ["a", "b"]
+links = [
+  { from = "a", to = "b", rate = "10Mbps", delay = "1ms" },
+  { from = "a", to = "b", rate = "10Mbps", delay = "1ms", loss = { model = "bernoulli", p = 0.1 } },
+]
+[[flows]]
+src = "a"
+dst = "b"
+"#;
+        assert!(err_toml(g).starts_with("topology.links[1].name: another link is also called \"a-b\""));
+        assert!(from_toml(&g.replace("p = 0.1 }", "p = 0.1 }, name = \"lossy\"")).unwrap().build().is_ok());
     }
 
     #[test]

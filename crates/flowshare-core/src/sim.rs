@@ -19,6 +19,9 @@ struct ConnCounters {
     data_dropped: u64,
     acks_dropped: u64,
     data_received: u64,
+    /// Data packets and ACKs lost by link loss models (not queue drops).
+    data_link_lost: u64,
+    acks_link_lost: u64,
     /// Index of the next entry of the connection's `drop_segments` to apply.
     next_forced_drop: usize,
     last_sent_bytes: u64,
@@ -355,6 +358,18 @@ impl Simulation {
             if self.trace.is_some() {
                 trace_link(&mut self.trace, &self.net, at, Some(arrival), &p, link);
             }
+            if self.net.links[link as usize].lost_on_wire(self.now, arrival) {
+                if self.trace.is_some() {
+                    trace_link_loss(&mut self.trace, &self.net, arrival, &p, link);
+                }
+                let c = &mut self.counters[p.conn as usize];
+                match p.kind {
+                    Kind::Data | Kind::Syn | Kind::Udp => c.data_link_lost += 1,
+                    Kind::Ack | Kind::SynAck => c.acks_link_lost += 1,
+                }
+                self.arena.free(id);
+                return;
+            }
             let next = p.hop as usize + 1;
             if next < route.len() && self.net.links[route[next] as usize].exclusive {
                 p.hop += 1;
@@ -598,6 +613,8 @@ impl Simulation {
         t.push("misrx_detected", ints(&|i| st(i).misrx_detected as i64));
         t.push("drops", ints(&|i| self.counters[i].data_dropped as i64));
         t.push("ack_drops", ints(&|i| self.counters[i].acks_dropped as i64));
+        t.push("link_losses", ints(&|i| self.counters[i].data_link_lost as i64));
+        t.push("ack_link_losses", ints(&|i| self.counters[i].acks_link_lost as i64));
         t.push("in_network_end", ints(&|i| in_net[i] as i64));
         t.push(
             "goodput_bps",
@@ -687,6 +704,8 @@ impl Simulation {
         t.push("drop_bytes", ints(&|q| rows[q].0 .0.drop_bytes as i64));
         t.push("early_drops", ints(&|q| rows[q].0 .0.early_drops as i64));
         t.push("forced_drops", ints(&|q| (rows[q].0 .0.drops - rows[q].0 .0.early_drops) as i64));
+        t.push("link_losses", ints(&|q| rows[q].0 .0.link_losses as i64));
+        t.push("loss_model", names(&|q| net.links[q].loss.as_ref().map_or("", |m| m.name()).to_string()));
         t.push("mean_len_pkts", floats(&|q| rows[q].0 .0.len_integral as f64 / duration));
         t.push("max_len_pkts", ints(&|q| i64::from(rows[q].0 .0.max_len)));
         t.push("mean_len_bytes", floats(&|q| rows[q].0 .0.bytes_integral as f64 / duration));
@@ -701,6 +720,16 @@ impl Simulation {
             t.push("red_max_p", floats(&|q| red(q).map_or(f64::NAN, |r| r.max_p())));
         }
         t
+    }
+}
+
+/// Trace packet `p`, transmitted on `link` and then discarded by its loss model; `arrival`
+/// is when it would have reached the far node.
+#[cold]
+#[inline(never)]
+fn trace_link_loss(trace: &mut Option<Box<Tracer>>, net: &Network, arrival: Time, p: &Packet, link: LinkId) {
+    if let Some(t) = trace {
+        t.dropped(arrival - net.links[link as usize].params.delay, p, link, Reason::LinkLoss);
     }
 }
 

@@ -13,6 +13,8 @@ struct Net {
     rates_mbps: Vec<u32>,
     delays_ms: Vec<u32>,
     limits: Vec<u32>,
+    /// Per link: 0 none, 1 Bernoulli, 2 Gilbert–Elliott, 3 burst, 4 asymmetric with reverse loss.
+    losses: Vec<u8>,
     flows: Vec<FlowDraw>,
 }
 
@@ -25,6 +27,7 @@ fn net() -> impl Strategy<Value = Net> {
             prop::collection::vec(1u32..50, links),
             prop::collection::vec(0u32..30, links),
             prop::collection::vec(2u32..60, links),
+            prop::collection::vec(0u8..5, links),
             prop::collection::vec(
                 (
                     0..n,
@@ -37,12 +40,13 @@ fn net() -> impl Strategy<Value = Net> {
                 1..5,
             ),
         )
-            .prop_map(|(nodes, extra_links, rates_mbps, delays_ms, limits, flows)| Net {
+            .prop_map(|(nodes, extra_links, rates_mbps, delays_ms, limits, losses, flows)| Net {
                 nodes,
                 extra_links,
                 rates_mbps,
                 delays_ms,
                 limits,
+                losses,
                 flows,
             })
     })
@@ -55,8 +59,20 @@ fn to_toml(n: &Net) -> String {
     let mut pairs: Vec<(usize, usize)> = (1..n.nodes).map(|i| (i - 1, i)).collect();
     pairs.extend(n.extra_links.iter().copied().filter(|(a, b)| a != b));
     for (k, (a, b)) in pairs.iter().enumerate() {
+        let loss = match n.losses[k] {
+            1 => ", loss = { model = \"bernoulli\", p = 0.02 }".to_string(),
+            2 => ", loss = { model = \"gilbert_elliott\", p_gb = 0.01, p_bg = 0.3 }".to_string(),
+            3 => ", loss = { model = \"burst\", p = 0.005, length = 3 }".to_string(),
+            4 => format!(
+                ", reverse = {{ rate = \"{}Kbps\", delay = \"{}ms\", queue = {{ limit = 5 }}, loss = {{ model = \"periodic\", every = 7 }} }}",
+                64 * n.rates_mbps[k],
+                n.delays_ms[k] + 3
+            ),
+            _ => String::new(),
+        };
+        // Parallel links share a default name; one with a loss model needs its own.
         links.push(format!(
-            "{{ from = \"n{a}\", to = \"n{b}\", rate = \"{}Mbps\", delay = \"{}ms\", queue = {{ limit = {} }} }}",
+            "{{ from = \"n{a}\", to = \"n{b}\", name = \"l{k}\", rate = \"{}Mbps\", delay = \"{}ms\", queue = {{ limit = {} }}{loss} }}",
             n.rates_mbps[k], n.delays_ms[k], n.limits[k]
         ));
     }
@@ -95,7 +111,7 @@ proptest! {
         let f = &r.flows;
         for i in 0..f.rows() {
             let sent = f.i64("packets_sent")[i];
-            let accounted = f.i64("packets_received")[i] + f.i64("drops")[i] + f.i64("in_network_end")[i];
+            let accounted = f.i64("packets_received")[i] + f.i64("drops")[i] + f.i64("link_losses")[i] + f.i64("in_network_end")[i];
             prop_assert_eq!(sent, accounted, "flow {}\n{}", i, text);
             prop_assert!(f.i64("bytes_delivered")[i] <= f.i64("bytes_sent")[i]);
             let size = f.i64("size_bytes")[i];
@@ -108,6 +124,7 @@ proptest! {
         for i in 0..q.rows() {
             let accounted = q.i64("departures")[i] + q.i64("drops")[i] + q.i64("len_end_pkts")[i];
             prop_assert_eq!(q.i64("arrivals")[i], accounted, "queue {}\n{}", i, text);
+            prop_assert!(q.i64("link_losses")[i] <= q.i64("departures")[i]);
             prop_assert!(q.i64("max_len_pkts")[i] <= q.i64("limit")[i]);
         }
     }

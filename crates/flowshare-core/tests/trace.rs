@@ -299,3 +299,30 @@ events = true
     assert_eq!(udp_received, r.flows.i64("packets_received")[4]);
     assert!(udp_received > 0 && (0..ev.rows()).all(|i| packet[i] != code("udp") || flow[i] == 4));
 }
+
+/// Packets a link's loss model discards are traced as drops with reason `link_loss`, at the
+/// end of their transmission, and count the queue's `link_losses`.
+#[test]
+fn link_losses_are_traced() {
+    let r = common::run(
+        r#"
+[simulation]
+duration = "3s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "10ms", queue = { limit = 100 }, loss = { model = "bernoulli", p = 0.02 } }
+access = { rate = "100Mbps", delay = "1ms", queue = { limit = 1000 } }
+[[flows]]
+count = 2
+[trace]
+events = true
+"#,
+    );
+    let ev = events(&r);
+    let (reason, link) = (ints(ev, "reason"), ints(ev, "link"));
+    let lost = count(ev, EventKind::Drop, |i| reason[i] == Reason::LinkLoss as i64 && link[i] == 0);
+    assert!(lost > 0);
+    assert_eq!(lost, r.queues.i64("link_losses")[0]);
+    let per_flow: i64 = r.flows.i64("link_losses").iter().sum();
+    assert_eq!(lost, per_flow);
+}

@@ -13,7 +13,12 @@
 //! it at the (future) time the packet will reach it, as soon as that time is known, and skip
 //! one event per packet (see `Simulation::forward`). `held` therefore records each packet's
 //! arrival time too, and occupancy counts only packets that have arrived.
+//!
+//! A direction may have a loss model ([`crate::net::loss`]); it acts after the queue: an
+//! accepted packet is transmitted as usual and the caller asks [`LinkDir::lost_on_wire`]
+//! whether it then vanishes instead of entering the pipe.
 
+use crate::net::loss::LossProcess;
 use crate::net::red::Red;
 use crate::net::NodeId;
 use crate::packet::PacketId;
@@ -61,6 +66,8 @@ pub struct QueueStats {
     pub bytes_integral: u128,
     /// Nanoseconds spent transmitting.
     pub busy: u64,
+    /// Packets transmitted and then discarded by the loss model (a subset of departures).
+    pub link_losses: u64,
 }
 
 /// Admission policy of a FIFO link: which arrivals are refused before the hard limit.
@@ -104,6 +111,10 @@ pub struct LinkDir {
     pub last_drop_early: bool,
     /// Admission policy.
     pub aqm: Aqm,
+    /// Loss model applied after the queue, if any.
+    pub loss: Option<Box<LossProcess>>,
+    /// End of transmission of lost packets not yet fully transmitted (for end-of-run clipping).
+    lost_ends: Ring<Time>,
 }
 
 impl LinkDir {
@@ -125,6 +136,8 @@ impl LinkDir {
             stats: QueueStats::default(),
             last_drop_early: false,
             aqm: Aqm::DropTail,
+            loss: None,
+            lost_ends: Ring::default(),
         }
     }
 
@@ -230,6 +243,27 @@ impl LinkDir {
         Some(end + self.params.delay)
     }
 
+    /// After [`LinkDir::enqueue`] accepted a packet that reaches the far node at `arrival`:
+    /// whether the loss model discards it on the wire once transmitted. A lost packet keeps
+    /// its queue slot and transmission time and is counted in `link_losses`; the caller does
+    /// not put it in the pipe.
+    #[inline]
+    pub fn lost_on_wire(&mut self, now: Time, arrival: Time) -> bool {
+        let Some(model) = self.loss.as_mut() else {
+            return false;
+        };
+        let end = arrival - self.params.delay;
+        if !model.lose(end) {
+            return false;
+        }
+        while self.lost_ends.front().is_some_and(|&e| e <= now) {
+            self.lost_ends.pop_front();
+        }
+        self.lost_ends.push_back(end);
+        self.stats.link_losses += 1;
+        true
+    }
+
     /// Put packet `id` in the pipe, to reach the far node at `arrival`. Returns true when the
     /// pipe was empty, so the caller must schedule the arrival event.
     #[inline]
@@ -295,6 +329,8 @@ impl LinkDir {
         if busy_end > end {
             s.busy -= busy_end - end;
         }
+        // Losses count once the lost packet's transmission has ended.
+        s.link_losses -= self.lost_ends.iter().filter(|&&e| e > end).count() as u64;
         let departures = s.arrivals - s.drops - still_held;
         (s, departures)
     }

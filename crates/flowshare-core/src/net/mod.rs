@@ -2,6 +2,7 @@
 //! static routes.
 
 pub mod link;
+pub mod loss;
 pub mod red;
 pub mod route;
 
@@ -39,9 +40,22 @@ impl Network {
     /// Add a full-duplex link with the same parameters in both directions; returns the id of
     /// the `a → b` direction (the `b → a` direction is that id + 1).
     pub fn add_link(&mut self, name: impl Into<String>, a: NodeId, b: NodeId, params: link::LinkParams) -> LinkId {
+        self.add_asymmetric_link(name, a, b, params, params)
+    }
+
+    /// Add a full-duplex link with parameters `forward` for `a → b` and `reverse` for `b → a`;
+    /// returns the id of the `a → b` direction.
+    pub fn add_asymmetric_link(
+        &mut self,
+        name: impl Into<String>,
+        a: NodeId,
+        b: NodeId,
+        forward: link::LinkParams,
+        reverse: link::LinkParams,
+    ) -> LinkId {
         let id = self.links.len() as LinkId;
-        self.links.push(LinkDir::new(a, b, params));
-        self.links.push(LinkDir::new(b, a, params));
+        self.links.push(LinkDir::new(a, b, forward));
+        self.links.push(LinkDir::new(b, a, reverse));
         self.adjacency[a as usize].push(id);
         self.adjacency[b as usize].push(id + 1);
         self.link_names.push(name.into());

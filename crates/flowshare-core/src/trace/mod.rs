@@ -70,11 +70,13 @@ pub enum Reason {
     Forced = 2,
     /// An active queue (RED) dropped the packet early, before the queue was full.
     Early = 3,
+    /// The link's loss model discarded the packet after its transmission.
+    LinkLoss = 4,
 }
 
 impl Reason {
     /// Every reason, in code order.
-    pub const ALL: [Reason; 4] = [Reason::None, Reason::Overflow, Reason::Forced, Reason::Early];
+    pub const ALL: [Reason; 5] = [Reason::None, Reason::Overflow, Reason::Forced, Reason::Early, Reason::LinkLoss];
 
     /// The name in result tables (empty for [`Reason::None`], which tables show as missing).
     pub fn as_str(self) -> &'static str {
@@ -83,6 +85,7 @@ impl Reason {
             Reason::Overflow => "overflow",
             Reason::Forced => "forced",
             Reason::Early => "early",
+            Reason::LinkLoss => "link_loss",
         }
     }
 }
