@@ -6,7 +6,7 @@ use flowshare_core::results::RunResults;
 
 mod common;
 
-use common::run;
+use common::{bottleneck_queue, run};
 
 const PAPER: &str = "\"compound\"";
 const NS2: &str = "{ algo = \"compound\", variant = \"ns2\" }";
@@ -30,13 +30,6 @@ tcp = {{ cc = {cc}, initial_ssthresh = 20 }}
     ))
 }
 
-/// The bottleneck queue (queue 0, r0 → r1), one value per sample.
-fn bottleneck_queue(r: &RunResults) -> Vec<f64> {
-    let q = r.queue_series.i64("queue");
-    let len = r.queue_series.i64("len_pkts");
-    (0..q.len()).filter(|&i| q[i] == 0).map(|i| len[i] as f64).collect()
-}
-
 fn max(x: &[f64]) -> f64 {
     x.iter().cloned().fold(f64::MIN, f64::max)
 }
@@ -58,7 +51,7 @@ fn delay_window_grows_only_while_the_queue_estimate_is_below_gamma() {
         assert_eq!(r.queues.i64("drops")[0], 0, "{label}: no loss on this path");
         let dwnd = r.flow_series.f64("ctcp_dwnd");
         let diff = r.flow_series.f64("ctcp_diff");
-        let queue = bottleneck_queue(&r);
+        let queue = bottleneck_queue(&r, 0.0);
         assert_eq!(queue.len(), dwnd.len());
         let (mut grew, mut shrank) = (0, 0);
         for i in 1..dwnd.len() {
@@ -93,7 +86,7 @@ fn gamma_bounds_the_standing_queue() {
     for (label, variant) in [("paper", "paper"), ("ns2", "ns2")] {
         let peak = |gamma: f64| {
             let cc = format!("{{ algo = \"compound\", variant = \"{variant}\", gamma = {gamma} }}");
-            max(&bottleneck_queue(&lone(&cc, "50Mbps", "20ms", 300, "6s")))
+            max(&bottleneck_queue(&lone(&cc, "50Mbps", "20ms", 300, "6s"), 0.0))
         };
         let (low, high) = (peak(10.0), peak(30.0));
         assert!(low < 0.6 * high && low >= 10.0, "{label}: queue peak {low} with γ = 10, {high} with γ = 30");

@@ -5,7 +5,7 @@ use flowshare_core::results::RunResults;
 
 mod common;
 
-use common::run;
+use common::{bottleneck_queue, mean, run};
 
 /// `n` flows of `cc` starting together over a 10 Mbps / 20 ms dumbbell with a `limit`-packet
 /// queue, sampled every 10 ms.
@@ -23,17 +23,6 @@ access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 10000 }} }}
 {flows}
 "#
     ))
-}
-
-fn mean(x: &[f64]) -> f64 {
-    x.iter().sum::<f64>() / x.len() as f64
-}
-
-/// The bottleneck queue (queue 0) from `from_s` on, packets.
-fn bottleneck_queue(r: &RunResults, from_s: f64) -> Vec<f64> {
-    let s = &r.queue_series;
-    let (t, q, len) = (s.f64("time_s"), s.i64("queue"), s.i64("len_pkts"));
-    (0..t.len()).filter(|&i| q[i] == 0 && t[i] >= from_s).map(|i| len[i] as f64).collect()
 }
 
 /// A flow's sampled `column` from `from_s` on.

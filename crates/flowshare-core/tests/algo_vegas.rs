@@ -4,7 +4,7 @@ use flowshare_core::results::RunResults;
 
 mod common;
 
-use common::run;
+use common::{bottleneck_queue, mean, run};
 
 /// `flows` (TOML `[[flows]]` tables) over a 10 Mbps / 20 ms dumbbell with a 100-packet queue,
 /// the bottleneck queue sampled every 10 ms.
@@ -21,18 +21,6 @@ access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 10000 }} }}
 {flows}
 "#
     ))
-}
-
-/// Queue 0 is the forward direction of the first link, the bottleneck r0 → r1.
-fn bottleneck_queue(r: &RunResults, from_s: f64) -> Vec<f64> {
-    let t = r.queue_series.f64("time_s");
-    let q = r.queue_series.i64("queue");
-    let len = r.queue_series.i64("len_pkts");
-    (0..t.len()).filter(|&i| q[i] == 0 && t[i] >= from_s).map(|i| len[i] as f64).collect()
-}
-
-fn mean(x: &[f64]) -> f64 {
-    x.iter().sum::<f64>() / x.len() as f64
 }
 
 /// Mean of a flow's sampled goodput from `from_s` on, bits/s.

@@ -4,7 +4,7 @@ use flowshare_core::results::RunResults;
 
 mod common;
 
-use common::run;
+use common::{assert_conservation, run};
 
 /// Two-sided 99.9 % normal quantile.
 const Z: f64 = 3.29;
@@ -21,28 +21,6 @@ access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 10000 }} }}
 {flows}
 "#
     )
-}
-
-/// Every data packet is received, dropped by a queue, lost on a link or still in the network;
-/// every queue arrival departed (lost ones included), was dropped or is still held.
-fn assert_conservation(r: &RunResults) {
-    let f = &r.flows;
-    for i in 0..f.rows() {
-        let accounted =
-            f.i64("packets_received")[i] + f.i64("drops")[i] + f.i64("link_losses")[i] + f.i64("in_network_end")[i];
-        assert_eq!(f.i64("packets_sent")[i], accounted, "flow {i}");
-    }
-    let q = &r.queues;
-    for i in 0..q.rows() {
-        let accounted = q.i64("departures")[i] + q.i64("drops")[i] + q.i64("len_end_pkts")[i];
-        assert_eq!(q.i64("arrivals")[i], accounted, "queue {i}");
-        assert!(q.i64("link_losses")[i] <= q.i64("departures")[i], "queue {i}");
-    }
-    let link_total: i64 = q.i64("link_losses").iter().sum();
-    let flow_total: i64 = f.i64("link_losses").iter().chain(f.i64("ack_link_losses")).sum();
-    // Losses of packets still being transmitted at the end count for the flow, not yet for
-    // the queue.
-    assert!(flow_total >= link_total && flow_total - link_total <= 2, "{flow_total} vs {link_total}");
 }
 
 fn bernoulli_run(p: f64) -> RunResults {
