@@ -2,7 +2,7 @@
 
 use crate::cc::{CcState, CongestionControl};
 use crate::engine::{Event, EventQueue};
-use crate::net::{Aqm, LinkId, Network};
+use crate::net::{Aqm, LinkId, Network, Refusal};
 use crate::packet::{Arena, Kind, Packet};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
 use crate::scenario::{ConnSpec, Scenario};
@@ -343,20 +343,23 @@ impl Simulation {
         loop {
             let link = route[p.hop as usize];
             let l = &mut self.net.links[link as usize];
-            let Some(arrival) = l.enqueue(self.now, at, p.size) else {
-                if self.trace.is_some() {
-                    trace_link(&mut self.trace, &self.net, at, None, &p, link);
+            let arrival = match l.enqueue(self.now, at, p.size) {
+                Ok(arrival) => arrival,
+                Err(refusal) => {
+                    if self.trace.is_some() {
+                        trace_link(&mut self.trace, &self.net, at, Err(refusal), &p, link);
+                    }
+                    let c = &mut self.counters[p.conn as usize];
+                    match p.kind {
+                        Kind::Data | Kind::Syn | Kind::Udp => c.data_dropped += 1,
+                        Kind::Ack | Kind::SynAck => c.acks_dropped += 1,
+                    }
+                    self.arena.free(id);
+                    return;
                 }
-                let c = &mut self.counters[p.conn as usize];
-                match p.kind {
-                    Kind::Data | Kind::Syn | Kind::Udp => c.data_dropped += 1,
-                    Kind::Ack | Kind::SynAck => c.acks_dropped += 1,
-                }
-                self.arena.free(id);
-                return;
             };
             if self.trace.is_some() {
-                trace_link(&mut self.trace, &self.net, at, Some(arrival), &p, link);
+                trace_link(&mut self.trace, &self.net, at, Ok(arrival), &p, link);
             }
             if self.net.links[link as usize].lost_on_wire(self.now, arrival) {
                 if self.trace.is_some() {
@@ -734,7 +737,7 @@ fn trace_link_loss(trace: &mut Option<Box<Tracer>>, net: &Network, arrival: Time
 }
 
 /// Trace packet `p` offered to `link` at `at`: accepted, reaching the far node at `arrival`,
-/// or dropped (`None`); at the first hop the packet has just been sent. Out of line: the
+/// or refused; at the first hop the packet has just been sent. Out of line: the
 /// untraced path only tests `trace`.
 #[cold]
 #[inline(never)]
@@ -742,7 +745,7 @@ fn trace_link(
     trace: &mut Option<Box<Tracer>>,
     net: &Network,
     at: Time,
-    arrival: Option<Time>,
+    arrival: Result<Time, Refusal>,
     p: &Packet,
     link: LinkId,
 ) {
@@ -751,11 +754,9 @@ fn trace_link(
             t.endpoint(at, EventKind::Send, p, Reason::None);
         }
         match arrival {
-            Some(a) => t.accepted(at, a - net.links[link as usize].params.delay, p, link),
-            None => {
-                let reason = if net.links[link as usize].last_drop_early { Reason::Early } else { Reason::Overflow };
-                t.dropped(at, p, link, reason)
-            }
+            Ok(a) => t.accepted(at, a - net.links[link as usize].params.delay, p, link),
+            Err(Refusal::Early) => t.dropped(at, p, link, Reason::Early),
+            Err(Refusal::Overflow) => t.dropped(at, p, link, Reason::Overflow),
         }
     }
 }

@@ -70,6 +70,15 @@ pub struct QueueStats {
     pub link_losses: u64,
 }
 
+/// Why a queue refused a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The active queue management (RED) dropped it before the queue was full.
+    Early,
+    /// The queue was full.
+    Overflow,
+}
+
 /// Admission policy of a FIFO link: which arrivals are refused before the hard limit.
 #[derive(Debug, Default)]
 pub enum Aqm {
@@ -107,8 +116,6 @@ pub struct LinkDir {
     pipe: Ring<(Time, PacketId)>,
     /// Counters.
     pub stats: QueueStats,
-    /// The last packet refused was an early (AQM) drop, not an overflow; for traces.
-    pub last_drop_early: bool,
     /// Admission policy.
     pub aqm: Aqm,
     /// Loss model applied after the queue, if any.
@@ -134,7 +141,6 @@ impl LinkDir {
             exclusive: false,
             pipe: Ring::default(),
             stats: QueueStats::default(),
-            last_drop_early: false,
             aqm: Aqm::DropTail,
             loss: None,
             lost_ends: Ring::default(),
@@ -181,11 +187,11 @@ impl LinkDir {
     }
 
     /// Offer `size` bytes arriving at `at` (`now` or later, and not earlier than any previous
-    /// offer). On acceptance returns the time the packet reaches the far node; `None` means the
-    /// queue was full and the packet is dropped. The caller then either puts the packet in this
+    /// offer). On acceptance returns the time the packet reaches the far node; otherwise the
+    /// packet is dropped, and the error says why. The caller then either puts the packet in this
     /// link's pipe ([`LinkDir::push_pipe`]) or hands it straight to an exclusive next link.
     #[inline]
-    pub fn enqueue(&mut self, now: Time, at: Time, size: u32) -> Option<Time> {
+    pub fn enqueue(&mut self, now: Time, at: Time, size: u32) -> Result<Time, Refusal> {
         self.purge(now);
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += u64::from(size);
@@ -211,8 +217,7 @@ impl LinkDir {
                 self.stats.drops += 1;
                 self.stats.drop_bytes += u64::from(size);
                 self.stats.early_drops += 1;
-                self.last_drop_early = true;
-                return None;
+                return Err(Refusal::Early);
             }
         }
         let full = match self.params.limit {
@@ -225,8 +230,7 @@ impl LinkDir {
             }
             self.stats.drops += 1;
             self.stats.drop_bytes += u64::from(size);
-            self.last_drop_early = false;
-            return None;
+            return Err(Refusal::Overflow);
         }
         let start = at.max(self.busy_until);
         let tx = self.tx_time(size);
@@ -240,7 +244,7 @@ impl LinkDir {
         let sojourn = end - at;
         s.len_integral += u128::from(sojourn);
         s.bytes_integral += u128::from(sojourn * u64::from(size));
-        Some(end + self.params.delay)
+        Ok(end + self.params.delay)
     }
 
     /// After [`LinkDir::enqueue`] accepted a packet that reaches the far node at `arrival`:
@@ -348,11 +352,11 @@ mod tests {
     #[test]
     fn back_to_back_packets_serialize_then_propagate() {
         let mut l = link(Limit::Packets(10));
-        assert_eq!(l.enqueue(0, 0, 1000), Some(6_000_000));
+        assert_eq!(l.enqueue(0, 0, 1000), Ok(6_000_000));
         assert!(l.push_pipe(6_000_000, 0));
-        assert_eq!(l.enqueue(0, 0, 1000), Some(7_000_000));
+        assert_eq!(l.enqueue(0, 0, 1000), Ok(7_000_000));
         assert!(!l.push_pipe(7_000_000, 1));
-        assert_eq!(l.enqueue(500_000, 500_000, 1000), Some(8_000_000));
+        assert_eq!(l.enqueue(500_000, 500_000, 1000), Ok(8_000_000));
         assert_eq!(l.len_at(1_500_000), (2, 2000));
         assert_eq!(l.pop_arrival(), (0, Some(7_000_000)));
     }
@@ -360,11 +364,11 @@ mod tests {
     #[test]
     fn packet_limit_counts_the_packet_in_transmission() {
         let mut l = link(Limit::Packets(2));
-        assert!(l.enqueue(0, 0, 1000).is_some());
-        assert!(l.enqueue(0, 0, 1000).is_some());
-        assert!(l.enqueue(0, 0, 1000).is_none());
+        assert!(l.enqueue(0, 0, 1000).is_ok());
+        assert!(l.enqueue(0, 0, 1000).is_ok());
+        assert!(l.enqueue(0, 0, 1000).is_err());
         // After the first transmission ends there is room again.
-        assert!(l.enqueue(1_000_000, 1_000_000, 1000).is_some());
+        assert!(l.enqueue(1_000_000, 1_000_000, 1000).is_ok());
         assert_eq!(l.stats.drops, 1);
         assert_eq!(l.stats.max_len, 2);
     }
@@ -372,17 +376,17 @@ mod tests {
     #[test]
     fn byte_limit_counts_bytes() {
         let mut l = link(Limit::Bytes(2500));
-        assert!(l.enqueue(0, 0, 1000).is_some());
-        assert!(l.enqueue(0, 0, 1000).is_some());
-        assert!(l.enqueue(0, 0, 1000).is_none());
-        assert!(l.enqueue(0, 0, 500).is_some());
+        assert!(l.enqueue(0, 0, 1000).is_ok());
+        assert!(l.enqueue(0, 0, 1000).is_ok());
+        assert!(l.enqueue(0, 0, 1000).is_err());
+        assert!(l.enqueue(0, 0, 500).is_ok());
     }
 
     #[test]
     fn statistics_are_clipped_at_the_end_of_the_run() {
         let mut l = link(Limit::Packets(10));
-        l.enqueue(0, 0, 1000);
-        l.enqueue(0, 0, 1000);
+        l.enqueue(0, 0, 1000).unwrap();
+        l.enqueue(0, 0, 1000).unwrap();
         // At 1.5 ms: one packet done, one half transmitted.
         let (s, departed) = l.stats_at(1_500_000);
         assert_eq!(departed, 1);
@@ -394,8 +398,8 @@ mod tests {
     #[test]
     fn offers_ahead_of_time_count_only_once_arrived() {
         let mut l = link(Limit::Packets(10));
-        l.enqueue(0, 0, 1000);
-        l.enqueue(0, 3_000_000, 1000); // offered early, arrives at 3 ms
+        l.enqueue(0, 0, 1000).unwrap();
+        l.enqueue(0, 3_000_000, 1000).unwrap(); // offered early, arrives at 3 ms
         assert_eq!(l.len_at(500_000), (1, 1000));
         let (s, departed) = l.stats_at(2_000_000);
         assert_eq!((s.arrivals, departed, s.busy), (1, 1, 1_000_000));
@@ -423,17 +427,17 @@ mod tests {
             Aqm::DropTail => unreachable!(),
         };
         // Waiting queues seen: 0 (idle link), 0 (one in transmission), 1, 2, 2.
-        assert!(l.enqueue(0, 0, 1000).is_some());
-        assert!(l.enqueue(0, 0, 1000).is_some());
-        assert!(l.enqueue(0, 0, 1000).is_some()); // avg 0.5: below min_th
-        assert!(l.enqueue(0, 0, 1000).is_some()); // avg 1.25: first arrival above min_th
+        assert!(l.enqueue(0, 0, 1000).is_ok());
+        assert!(l.enqueue(0, 0, 1000).is_ok());
+        assert!(l.enqueue(0, 0, 1000).is_ok()); // avg 0.5: below min_th
+        assert!(l.enqueue(0, 0, 1000).is_ok()); // avg 1.25: first arrival above min_th
         assert_eq!(avg(&l), 1.25);
-        assert!(l.enqueue(0, 0, 1000).is_none()); // q = 3, avg 2.125 >= max_th: early drop
+        assert!(l.enqueue(0, 0, 1000).is_err()); // q = 3, avg 2.125 >= max_th: early drop
         assert_eq!((l.stats.drops, l.stats.early_drops), (1, 1));
         // Four packets end at 4 ms; an arrival at 11 ms finds the link idle for 7 packet
         // times: avg ← 0.5^(7+1) · avg.
         let before = avg(&l);
-        assert!(l.enqueue(11_000_000, 11_000_000, 1000).is_some());
+        assert!(l.enqueue(11_000_000, 11_000_000, 1000).is_ok());
         assert!((avg(&l) - before * 0.5f64.powi(8)).abs() < 1e-12);
     }
 
@@ -445,7 +449,7 @@ mod tests {
         for i in 0..20u64 {
             let size = if i % 3 == 0 { 40 } else { 1500 };
             expected += Rate(7_000_000).tx_time(size, &mut reference);
-            l.enqueue(0, 0, size as u32);
+            l.enqueue(0, 0, size as u32).unwrap();
         }
         assert_eq!(l.busy_until, expected);
     }

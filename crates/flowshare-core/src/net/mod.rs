@@ -6,7 +6,7 @@ pub mod loss;
 pub mod red;
 pub mod route;
 
-pub use link::{Aqm, Limit, LinkDir, QueueStats};
+pub use link::{Aqm, Limit, LinkDir, QueueStats, Refusal};
 pub use route::shortest_path;
 
 /// Index of a node.
