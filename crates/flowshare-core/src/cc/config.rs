@@ -569,6 +569,20 @@ impl<'de> Deserialize<'de> for CcConfig {
 mod tests {
     use super::*;
 
+    /// Each (json, expected) case fails with a one-line error containing `expected`; an empty
+    /// `expected` means the configuration is accepted.
+    fn assert_errors(cases: &[(&str, &str)]) {
+        for &(json, expected) in cases {
+            match parse(json) {
+                Err(e) => {
+                    assert!(!expected.is_empty() && e.contains(expected), "{json}: {e}");
+                    assert!(!e.contains('\n'), "{json}: one line: {e}");
+                }
+                Ok(cfg) => assert!(expected.is_empty(), "{json} accepted as {cfg:?}"),
+            }
+        }
+    }
+
     fn parse(json: &str) -> Result<CcConfig, String> {
         serde_json::from_str::<CcConfig>(json).map_err(|e| e.to_string())
     }
@@ -681,11 +695,7 @@ mod tests {
             ("{\"algo\": \"vegas_enhanced\", \"alpha\": 2}", "unknown field `alpha`"),
             ("{\"algo\": \"vegas_enhanced\", \"gamma\": -1}", "gamma: must be a number of segments >= 0, got -1"),
         ];
-        for (json, expected) in cases {
-            let e = parse(json).unwrap_err();
-            assert!(e.contains(expected), "{json}: {e}");
-            assert!(!e.contains('\n'), "{json}: one line: {e}");
-        }
+        assert_errors(&cases);
     }
 
     #[test]
@@ -733,11 +743,7 @@ mod tests {
             ("{\"algo\": \"fast\", \"slow_start\": \"brakmo\"}", "slow_start: unknown variant `brakmo`"),
             ("{\"algo\": \"fast\", \"delta\": 3}", "unknown field `delta`"),
         ];
-        for (json, expected) in cases {
-            let e = parse(json).unwrap_err();
-            assert!(e.contains(expected), "{json}: {e}");
-            assert!(!e.contains('\n'), "{json}: one line: {e}");
-        }
+        assert_errors(&cases);
     }
 
     #[test]
@@ -824,15 +830,7 @@ mod tests {
             ("{\"algo\": \"cubic\", \"hystart\": true}", "unknown field `hystart`"),
             ("{\"algo\": \"cubic\", \"tcp_friendliness\": \"yes\"}", "tcp_friendliness: invalid type"),
         ];
-        for (json, expected) in cases {
-            match parse(json) {
-                Err(e) => {
-                    assert!(!expected.is_empty() && e.contains(expected), "{json}: {e}");
-                    assert!(!e.contains('\n'), "{json}: one line: {e}");
-                }
-                Ok(cfg) => assert!(expected.is_empty(), "{json} accepted as {cfg:?}"),
-            }
-        }
+        assert_errors(&cases);
     }
 
     #[test]
@@ -888,15 +886,7 @@ mod tests {
             ("{\"algo\": \"htcp\", \"variant\": \"paper\", \"delta_l\": \"1.5ms\"}", ""),
             ("{\"algo\": \"htcp\", \"beta\": 0.5}", "unknown field `beta`"),
         ];
-        for (json, expected) in cases {
-            match parse(json) {
-                Err(e) => {
-                    assert!(!expected.is_empty() && e.contains(expected), "{json}: {e}");
-                    assert!(!e.contains('\n'), "{json}: one line: {e}");
-                }
-                Ok(cfg) => assert!(expected.is_empty(), "{json} accepted as {cfg:?}"),
-            }
-        }
+        assert_errors(&cases);
     }
 
     #[test]
@@ -977,14 +967,6 @@ mod tests {
             ("{\"algo\": \"compound\", \"gamma\": \"30\"}", "gamma: invalid type"),
             ("{\"algo\": \"compound\", \"delta\": 3}", "unknown field `delta`"),
         ];
-        for (json, expected) in cases {
-            match parse(json) {
-                Err(e) => {
-                    assert!(!expected.is_empty() && e.contains(expected), "{json}: {e}");
-                    assert!(!e.contains('\n'), "{json}: one line: {e}");
-                }
-                Ok(cfg) => assert!(expected.is_empty(), "{json} accepted as {cfg:?}"),
-            }
-        }
+        assert_errors(&cases);
     }
 }
