@@ -1,9 +1,9 @@
 //! The simulation: owns the world and runs the event loop.
 
 use crate::cc::{CcState, CongestionControl};
-use crate::engine::{Event, EventQueue};
+use crate::engine::{stream, uniform, Event, EventQueue, Stream};
 use crate::net::{Aqm, LinkId, Network, Refusal};
-use crate::packet::{Arena, Kind, Packet};
+use crate::packet::{ecn, Arena, Kind, Packet, PacketId};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
 use crate::scenario::{ConnSpec, Scenario};
 use crate::tcp::{Sender, Sink};
@@ -11,6 +11,7 @@ use crate::trace::{EventKind, FlowWire, Reason, Tracer};
 use crate::traffic::{UdpSender, UdpSink};
 use crate::units::{secs, Time};
 use crate::ConfigError;
+use std::collections::VecDeque;
 use std::time::Instant;
 
 /// Per-connection packet accounting done by the network (not by the endpoints).
@@ -74,6 +75,23 @@ pub struct Simulation {
     wall_s: f64,
     /// Event trace and pcap captures; `None` unless the scenario has a `[trace]` section.
     trace: Option<Box<Tracer>>,
+    /// Per connection, the send jitter of its TCP sender, if it has one.
+    jitter: Vec<Option<Box<SendJitter>>>,
+}
+
+/// ns-2's `overhead_`: a TCP sender's data segments leave one at a time, each a random time
+/// uniform in [0, `max`] after the previous one left (or after it was produced, if later).
+struct SendJitter {
+    max: Time,
+    rng: Stream,
+    /// Segments produced and not yet released, oldest first.
+    held: VecDeque<PacketId>,
+}
+
+impl SendJitter {
+    fn delay(&mut self) -> Time {
+        ((uniform(&mut self.rng) * (self.max + 1) as f64) as Time).min(self.max)
+    }
 }
 
 impl Simulation {
@@ -97,6 +115,7 @@ impl Simulation {
         let mut cc_state = Vec::with_capacity(built.conns.len());
         let mut cc = Vec::with_capacity(built.conns.len());
         let mut udp = Vec::with_capacity(built.conns.len());
+        let mut jitter = Vec::with_capacity(built.conns.len());
         let seed = scenario.simulation.seed;
         for (i, c) in built.conns.iter().enumerate() {
             let i = i as u32;
@@ -114,6 +133,10 @@ impl Simulation {
             udp.push(c.source.as_ref().map(|src| {
                 let stop = c.stop.unwrap_or(Time::MAX).min(end.saturating_add(1));
                 (UdpSender::new(i, src, c.start, stop, seed, &c.key), UdpSink::new(src.header))
+            }));
+            jitter.push((c.source.is_none() && c.tcp.send_jitter > 0).then(|| {
+                let rng = stream(seed, &format!("{}/send_jitter", c.key));
+                Box::new(SendJitter { max: c.tcp.send_jitter, rng, held: VecDeque::new() })
             }));
             if c.start <= end {
                 events.push(c.start, Event::FlowStart(i));
@@ -165,6 +188,7 @@ impl Simulation {
             any_red,
             wall_s: 0.0,
             trace,
+            jitter,
         })
     }
 
@@ -263,6 +287,18 @@ impl Simulation {
                 }
                 self.flush(c);
             }
+            Event::Release(c) => {
+                let j = self.jitter[c as usize].as_mut().expect("a sender with send jitter");
+                let id = j.held.pop_front().expect("Release with a held segment");
+                if !j.held.is_empty() {
+                    self.events.push(self.now + j.delay(), Event::Release(c));
+                }
+                // Stamped when it really leaves, as ns-2 stamps at output.
+                let p = self.arena.get_mut(id);
+                p.ts = self.now;
+                let p = *p;
+                self.forward(id, p, self.now);
+            }
             Event::Sample => {
                 self.sample();
                 let next = self.now + self.sample_interval;
@@ -287,6 +323,15 @@ impl Simulation {
                 continue;
             }
             let id = self.arena.alloc(p);
+            if p.kind == Kind::Data {
+                if let Some(j) = &mut self.jitter[c as usize] {
+                    if j.held.is_empty() {
+                        self.events.push(self.now + j.delay(), Event::Release(c));
+                    }
+                    j.held.push_back(id);
+                    continue;
+                }
+            }
             self.forward(id, p, self.now);
         }
         self.out.clear();
@@ -343,8 +388,13 @@ impl Simulation {
         loop {
             let link = route[p.hop as usize];
             let l = &mut self.net.links[link as usize];
-            let arrival = match l.enqueue(self.now, at, p.size) {
-                Ok(arrival) => arrival,
+            let arrival = match l.offer(self.now, at, p.size, p.ecn & ecn::ECT != 0) {
+                Ok((arrival, false)) => arrival,
+                Ok((arrival, true)) => {
+                    p.ecn |= ecn::CE;
+                    self.arena.get_mut(id).ecn = p.ecn;
+                    arrival
+                }
                 Err(refusal) => {
                     if self.trace.is_some() {
                         trace_link(&mut self.trace, &self.net, at, Err(refusal), &p, link);
@@ -516,6 +566,9 @@ impl Simulation {
     /// Data packets of connection `c` still inside the network.
     fn data_in_network(&self) -> Vec<u64> {
         let mut n = vec![0u64; self.specs.len()];
+        for (c, j) in self.jitter.iter().enumerate() {
+            n[c] += j.as_ref().map_or(0, |j| j.held.len() as u64);
+        }
         for l in &self.net.links {
             for id in l.pipe_ids() {
                 let p = self.arena.get(id);
@@ -619,6 +672,8 @@ impl Simulation {
         t.push("link_losses", ints(&|i| self.counters[i].data_link_lost as i64));
         t.push("ack_link_losses", ints(&|i| self.counters[i].acks_link_lost as i64));
         t.push("in_network_end", ints(&|i| in_net[i] as i64));
+        t.push("ecn_marks", ints(&|i| self.sinks[i].ce_received as i64));
+        t.push("ecn_reductions", ints(&|i| st(i).ecn_reductions as i64));
         t.push(
             "goodput_bps",
             floats(&|i| {
@@ -706,6 +761,7 @@ impl Simulation {
         t.push("arrival_bytes", ints(&|q| rows[q].0 .0.arrival_bytes as i64));
         t.push("drop_bytes", ints(&|q| rows[q].0 .0.drop_bytes as i64));
         t.push("early_drops", ints(&|q| rows[q].0 .0.early_drops as i64));
+        t.push("ecn_marks", ints(&|q| rows[q].0 .0.marks as i64));
         t.push("forced_drops", ints(&|q| (rows[q].0 .0.drops - rows[q].0 .0.early_drops) as i64));
         t.push("link_losses", ints(&|q| rows[q].0 .0.link_losses as i64));
         t.push("loss_model", names(&|q| net.links[q].loss.as_ref().map_or("", |m| m.name()).to_string()));

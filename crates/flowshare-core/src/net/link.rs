@@ -19,7 +19,7 @@
 //! whether it then vanishes instead of entering the pipe.
 
 use crate::net::loss::LossProcess;
-use crate::net::red::Red;
+use crate::net::red::{Red, Verdict};
 use crate::net::NodeId;
 use crate::packet::PacketId;
 use crate::ring::Ring;
@@ -68,6 +68,8 @@ pub struct QueueStats {
     pub busy: u64,
     /// Packets transmitted and then discarded by the loss model (a subset of departures).
     pub link_losses: u64,
+    /// Packets accepted with their CE bit set by RED's ECN marking.
+    pub marks: u64,
 }
 
 /// Why a queue refused a packet.
@@ -192,6 +194,13 @@ impl LinkDir {
     /// link's pipe ([`LinkDir::push_pipe`]) or hands it straight to an exclusive next link.
     #[inline]
     pub fn enqueue(&mut self, now: Time, at: Time, size: u32) -> Result<Time, Refusal> {
+        self.offer(now, at, size, false).map(|(arrival, _)| arrival)
+    }
+
+    /// [`LinkDir::enqueue`] for a packet that is ECN-capable (`ect`) or not; on acceptance
+    /// also says whether RED marked it (the caller sets its CE bit).
+    #[inline]
+    pub fn offer(&mut self, now: Time, at: Time, size: u32, ect: bool) -> Result<(Time, bool), Refusal> {
         self.purge(now);
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += u64::from(size);
@@ -205,6 +214,7 @@ impl LinkDir {
             self.gone_bytes += u64::from(sz);
         }
         let (gone, gone_bytes) = (self.gone as u64, self.gone_bytes);
+        let mut marked = false;
         if let Aqm::Red(red) = &mut self.aqm {
             // RED sees the packets waiting behind the one in transmission at `at`.
             let (q, q_bytes, idle) = match self.held.get(self.gone) {
@@ -213,11 +223,15 @@ impl LinkDir {
                 }
                 None => (0, 0, Some(self.busy_until)),
             };
-            if red.early_drop(at, size, q as u32, q_bytes, idle) {
-                self.stats.drops += 1;
-                self.stats.drop_bytes += u64::from(size);
-                self.stats.early_drops += 1;
-                return Err(Refusal::Early);
+            match red.verdict(at, size, q as u32, q_bytes, idle, ect) {
+                Verdict::Accept => {}
+                Verdict::Mark => marked = true,
+                Verdict::Drop => {
+                    self.stats.drops += 1;
+                    self.stats.drop_bytes += u64::from(size);
+                    self.stats.early_drops += 1;
+                    return Err(Refusal::Early);
+                }
             }
         }
         let full = match self.params.limit {
@@ -244,7 +258,8 @@ impl LinkDir {
         let sojourn = end - at;
         s.len_integral += u128::from(sojourn);
         s.bytes_integral += u128::from(sojourn * u64::from(size));
-        Ok(end + self.params.delay)
+        s.marks += u64::from(marked);
+        Ok((end + self.params.delay, marked))
     }
 
     /// After [`LinkDir::enqueue`] accepted a packet that reaches the far node at `arrival`:
@@ -416,6 +431,7 @@ mod tests {
             gentle: false,
             wait: false,
             bytes: false,
+            ecn: false,
             mean_pktsize: 1000,
             ptc: 1000.0,
             adaptive: None,
