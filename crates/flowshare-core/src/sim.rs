@@ -313,6 +313,7 @@ impl Simulation {
     /// connection's timers into the event queue.
     #[inline]
     fn flush(&mut self, c: u32) {
+        let jittered = self.jitter[c as usize].is_some();
         for i in 0..self.out.len() {
             let p = self.out[i];
             if p.kind == Kind::Data && !p.retx && self.forced_drop(c, p.seq) {
@@ -323,7 +324,7 @@ impl Simulation {
                 continue;
             }
             let id = self.arena.alloc(p);
-            if p.kind == Kind::Data {
+            if jittered && p.kind == Kind::Data {
                 if let Some(j) = &mut self.jitter[c as usize] {
                     if j.held.is_empty() {
                         self.events.push(self.now + j.delay(), Event::Release(c));
@@ -388,11 +389,12 @@ impl Simulation {
         loop {
             let link = route[p.hop as usize];
             let l = &mut self.net.links[link as usize];
-            let arrival = match l.offer(self.now, at, p.size, p.ecn & ecn::ECT != 0) {
-                Ok((arrival, false)) => arrival,
-                Ok((arrival, true)) => {
-                    p.ecn |= ecn::CE;
-                    self.arena.get_mut(id).ecn = p.ecn;
+            let arrival = match l.enqueue(self.now, at, p.size, p.ecn & ecn::ECT != 0) {
+                Ok(arrival) => {
+                    if p.ecn != 0 && l.take_mark() {
+                        p.ecn |= ecn::CE;
+                        self.arena.get_mut(id).ecn = p.ecn;
+                    }
                     arrival
                 }
                 Err(refusal) => {

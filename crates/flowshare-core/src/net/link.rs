@@ -124,6 +124,8 @@ pub struct LinkDir {
     pub loss: Option<Box<LossProcess>>,
     /// End of transmission of lost packets not yet fully transmitted (for end-of-run clipping).
     lost_ends: Ring<Time>,
+    /// RED marked the packet just accepted (see [`LinkDir::take_mark`]).
+    marked: bool,
 }
 
 impl LinkDir {
@@ -146,6 +148,7 @@ impl LinkDir {
             aqm: Aqm::DropTail,
             loss: None,
             lost_ends: Ring::default(),
+            marked: false,
         }
     }
 
@@ -192,15 +195,10 @@ impl LinkDir {
     /// offer). On acceptance returns the time the packet reaches the far node; otherwise the
     /// packet is dropped, and the error says why. The caller then either puts the packet in this
     /// link's pipe ([`LinkDir::push_pipe`]) or hands it straight to an exclusive next link.
+    /// `ect` says the packet is ECN-capable: RED may then mark it instead of dropping it, and
+    /// the caller must ask [`LinkDir::take_mark`] after an acceptance.
     #[inline]
-    pub fn enqueue(&mut self, now: Time, at: Time, size: u32) -> Result<Time, Refusal> {
-        self.offer(now, at, size, false).map(|(arrival, _)| arrival)
-    }
-
-    /// [`LinkDir::enqueue`] for a packet that is ECN-capable (`ect`) or not; on acceptance
-    /// also says whether RED marked it (the caller sets its CE bit).
-    #[inline]
-    pub fn offer(&mut self, now: Time, at: Time, size: u32, ect: bool) -> Result<(Time, bool), Refusal> {
+    pub fn enqueue(&mut self, now: Time, at: Time, size: u32, ect: bool) -> Result<Time, Refusal> {
         self.purge(now);
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += u64::from(size);
@@ -214,7 +212,6 @@ impl LinkDir {
             self.gone_bytes += u64::from(sz);
         }
         let (gone, gone_bytes) = (self.gone as u64, self.gone_bytes);
-        let mut marked = false;
         if let Aqm::Red(red) = &mut self.aqm {
             // RED sees the packets waiting behind the one in transmission at `at`.
             let (q, q_bytes, idle) = match self.held.get(self.gone) {
@@ -225,7 +222,7 @@ impl LinkDir {
             };
             match red.verdict(at, size, q as u32, q_bytes, idle, ect) {
                 Verdict::Accept => {}
-                Verdict::Mark => marked = true,
+                Verdict::Mark => self.marked = true,
                 Verdict::Drop => {
                     self.stats.drops += 1;
                     self.stats.drop_bytes += u64::from(size);
@@ -242,6 +239,7 @@ impl LinkDir {
             if let Aqm::Red(red) = &mut self.aqm {
                 red.reset_count();
             }
+            self.marked = false;
             self.stats.drops += 1;
             self.stats.drop_bytes += u64::from(size);
             return Err(Refusal::Overflow);
@@ -258,8 +256,17 @@ impl LinkDir {
         let sojourn = end - at;
         s.len_integral += u128::from(sojourn);
         s.bytes_integral += u128::from(sojourn * u64::from(size));
-        s.marks += u64::from(marked);
-        Ok((end + self.params.delay, marked))
+        Ok(end + self.params.delay)
+    }
+
+    /// Whether RED marked the ECN-capable packet [`LinkDir::enqueue`] just accepted (the caller
+    /// sets its CE bit); kept out of the return value so the path of packets without ECN
+    /// pays nothing.
+    #[inline]
+    pub fn take_mark(&mut self) -> bool {
+        let marked = std::mem::take(&mut self.marked);
+        self.stats.marks += u64::from(marked);
+        marked
     }
 
     /// After [`LinkDir::enqueue`] accepted a packet that reaches the far node at `arrival`:
@@ -367,11 +374,11 @@ mod tests {
     #[test]
     fn back_to_back_packets_serialize_then_propagate() {
         let mut l = link(Limit::Packets(10));
-        assert_eq!(l.enqueue(0, 0, 1000), Ok(6_000_000));
+        assert_eq!(l.enqueue(0, 0, 1000, false), Ok(6_000_000));
         assert!(l.push_pipe(6_000_000, 0));
-        assert_eq!(l.enqueue(0, 0, 1000), Ok(7_000_000));
+        assert_eq!(l.enqueue(0, 0, 1000, false), Ok(7_000_000));
         assert!(!l.push_pipe(7_000_000, 1));
-        assert_eq!(l.enqueue(500_000, 500_000, 1000), Ok(8_000_000));
+        assert_eq!(l.enqueue(500_000, 500_000, 1000, false), Ok(8_000_000));
         assert_eq!(l.len_at(1_500_000), (2, 2000));
         assert_eq!(l.pop_arrival(), (0, Some(7_000_000)));
     }
@@ -379,11 +386,11 @@ mod tests {
     #[test]
     fn packet_limit_counts_the_packet_in_transmission() {
         let mut l = link(Limit::Packets(2));
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_err());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_err());
         // After the first transmission ends there is room again.
-        assert!(l.enqueue(1_000_000, 1_000_000, 1000).is_ok());
+        assert!(l.enqueue(1_000_000, 1_000_000, 1000, false).is_ok());
         assert_eq!(l.stats.drops, 1);
         assert_eq!(l.stats.max_len, 2);
     }
@@ -391,17 +398,17 @@ mod tests {
     #[test]
     fn byte_limit_counts_bytes() {
         let mut l = link(Limit::Bytes(2500));
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_err());
-        assert!(l.enqueue(0, 0, 500).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_err());
+        assert!(l.enqueue(0, 0, 500, false).is_ok());
     }
 
     #[test]
     fn statistics_are_clipped_at_the_end_of_the_run() {
         let mut l = link(Limit::Packets(10));
-        l.enqueue(0, 0, 1000).unwrap();
-        l.enqueue(0, 0, 1000).unwrap();
+        l.enqueue(0, 0, 1000, false).unwrap();
+        l.enqueue(0, 0, 1000, false).unwrap();
         // At 1.5 ms: one packet done, one half transmitted.
         let (s, departed) = l.stats_at(1_500_000);
         assert_eq!(departed, 1);
@@ -413,8 +420,8 @@ mod tests {
     #[test]
     fn offers_ahead_of_time_count_only_once_arrived() {
         let mut l = link(Limit::Packets(10));
-        l.enqueue(0, 0, 1000).unwrap();
-        l.enqueue(0, 3_000_000, 1000).unwrap(); // offered early, arrives at 3 ms
+        l.enqueue(0, 0, 1000, false).unwrap();
+        l.enqueue(0, 3_000_000, 1000, false).unwrap(); // offered early, arrives at 3 ms
         assert_eq!(l.len_at(500_000), (1, 1000));
         let (s, departed) = l.stats_at(2_000_000);
         assert_eq!((s.arrivals, departed, s.busy), (1, 1, 1_000_000));
@@ -443,17 +450,17 @@ mod tests {
             Aqm::DropTail => unreachable!(),
         };
         // Waiting queues seen: 0 (idle link), 0 (one in transmission), 1, 2, 2.
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_ok()); // avg 0.5: below min_th
-        assert!(l.enqueue(0, 0, 1000).is_ok()); // avg 1.25: first arrival above min_th
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok()); // avg 0.5: below min_th
+        assert!(l.enqueue(0, 0, 1000, false).is_ok()); // avg 1.25: first arrival above min_th
         assert_eq!(avg(&l), 1.25);
-        assert!(l.enqueue(0, 0, 1000).is_err()); // q = 3, avg 2.125 >= max_th: early drop
+        assert!(l.enqueue(0, 0, 1000, false).is_err()); // q = 3, avg 2.125 >= max_th: early drop
         assert_eq!((l.stats.drops, l.stats.early_drops), (1, 1));
         // Four packets end at 4 ms; an arrival at 11 ms finds the link idle for 7 packet
         // times: avg ← 0.5^(7+1) · avg.
         let before = avg(&l);
-        assert!(l.enqueue(11_000_000, 11_000_000, 1000).is_ok());
+        assert!(l.enqueue(11_000_000, 11_000_000, 1000, false).is_ok());
         assert!((avg(&l) - before * 0.5f64.powi(8)).abs() < 1e-12);
     }
 
@@ -465,7 +472,7 @@ mod tests {
         for i in 0..20u64 {
             let size = if i % 3 == 0 { 40 } else { 1500 };
             expected += Rate(7_000_000).tx_time(size, &mut reference);
-            l.enqueue(0, 0, size as u32).unwrap();
+            l.enqueue(0, 0, size as u32, false).unwrap();
         }
         assert_eq!(l.busy_until, expected);
     }
