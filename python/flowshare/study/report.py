@@ -327,7 +327,7 @@ def _outlier_section(store: Store) -> str:
     return f"<h2>Outliers</h2>{text}{table}"
 
 
-def _pca_section(page: _Page, store: Store) -> str:
+def _pca_section(page: _Page, store: Store, rank_by: str | None) -> str:
     frame = store.responses
     names = [r for r in store.response_names if r in frame.columns]
     data = frame[names].astype(float)
@@ -341,10 +341,15 @@ def _pca_section(page: _Page, store: Store) -> str:
     explained = ", ".join(
         f"PC{i + 1} {share:.1%}" for i, share in enumerate(result.explained[:shown])
     )
-    labels = frame.loc[data.index, "arm"].tolist()
+    # Colour by the first parameter with few values (by arm when there is none).
+    varying = _varying(frame, store.parameters)
+    by = next((p for p in [*([rank_by] if rank_by in varying else []), *varying]
+               if frame[p].nunique() <= MAX_LINE_LEVELS), None)
+    keys = frame.loc[data.index, by if by else "arm"].tolist()
+    labels = [f"{by} = {k}" if by else f"arm {k}" for k in keys]
     fig = plots.pca_scores(result, labels=labels, title="runs on the first two components")
     figure = page.figure(fig, "pca", "PCA of the z-scored responses: variance explained and "
-                         "scores of the runs, coloured by arm")
+                         f"scores of the runs, coloured by {by or 'arm'}")
     dropped = sorted(set(names) - set(keep))
     note = f" Constant responses left out: {', '.join(dropped)}." if dropped else ""
     return (
@@ -368,12 +373,15 @@ def _rank_section(page: _Page, store: Store, by: str) -> str:
     conditions = (frame[others].astype(str).agg(", ".join, axis=1) if others
                   else pd.Series("all", index=frame.index))
     long = frame.assign(_condition=conditions)
+    # Conditions in the order of their parameter values (numbers as numbers, not as text).
+    firsts = long.drop_duplicates("_condition")
+    order = (firsts.sort_values(others, kind="stable") if others else firsts)["_condition"]
     cells = []
     for response in store.response_names:
         means = long.groupby([by, "_condition"], sort=True)[response].mean().reset_index()
         cells.append(means.rename(columns={response: "value"}).assign(_group=response))
     table = pd.concat(cells, ignore_index=True)
-    order = sorted(table["_condition"].unique())
+    order = order.tolist()
     matrices = ranks.rank_matrices(table, alternative=by, condition="_condition",
                                    group="_group", value="value", conditions=order,
                                    groups=store.response_names)
@@ -469,6 +477,11 @@ figure { margin: 1em 0; } img { max-width: 100%; } figcaption { font-size: 0.85e
 def render(store: Store, *, level: float = 0.95, rank_by: str | None = None
            ) -> tuple[str, dict[str, bytes]]:
     """Build the report of ``store``: the HTML text and the PNG files by name."""
+    if rank_by is not None and rank_by not in store.parameters:
+        raise StoreError(
+            f"--rank-by: {rank_by!r} is not a parameter of the sweep; parameters: "
+            f"{', '.join(store.parameters) or 'none'}"
+        )
     page = _Page()
     title = f"flowshare sweep report: {store.directory.name or store.directory}"
     page.sections += [f"<h1>{_e(title)}</h1>", _facts_section(store), _status_section(store)]
@@ -495,7 +508,7 @@ def render(store: Store, *, level: float = 0.95, rank_by: str | None = None
         if len(arms) == 2:
             page.sections.append(_comparison_section(store, arms))
         page.sections.append(_outlier_section(store))
-        page.sections.append(_pca_section(page, store))
+        page.sections.append(_pca_section(page, store, rank_by))
         if rank_by is not None:
             page.sections.append(_rank_section(page, store, rank_by))
     body = "\n".join(s for s in page.sections if s)
