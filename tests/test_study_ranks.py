@@ -135,3 +135,20 @@ def test_rank_matrix_input_errors_name_the_problem():
         ranks.rank_matrices(table, alternative="a", condition="c", group="g", value="w")
     with pytest.raises(ValueError, match="block 'M' names columns not in the matrix"):
         ranks.block_mean_ranks(pd.DataFrame({"x": [1.0]}), {"M": ["y"]})
+
+
+def test_missing_cells_are_left_out_of_ranks_colours_and_means():
+    table = pd.DataFrame({
+        "a": ["p", "q", "r", "p", "q"],
+        "c": [1, 1, 1, 2, 2],
+        "g": ["x"] * 5,
+        "v": [3.0, 1.0, 2.0, 5.0, 6.0],
+    })  # fmt: skip
+    m = ranks.rank_matrices(table, alternative="a", condition="c", group="g", value="v")
+    assert m["p"]["x"].tolist() == [3.0, 1.0]  # condition 2: only p and q are ranked
+    assert np.isnan(m["r"].loc[2, "x"])
+    assert ranks.block_mean_ranks(m["r"], {"all": ["x"]})["all"] == 2.0
+    values = pd.DataFrame([[1.0, 3.0], [np.nan, np.nan]], columns=["p", "q"])
+    colour, filled = ranks.rank_colours(values)
+    assert colour.to_numpy().tolist() == [[-1, 1], [0, 0]]
+    assert filled.to_numpy().sum() == 1

@@ -306,3 +306,24 @@ def test_report_of_three_real_tiny_runs(tmp_path):
     assert f"{mean:.4g}" in text
     assert {p.name for p in files[1:]} >= {"goodput_mbps_by_arm.png"}
     assert all(p.read_bytes().startswith(PNG_MAGIC) for p in files[1:])
+
+
+def test_plot_helpers_draw_what_they_are_given():
+    from flowshare.study import plots
+
+    data = pd.DataFrame({"load": ["low", "low", "high", "high"], "cc": ["reno", "cubic"] * 2,
+                         "mean": [1.0, 2.0, 3.0, 4.0], "low": [0.5, 1.5, 2.5, 3.5],
+                         "high": [1.5, 2.5, 3.5, 4.5]})  # fmt: skip
+    fig = plots.grouped_bars(data, group="load", hue="cc")
+    bars = fig.axes[0].patches
+    assert [b.get_height() for b in bars] == [1.0, 3.0, 2.0, 4.0]  # reno bars, then cubic
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["low", "high"]
+    matrix = pd.DataFrame([[1.0, np.nan], [2.0, 3.0]], index=["a", "b"], columns=["u", "v"])
+    texts = [t.get_text() for t in plots.heatmap(matrix).axes[0].texts]
+    assert texts == ["1", "2", "3"]
+    ranks_fig = plots.rank_matrix(matrix.fillna(1.5), separators=["v"])
+    assert [t.get_text() for t in ranks_fig.axes[0].texts] == ["1", "1.5", "2", "3"]
+    line = pd.DataFrame({"x": [3, 1, 2], "mean": [3.0, 1.0, 2.0], "low": [2.5, 0.5, 1.5],
+                         "high": [3.5, 1.5, 2.5]})  # fmt: skip
+    ax = plots.lines_with_bands(line, x="x").axes[0]
+    assert ax.lines[0].get_xdata().tolist() == [1, 2, 3]

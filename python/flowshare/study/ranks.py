@@ -12,6 +12,7 @@ Ties are unspecified in the source: they get the mean of the ranks they span.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -114,7 +115,9 @@ def rank_colours(values: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         Same shape as ``values``: −1/0/+1 and booleans.
     """
     x = values.to_numpy(dtype=np.float64)
-    mean = np.nanmean(x, axis=1, keepdims=True)
+    with warnings.catch_warnings():  # a row with no value has no mean: it stays uncoloured
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.nanmean(x, axis=1, keepdims=True)
     colour = np.sign(x - mean)
     colour[np.isnan(colour)] = 0
     filled = np.zeros_like(x, dtype=bool)
@@ -142,7 +145,9 @@ def block_mean_ranks(
         missing = [c for c in columns if c not in matrix.columns]
         if missing:
             raise ValueError(f"blocks: block {name!r} names columns not in the matrix: {missing}")
-        out[name] = float(np.nanmean(matrix[list(columns)].to_numpy(dtype=np.float64)))
+        cells = matrix[list(columns)].to_numpy(dtype=np.float64).ravel()
+        cells = cells[~np.isnan(cells)]
+        out[name] = float(cells.mean()) if cells.size else np.nan
     return pd.Series(out, dtype=np.float64)
 
 

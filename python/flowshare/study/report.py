@@ -401,7 +401,7 @@ def _rank_section(page: _Page, store: Store, by: str) -> str:
                                 title=f"ranks of {by} = {alt}")
         figures.append(page.figure(fig, f"ranks_{by}_{alt}", f"rank matrix of {by} = {alt}"))
     means = pd.DataFrame(
-        {alt: [float(np.nanmean(m[r])) for r in store.response_names]
+        {alt: [float(m[r].mean()) for r in store.response_names]
          for alt, m in matrices.items()},
         index=store.response_names,
     )
