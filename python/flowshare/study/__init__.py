@@ -1,0 +1,23 @@
+"""Experiments: sweeps and designs, the run store, local and Dask execution.
+
+>>> from flowshare import study
+>>> outcome = study.run_sweep("scenarios/sweeps/bottleneck.toml", "out/bottleneck")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from .design import fractional_factorial, full_factorial, is_orthogonal, resolution
+from .execute import SweepOutcome, run_sweep
+from .sweep import Sweep, derive_seed, load_sweep
+
+__all__ = [
+    "Sweep",
+    "SweepOutcome",
+    "derive_seed",
+    "fractional_factorial",
+    "full_factorial",
+    "is_orthogonal",
+    "load_sweep",
+    "resolution",
+    "run_sweep",
+]

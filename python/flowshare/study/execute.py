@@ -1,0 +1,292 @@
+"""Run a sweep: validate every arm, open the run store, execute the runs locally or on Dask.
+
+Every backend calls the same :func:`execute_run` on a worker and sends back the run's files as
+bytes; only the driving process writes the store. Results therefore do not depend on the
+backend, the number of workers or the order in which runs finish, and Dask workers need no
+shared file system.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from .. import sim as _sim
+from .._core import ConfigError
+from .store import RunStore
+from .sweep import Response, Sweep, evaluate_responses, load_sweep
+
+__all__ = ["SweepOutcome", "execute_run", "run_sweep"]
+
+Outcome = dict[str, Any]
+
+
+@dataclass
+class SweepOutcome:
+    """What :func:`run_sweep` did.
+
+    Attributes
+    ----------
+    out : pathlib.Path
+        The run store.
+    total, done, failed, pending : int
+        Runs in the sweep and their status at the end.
+    ran : int
+        Runs executed by this call (the others were done before a resume).
+    failures : list of (str, str)
+        ``(run_id, error)`` of the failed runs.
+    """
+
+    out: Path
+    total: int
+    done: int
+    failed: int
+    pending: int
+    ran: int
+    failures: list[tuple[str, str]]
+
+
+def run_sweep(
+    source: Sweep | str | os.PathLike[str] | Mapping[str, Any],
+    out: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    dask: Any = None,
+    resume: bool = False,
+    progress: bool | None = None,
+) -> SweepOutcome:
+    """Run every run of a sweep and write the run store ``out``.
+
+    Parameters
+    ----------
+    source : Sweep, path or mapping
+        The sweep (see :func:`flowshare.study.load_sweep`).
+    out : str or path-like
+        The run store directory (``docs/sweeps.md``).
+    workers : int, optional
+        Local worker processes; default every core. ``1`` runs in this process.
+    dask : str or distributed.Client, optional
+        Run on this dask.distributed scheduler address (or client) instead.
+    resume : bool
+        Continue the sweep in ``out``: done runs are kept, pending and failed ones run.
+    progress : bool, optional
+        Progress bar with ETA on stderr; default only when stderr is a terminal.
+
+    Raises
+    ------
+    ConfigError
+        If the sweep or any arm's scenario is invalid (nothing runs), or ``out`` cannot hold
+        the sweep.
+    KeyboardInterrupt
+        On Ctrl-C or SIGTERM, after recording the runs already finished.
+    """
+    sweep = source if isinstance(source, Sweep) else load_sweep(source)
+    if workers is not None and workers < 1:
+        raise ConfigError(f"workers: expected an integer >= 1, got {workers}")
+    runs = sweep.runs(sweep.validate())
+    store = RunStore.open(out, sweep, runs, resume=resume)
+    todo = store.to_run()
+    response_specs = [{"name": r.name, **r.to_dict()} for r in sweep.responses]
+    tasks = [
+        {"run_id": run.run_id, "scenario": run.scenario, "responses": response_specs}
+        for run in todo
+    ]
+    if progress is None:
+        progress = _stderr_is_tty()
+    bar = _progress_bar(len(tasks)) if progress and tasks else None
+
+    def on_outcome(outcome: Outcome) -> None:
+        store.record(outcome)
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        with _sigterm_as_interrupt():
+            if not tasks:
+                pass
+            elif dask is not None:
+                _run_dask(tasks, dask, on_outcome)
+            else:
+                count = min(workers or os.cpu_count() or 1, len(tasks))
+                _run_local(tasks, count, on_outcome)
+    finally:
+        if bar is not None:
+            bar.close()
+        store.flush()
+    counts = store.counts()
+    failures = [
+        (run_id, str(store.rows[run_id]["error"]))
+        for run_id in store.order
+        if store.rows[run_id]["status"] == "failed"
+    ]
+    return SweepOutcome(
+        out=Path(out),
+        total=len(runs),
+        ran=len(tasks),
+        failures=failures,
+        **counts,
+    )
+
+
+def execute_run(task: Mapping[str, Any]) -> Outcome:
+    """Simulate one run and return its outcome; a failing run is reported, never raised.
+
+    Parameters
+    ----------
+    task : mapping
+        ``run_id``, ``scenario`` (normalized, seed set) and ``responses`` (definitions).
+
+    Returns
+    -------
+    dict
+        ``run_id``, ``ok``, ``error`` (one line, or ``None``), ``version``, ``started_at``
+        (ISO 8601, UTC), ``wall_s``, ``responses`` (name → float) and ``files`` (name → bytes,
+        as :meth:`RunResult.write_into` writes them).
+    """
+    started_at = datetime.now(UTC).isoformat(timespec="milliseconds")
+    start = time.perf_counter()
+    files: dict[str, bytes] = {}
+    responses: dict[str, float] = {}
+    error = None
+    try:
+        result = _sim.run(task["scenario"], progress=False)
+        definitions = [Response(**spec) for spec in task["responses"]]
+        responses = evaluate_responses(result, definitions)
+        with tempfile.TemporaryDirectory(prefix="flowshare-run-") as directory:
+            for name in result.write_into(directory):
+                files[name] = (Path(directory) / name).read_bytes()
+    except Exception as exc:  # the run failed; the sweep records why and goes on
+        error = _one_line(f"{type(exc).__name__}: {exc}")
+        files, responses = {}, {}
+    return {
+        "run_id": task["run_id"],
+        "ok": error is None,
+        "error": error,
+        "version": __version__,
+        "started_at": started_at,
+        "wall_s": time.perf_counter() - start,
+        "responses": responses,
+        "files": files,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Backends
+
+
+def _run_local(tasks: Sequence[Outcome], workers: int, on_outcome: Callable[[Outcome], None]) -> None:
+    if workers == 1:
+        for task in tasks:
+            on_outcome(execute_run(task))
+        return
+    # "spawn": workers start clean, without the driver's threads or open files.
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_ignore_sigint,
+    )
+    try:
+        futures = [pool.submit(execute_run, task) for task in tasks]
+        for future in as_completed(futures):
+            on_outcome(future.result())
+    except BaseException:
+        # Runs in flight are lost by design; stop the workers now rather than let them finish.
+        processes = list(getattr(pool, "_processes", {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.terminate()
+        raise
+    pool.shutdown(wait=True)
+
+
+def _run_dask(tasks: Sequence[Outcome], dask: Any, on_outcome: Callable[[Outcome], None]) -> None:
+    try:
+        from distributed import Client
+        from distributed import as_completed as dask_completed
+    except ImportError:
+        raise ConfigError(
+            "--dask needs dask.distributed; install it with: pip install 'flowshare[dask]'"
+        ) from None
+    own_client = not isinstance(dask, Client)
+    if own_client:
+        try:
+            client = Client(dask, timeout="20s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise ConfigError(
+                f"--dask: cannot connect to the scheduler at {dask}: {_one_line(str(exc))}"
+            ) from None
+    else:
+        client = dask
+    futures = []
+    try:
+        futures = [
+            client.submit(execute_run, task, key=f"flowshare-{task['run_id']}-{os.getpid()}-"
+                          f"{time.time_ns()}", pure=False)
+            for task in tasks
+        ]
+        for future in dask_completed(futures):
+            on_outcome(future.result())
+    finally:
+        with contextlib.suppress(Exception):
+            client.cancel(futures)
+        if own_client:
+            client.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the driver, which stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C while the sweep runs, so finished runs are recorded."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _progress_bar(total: int) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="sweep", unit="run", file=sys.stderr, dynamic_ncols=True)
+
+
+def _stderr_is_tty() -> bool:
+    stream = sys.stderr
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _one_line(message: str) -> str:
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return "; ".join(lines) if lines else "unknown error"
