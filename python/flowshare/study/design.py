@@ -109,7 +109,7 @@ def fractional_factorial(factors: str | Sequence[str], generators: Mapping[str, 
     for generated, word in generators.items():
         sign, letters = parse_generator(word)
         for letter in letters:
-            if letter not in columns:
+            if letter not in base:
                 what = "a generated factor" if letter in generators else "not a factor"
                 raise ValueError(
                     f"generator {generated} = {word!r}: {letter} is {what}; generators are "

@@ -3,6 +3,7 @@
 A sweep is a TOML or JSON file, or the same structure as a Python mapping (``docs/sweeps.md``)::
 
     base = "../demo.toml"            # or an inline [base] table
+    set = { "simulation.duration" = "10s" }   # changed in every arm
     replications = 3
     root_seed = 1
     common_random_numbers = true     # default
@@ -64,7 +65,7 @@ RESERVED_COLUMNS = frozenset(
 )
 
 _TOP_FIELDS = (
-    "base", "replications", "root_seed", "common_random_numbers",
+    "base", "set", "replications", "root_seed", "common_random_numbers",
     "grid", "zip", "points", "factorial", "responses",
 )
 _RESPONSE_TABLES = ("flows", "queues")
@@ -179,8 +180,10 @@ class Response:
         return {"table": self.table, "column": self.column, "where": self.where, "agg": self.agg}
 
     def evaluate(self, result: RunResult) -> float:
-        """The response's value for ``result``; ``NaN`` when no row matches (0 for ``count``
-        and ``sum``).
+        """The response's value for ``result``.
+
+        ``count`` counts the matching rows; the other aggregates leave out ``NaN`` values (a
+        metric that does not apply) and are ``NaN`` when nothing is left (``sum`` is 0).
 
         Raises
         ------
@@ -201,9 +204,11 @@ class Response:
                 mask &= values.isin(wanted).to_numpy()
             else:
                 mask &= (values == wanted).to_numpy()
-        selected = frame.loc[mask, self.column].to_numpy(dtype=float)
+        selected = frame.loc[mask, self.column].to_numpy(dtype=float, na_value=np.nan)
         if self.agg == "count":
             return float(len(selected))
+        # NaN marks a value that does not apply (a flow that never started): left out.
+        selected = selected[~np.isnan(selected)]
         if self.agg == "sum":
             return float(np.sum(selected))
         if len(selected) == 0 or (self.agg == "std" and len(selected) < 2):
@@ -442,6 +447,8 @@ class _Loader:
             if key not in _TOP_FIELDS:
                 raise self.fail(key, f"unknown field; allowed: {', '.join(_TOP_FIELDS)}")
         base = self.base(doc.get("base"))
+        if "set" in doc:
+            base = self.fixed(base, doc["set"])
         replications = self.integer(doc, "replications", 1, minimum=1)
         root_seed = self.integer(doc, "root_seed", 1, minimum=0)
         crn = doc.get("common_random_numbers", True)
@@ -537,6 +544,23 @@ class _Loader:
         except ConfigError as exc:
             raise self.fail("base", f"{path}: {exc}") from None
         return scenario
+
+    def fixed(self, base: dict[str, Any], value: Any) -> dict[str, Any]:
+        """Apply the ``[set]`` table: fields changed in every arm (not parameters)."""
+        table = self.table("set", value)
+        for path, v in table.items():
+            where = f"set.{_quote(path)}"
+            self.parameter(where, path)
+            self.value(where, v)
+            try:
+                apply_parameter(base, path, v)
+            except ValueError as exc:
+                raise self.fail(where, str(exc)) from None
+        try:
+            _sim.validate(base)
+        except ConfigError as exc:
+            raise self.fail("set", str(exc)) from None
+        return base
 
     def integer(self, doc: Mapping[str, Any], key: str, default: int, *, minimum: int) -> int:
         value = doc.get(key, default)
