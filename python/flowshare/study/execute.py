@@ -33,6 +33,9 @@ __all__ = ["SweepOutcome", "execute_run", "run_sweep"]
 
 Outcome = dict[str, Any]
 
+DASK_CONNECT_TIMEOUT = "20s"
+"""How long ``--dask ADDR`` waits for the scheduler to answer."""
+
 
 @dataclass
 class SweepOutcome:
@@ -224,7 +227,7 @@ def _run_dask(tasks: Sequence[Outcome], dask: Any, on_outcome: Callable[[Outcome
     own_client = not isinstance(dask, Client)
     if own_client:
         try:
-            client = Client(dask, timeout="20s", set_as_default=False)
+            client = Client(dask, timeout=DASK_CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
             raise ConfigError(
                 f"--dask: cannot connect to the scheduler at {dask}: {_one_line(str(exc))}"
@@ -238,7 +241,7 @@ def _run_dask(tasks: Sequence[Outcome], dask: Any, on_outcome: Callable[[Outcome
                           f"{time.time_ns()}", pure=False)
             for task in tasks
         ]
-        for future in dask_completed(futures):
+        for future in dask_completed(futures, loop=client.loop):
             on_outcome(future.result())
     finally:
         with contextlib.suppress(Exception):

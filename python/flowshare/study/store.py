@@ -115,7 +115,7 @@ class RunStore:
         for key in current:
             if key != "version" and stored.get(key) != current[key]:
                 raise StoreError(
-                    f"{self.out}: holds a different sweep ({key} differs); resume it with the "
+                    f"{self.out}: holds a different sweep (different {key}); resume it with the "
                     "same sweep file, or choose another --out"
                 )
         runs_dir = self.out / "runs"
