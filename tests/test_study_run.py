@@ -28,7 +28,8 @@ sample_interval = "200ms"
 
 [topology]
 kind = "dumbbell"
-bottleneck = {{ rate = "10Mbps", delay = "5ms", queue = {{ limit = 30 }}, loss = {{ model = "bernoulli", p = 0.005 }} }}
+bottleneck = {{ rate = "10Mbps", delay = "5ms", queue = {{ limit = 30 }}, \
+  loss = {{ model = "bernoulli", p = 0.005 }} }}
 access = {{ rate = "100Mbps", delay = "1ms" }}
 
 [[flows]]
@@ -97,7 +98,8 @@ def test_store_layout_catalog_and_responses(tmp_path):
         summary = json.loads((run_dir / "summary.json").read_text())
         assert summary["summary"]["seed"] == row.seed
         scenario = summary["scenario"]
-        assert scenario["topology"]["bottleneck"]["rate"] == cat.at[row.Index, "topology.bottleneck.rate"]
+        rate = cat.at[row.Index, "topology.bottleneck.rate"]
+        assert scenario["topology"]["bottleneck"]["rate"] == rate
         record = json.loads((run_dir / "run.json").read_text())
         assert record["run_id"] == row.run_id and record["scenario_hash"] == row.scenario_hash
 
@@ -155,7 +157,8 @@ def test_failed_run_keeps_its_error_and_is_retried_on_resume(tmp_path, monkeypat
     fail = True
     outcome = run_sweep(path, out, workers=1, progress=False)
     assert (outcome.done, outcome.failed) == (7, 1)
-    assert outcome.failures == [(victim.run_id, "RuntimeError: disk quota exceeded; while simulating")]
+    error = "RuntimeError: disk quota exceeded; while simulating"
+    assert outcome.failures == [(victim.run_id, error)]
     cat = catalog(out).set_index("run_id")
     assert cat.at[victim.run_id, "status"] == "failed"
     assert cat.at[victim.run_id, "error"] == "RuntimeError: disk quota exceeded; while simulating"
@@ -197,7 +200,9 @@ def test_local_pool_gives_the_same_results_as_one_process(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     assert (one / "responses.parquet").read_bytes() == (two / "responses.parquet").read_bytes()
     timing = ["started_at", "wall_s"]
-    pd.testing.assert_frame_equal(catalog(one).drop(columns=timing), catalog(two).drop(columns=timing))
+    pd.testing.assert_frame_equal(
+        catalog(one).drop(columns=timing), catalog(two).drop(columns=timing)
+    )
     for run_dir in (one / "runs").iterdir():
         for name in ("flows.csv", "queues.csv", "timeseries.parquet", "summary.json"):
             if name == "summary.json":
@@ -206,7 +211,8 @@ def test_local_pool_gives_the_same_results_as_one_process(tmp_path):
                 a["summary"].pop("wall_s"), b["summary"].pop("wall_s")
                 assert a == b
             else:
-                assert (run_dir / name).read_bytes() == (two / "runs" / run_dir.name / name).read_bytes()
+                other = two / "runs" / run_dir.name / name
+                assert (run_dir / name).read_bytes() == other.read_bytes()
 
 
 def _done_dirs(out: Path) -> list[str]:

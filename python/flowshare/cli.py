@@ -120,7 +120,10 @@ def _build_parser(*, with_bench: bool) -> argparse.ArgumentParser:
     sweep.add_argument("sweep", metavar="FILE", help="sweep file (.toml or .json)")
     sweep.add_argument("--out", required=True, metavar="DIR", help="run store directory")
     sweep.add_argument(
-        "--workers", type=_positive_int, metavar="N", help="local worker processes (default: every core)"
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="local worker processes (default: every core)",
     )
     sweep.add_argument(
         "--dask", metavar="ADDR", help="run on the dask.distributed scheduler at ADDR"

@@ -1,7 +1,8 @@
 """Experiments: sweeps and designs, the run store, local and Dask execution.
 
 >>> from flowshare import study
->>> outcome = study.run_sweep("scenarios/sweeps/bottleneck.toml", "out/bottleneck")  # doctest: +SKIP
+>>> sweep = study.load_sweep("scenarios/sweeps/loss-recovery.toml")  # doctest: +SKIP
+>>> outcome = study.run_sweep(sweep, "out/loss-recovery")  # doctest: +SKIP
 """
 
 from __future__ import annotations

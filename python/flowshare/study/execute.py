@@ -190,7 +190,9 @@ def execute_run(task: Mapping[str, Any]) -> Outcome:
 # Backends
 
 
-def _run_local(tasks: Sequence[Outcome], workers: int, on_outcome: Callable[[Outcome], None]) -> None:
+def _run_local(
+    tasks: Sequence[Outcome], workers: int, on_outcome: Callable[[Outcome], None]
+) -> None:
     if workers == 1:
         for task in tasks:
             on_outcome(execute_run(task))
@@ -216,7 +218,9 @@ def _run_local(tasks: Sequence[Outcome], workers: int, on_outcome: Callable[[Out
     pool.shutdown(wait=True)
 
 
-def _run_dask(tasks: Sequence[Outcome], dask: Any, on_outcome: Callable[[Outcome], None]) -> None:
+def _run_dask(
+    tasks: Sequence[Outcome], dask: Any, on_outcome: Callable[[Outcome], None]
+) -> None:
     try:
         from distributed import Client
         from distributed import as_completed as dask_completed

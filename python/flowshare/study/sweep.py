@@ -381,7 +381,9 @@ class Sweep:
 # Loading
 
 
-def load_sweep(source: str | Path | Mapping[str, Any], *, base_dir: str | Path | None = None) -> Sweep:
+def load_sweep(
+    source: str | Path | Mapping[str, Any], *, base_dir: str | Path | None = None
+) -> Sweep:
     """Read and check a sweep: a ``.toml`` or ``.json`` file, or a mapping.
 
     Parameters
@@ -764,7 +766,8 @@ class _Loader:
             table = spec.get("table")
             if table not in _RESPONSE_TABLES:
                 raise self.fail(
-                    f"{where}.table", f"expected one of {', '.join(_RESPONSE_TABLES)}, got {table!r}"
+                    f"{where}.table",
+                    f"expected one of {', '.join(_RESPONSE_TABLES)}, got {table!r}",
                 )
             column = spec.get("column")
             if not isinstance(column, str) or not column:
