@@ -222,26 +222,74 @@ def _done_dirs(out: Path) -> list[str]:
     return sorted(p.name for p in runs.iterdir() if not p.name.startswith("."))
 
 
+def _children(pid: int) -> list[int]:
+    listed = subprocess.run(["ps", "--ppid", str(pid), "-o", "pid="], capture_output=True,
+                            text=True, check=False)
+    return [int(p) for p in listed.stdout.split()]
+
+
+def _wait_gone(pids: list[int], timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    for pid in pids:
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            assert time.monotonic() < deadline, f"process {pid} still running"
+            time.sleep(0.05)
+
+
+def _start_cli_sweep(path: Path, out: Path, *extra: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = [sys.executable, "-m", "flowshare.cli", "sweep", str(path), "--out", str(out),
+               *extra]
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _wait_for_runs(process: subprocess.Popen[bytes], out: Path, count: int) -> None:
+    deadline = time.monotonic() + 120
+    while len(_done_dirs(out)) < count:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def test_sigterm_stops_workers_and_records_the_finished_runs(tmp_path):
+    path = make_sweep(
+        tmp_path / "def", rates=("4Mbps", "6Mbps", "8Mbps", "10Mbps"), replications=2,
+        duration="3s",
+    )
+    out = tmp_path / "out"
+    process = _start_cli_sweep(path, out, "--workers", "2")
+    _wait_for_runs(process, out, 2)
+    workers = _children(process.pid)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted; finished runs are kept in" in err.decode()
+    _wait_gone(workers)
+    done = _done_dirs(out)
+    cat = catalog(out)
+    assert sorted(cat.run_id[cat.status == "done"]) == done  # catalog caught up on exit
+    assert 2 <= len(done) < 16
+    assert cat.status.isin(["done", "pending"]).all()
+
+
 def test_sweep_killed_with_sigkill_resumes_without_repeating_or_losing_runs(tmp_path):
     path = make_sweep(
         tmp_path / "def", rates=("4Mbps", "6Mbps", "8Mbps", "10Mbps"), replications=2,
         duration="3s",
     )  # 16 runs
     out = tmp_path / "out"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    command = [sys.executable, "-m", "flowshare.cli", "sweep", str(path), "--out", str(out),
-               "--workers", "2"]
-    process = subprocess.Popen(
-        command, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    deadline = time.monotonic() + 120
-    while len(_done_dirs(out)) < 3:
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    os.killpg(process.pid, signal.SIGKILL)  # the driver and its workers, no clean-up
+    process = _start_cli_sweep(path, out, "--workers", "2")
+    _wait_for_runs(process, out, 3)
+    workers = _children(process.pid)
+    assert workers
+    process.kill()  # SIGKILL to the driver: no clean-up at all
     process.communicate()
     assert process.returncode == -signal.SIGKILL
+    _wait_gone(workers)  # orphaned workers notice and exit
 
     survivors = _done_dirs(out)
     assert 3 <= len(survivors) < 16
@@ -252,11 +300,10 @@ def test_sweep_killed_with_sigkill_resumes_without_repeating_or_losing_runs(tmp_
     for name in survivors:  # complete, never half-written
         assert {p.name for p in (out / "runs" / name).iterdir()} == {*OUTPUT_FILES, "run.json"}
 
-    resumed = subprocess.run(
-        [*command, "--resume"], env=env, capture_output=True, text=True, timeout=300
-    )
-    assert resumed.returncode == 0, resumed.stderr
-    assert f"16 runs: 16 done, 0 failed ({len(survivors)} done before)" in resumed.stdout
+    resumed = _start_cli_sweep(path, out, "--workers", "2", "--resume")
+    stdout, stderr = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, stderr
+    assert f"16 runs: 16 done, 0 failed ({len(survivors)} done before)" in stdout.decode()
     assert len(_done_dirs(out)) == 16
     assert not [p for p in (out / "runs").iterdir() if p.name.startswith(".")]
     for name, stamp in started.items():  # not run again

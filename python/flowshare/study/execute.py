@@ -201,7 +201,8 @@ def _run_local(
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_ignore_sigint,
+        initializer=_init_worker,
+        initargs=(os.getpid(),),
     )
     try:
         futures = [pool.submit(execute_run, task) for task in tasks]
@@ -258,9 +259,20 @@ def _run_dask(
 # Helpers
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the driver, which stops them."""
+PARENT_POLL_S = 0.5
+
+
+def _init_worker(driver_pid: int) -> None:
+    """Workers leave Ctrl-C to the driver, which stops them, and exit when the driver is gone
+    (a SIGKILL gives it no chance to stop them; idle workers would otherwise wait forever)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == driver_pid:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="flowshare-driver-watch", daemon=True).start()
 
 
 @contextlib.contextmanager
