@@ -341,3 +341,24 @@ def test_dask_address_that_does_not_answer_is_one_error_line(tmp_path, monkeypat
     path = make_sweep(tmp_path / "def", rates=("5Mbps",), replications=1)
     with pytest.raises(ConfigError, match="--dask: cannot connect to the scheduler at"):
         run_sweep(path, tmp_path / "out", dask="tcp://127.0.0.1:9", progress=False)
+
+
+def test_sweep_built_in_python_keeps_its_source_as_json_and_shows_progress(tmp_path, capsys):
+    from flowshare import scenario as sc
+
+    base = sc.dumbbell(
+        bottleneck=sc.link(rate="10Mbps", delay="5ms", queue=sc.droptail(limit=30)),
+        access=sc.link(rate="100Mbps", delay="1ms"),
+        flows=sc.flows(name="bulk", count=2),
+        duration="1s",
+    )
+    definition = {"base": base, "replications": 2, "points": [{"flows[0].count": 1}]}
+    out = tmp_path / "out"
+    outcome = run_sweep(definition, out, workers=1, progress=True)
+    assert (outcome.total, outcome.done) == (2, 2)
+    assert json.loads((out / "sweep.source.json").read_text()) == definition
+    assert not (out / "sweep.toml").exists()
+    assert json.loads((out / "sweep.json").read_text())["base"] == base
+    err = capsys.readouterr().err
+    assert "sweep: 100%" in err and "2/2" in err
+    assert pd.read_parquet(out / "responses.parquet")["flows"].tolist() == [1.0, 1.0]
