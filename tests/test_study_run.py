@@ -136,6 +136,10 @@ def test_existing_store_needs_resume_and_the_same_sweep(tmp_path, capsys):
     assert "is not a run store (no sweep.json)" in capsys.readouterr().err
     assert cli.main(["sweep", str(path), "--out", str(tmp_path / "w"), "--workers", "0"]) == 2
     assert "expected an integer >= 1, got 0" in capsys.readouterr().err
+    both = ["--workers", "2", "--dask", "tcp://127.0.0.1:9"]
+    assert cli.main(["sweep", str(path), "--out", str(tmp_path / "w"), *both]) == 2
+    assert "--workers applies to local runs" in capsys.readouterr().err
+    assert not (tmp_path / "w").exists()
 
 
 def test_failed_run_keeps_its_error_and_is_retried_on_resume(tmp_path, monkeypatch):
@@ -362,3 +366,18 @@ def test_sweep_built_in_python_keeps_its_source_as_json_and_shows_progress(tmp_p
     err = capsys.readouterr().err
     assert "sweep: 100%" in err and "2/2" in err
     assert pd.read_parquet(out / "responses.parquet")["flows"].tolist() == [1.0, 1.0]
+
+
+def test_traced_runs_keep_their_event_trace_and_pcap_captures(tmp_path):
+    directory = tmp_path / "def"
+    path = make_sweep(directory, rates=("5Mbps",), replications=1, duration="0.5s")
+    base = directory / "base.toml"
+    base.write_text(base.read_text() + '\n[trace]\nevents = true\npcap = ["bottleneck"]\n')
+    out = tmp_path / "out"
+    assert run_sweep(path, out, workers=1, progress=False).done == 2
+    for run_dir in (out / "runs").iterdir():
+        names = {p.name for p in run_dir.iterdir()}
+        assert "events.parquet" in names
+        pcaps = [n for n in names if n.endswith(".pcap")]
+        assert len(pcaps) == 2  # both directions of the bottleneck
+        assert all((run_dir / n).stat().st_size > 24 for n in pcaps)  # beyond the header

@@ -123,7 +123,7 @@ def run_sweep(
             elif dask is not None:
                 _run_dask(tasks, dask, on_outcome)
             else:
-                count = min(workers or os.cpu_count() or 1, len(tasks))
+                count = min(workers or _cores(), len(tasks))
                 _run_local(tasks, count, on_outcome)
     finally:
         if bar is not None:
@@ -165,10 +165,11 @@ def execute_run(task: Mapping[str, Any]) -> Outcome:
     responses: dict[str, float] = {}
     error = None
     try:
-        result = _sim.run(task["scenario"], progress=False)
-        definitions = [Response(**spec) for spec in task["responses"]]
-        responses = evaluate_responses(result, definitions)
         with tempfile.TemporaryDirectory(prefix="flowshare-run-") as directory:
+            # pcap captures (trace.pcap) stream into the same directory as the other files.
+            result = _sim.run(task["scenario"], progress=False, pcap_dir=directory)
+            definitions = [Response(**spec) for spec in task["responses"]]
+            responses = evaluate_responses(result, definitions)
             for name in result.write_into(directory):
                 files[name] = (Path(directory) / name).read_bytes()
     except Exception as exc:  # the run failed; the sweep records why and goes on
@@ -290,6 +291,14 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
 
 
 def _progress_bar(total: int) -> Any:
