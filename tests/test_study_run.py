@@ -381,3 +381,23 @@ def test_traced_runs_keep_their_event_trace_and_pcap_captures(tmp_path):
         pcaps = [n for n in names if n.endswith(".pcap")]
         assert len(pcaps) == 2  # both directions of the bottleneck
         assert all((run_dir / n).stat().st_size > 24 for n in pcaps)  # beyond the header
+
+
+def test_an_interrupt_while_a_run_is_recorded_waits_until_it_is_recorded(tmp_path, monkeypatch):
+    from flowshare.study.store import RunStore
+
+    path = make_sweep(tmp_path / "def", rates=("5Mbps",), replications=2)
+    real_record = RunStore.record
+
+    def record_then_interrupt(self, outcome):
+        real_record(self, outcome)
+        os.kill(os.getpid(), signal.SIGTERM)  # arrives in the middle of recording
+
+    monkeypatch.setattr(RunStore, "record", record_then_interrupt)
+    out = tmp_path / "out"
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(path, out, workers=1, progress=False)
+    cat = catalog(out)
+    assert cat.status.tolist() == ["done", "pending", "pending", "pending"]
+    assert _done_dirs(out) == [cat.run_id[0]]
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # handlers restored

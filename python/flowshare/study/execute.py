@@ -111,13 +111,16 @@ def run_sweep(
         progress = _stderr_is_tty()
     bar = _progress_bar(len(tasks)) if progress and tasks else None
 
+    interrupts = _Interrupts()
+
     def on_outcome(outcome: Outcome) -> None:
-        store.record(outcome)
+        with interrupts.deferred():
+            store.record(outcome)
         if bar is not None:
             bar.update(1)
 
     try:
-        with _sigterm_as_interrupt():
+        with interrupts.installed():
             if not tasks:
                 pass
             elif dask is not None:
@@ -276,21 +279,45 @@ def _init_worker(driver_pid: int) -> None:
     threading.Thread(target=watch, name="flowshare-driver-watch", daemon=True).start()
 
 
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM like Ctrl-C while the sweep runs, so finished runs are recorded."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
+class _Interrupts:
+    """Ctrl-C and SIGTERM raise KeyboardInterrupt while the sweep runs, except while a run is
+    being recorded: then the interrupt waits until the run directory and its catalog row agree.
 
-    def handler(signum: int, frame: Any) -> None:
+    (Masking the signals would not do: another thread of the process may take them.)
+    """
+
+    def __init__(self) -> None:
+        self.critical = False
+        self.pending = False
+
+    def handler(self, signum: int, frame: Any) -> None:
+        if self.critical:
+            self.pending = True
+            return
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {s: signal.signal(s, self.handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for s, old in previous.items():
+                signal.signal(s, old)
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        self.critical = True
+        try:
+            yield
+        finally:
+            self.critical = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
 
 
 def _cores() -> int:

@@ -706,10 +706,11 @@ class _Loader:
                 pairs = {spec["parameter"]: spec["levels"]}
             levels[letter] = {}
             for path, pair in pairs.items():
-                label = f"{where}.levels" if "parameters" not in spec else (
-                    f"{where}.parameters.{_quote(path)}"
-                )
-                self.parameter(label if "parameters" in spec else f"{where}.parameter", path)
+                if "parameters" in spec:
+                    label = path_label = f"{where}.parameters.{_quote(path)}"
+                else:
+                    label, path_label = f"{where}.levels", f"{where}.parameter"
+                self.parameter(path_label, path)
                 if not isinstance(pair, list) or len(pair) != 2:
                     raise self.fail(
                         label, f"expected two values [low, high], got {_describe_levels(pair)}"
