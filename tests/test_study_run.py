@@ -345,6 +345,7 @@ def test_dask_address_that_does_not_answer_is_one_error_line(tmp_path, monkeypat
     path = make_sweep(tmp_path / "def", rates=("5Mbps",), replications=1)
     with pytest.raises(ConfigError, match="--dask: cannot connect to the scheduler at"):
         run_sweep(path, tmp_path / "out", dask="tcp://127.0.0.1:9", progress=False)
+    assert not (tmp_path / "out").exists()
 
 
 def test_sweep_built_in_python_keeps_its_source_as_json_and_shows_progress(tmp_path, capsys):

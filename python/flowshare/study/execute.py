@@ -27,7 +27,7 @@ from .. import __version__
 from .. import sim as _sim
 from .._core import ConfigError
 from .store import RunStore
-from .sweep import Response, Sweep, evaluate_responses, load_sweep
+from .sweep import Response, Run, Sweep, evaluate_responses, load_sweep
 
 __all__ = ["SweepOutcome", "execute_run", "run_sweep"]
 
@@ -100,6 +100,25 @@ def run_sweep(
     if workers is not None and workers < 1:
         raise ConfigError(f"workers: expected an integer >= 1, got {workers}")
     runs = sweep.runs(sweep.validate())
+    # Connect before the store is created, so that a wrong address leaves nothing behind.
+    client, own_client = _dask_client(dask) if dask is not None else (None, False)
+    try:
+        return _execute(sweep, runs, out, client, workers, resume=resume, progress=progress)
+    finally:
+        if own_client:
+            client.close()
+
+
+def _execute(
+    sweep: Sweep,
+    runs: Sequence[Run],
+    out: str | os.PathLike[str],
+    client: Any,
+    workers: int | None,
+    *,
+    resume: bool,
+    progress: bool | None,
+) -> SweepOutcome:
     store = RunStore.open(out, sweep, runs, resume=resume)
     todo = store.to_run()
     response_specs = [{"name": r.name, **r.to_dict()} for r in sweep.responses]
@@ -123,8 +142,8 @@ def run_sweep(
         with interrupts.installed():
             if not tasks:
                 pass
-            elif dask is not None:
-                _run_dask(tasks, dask, on_outcome)
+            elif client is not None:
+                _run_dask(tasks, client, on_outcome)
             else:
                 count = min(workers or _cores(), len(tasks))
                 _run_local(tasks, count, on_outcome)
@@ -223,31 +242,34 @@ def _run_local(
     pool.shutdown(wait=True)
 
 
-def _run_dask(
-    tasks: Sequence[Outcome], dask: Any, on_outcome: Callable[[Outcome], None]
-) -> None:
+def _dask_client(dask: Any) -> tuple[Any, bool]:
+    """A dask.distributed client for an address (ours to close) or the client given."""
     try:
         from distributed import Client
-        from distributed import as_completed as dask_completed
     except ImportError:
         raise ConfigError(
             "--dask needs dask.distributed; install it with: pip install 'flowshare[dask]'"
         ) from None
-    own_client = not isinstance(dask, Client)
-    if own_client:
-        try:
-            client = Client(dask, timeout=DASK_CONNECT_TIMEOUT, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise ConfigError(
-                f"--dask: cannot connect to the scheduler at {dask}: {_one_line(str(exc))}"
-            ) from None
-    else:
-        client = dask
+    if isinstance(dask, Client):
+        return dask, False
+    try:
+        return Client(dask, timeout=DASK_CONNECT_TIMEOUT, set_as_default=False), True
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ConfigError(
+            f"--dask: cannot connect to the scheduler at {dask}: {_one_line(str(exc))}"
+        ) from None
+
+
+def _run_dask(
+    tasks: Sequence[Outcome], client: Any, on_outcome: Callable[[Outcome], None]
+) -> None:
+    from distributed import as_completed as dask_completed
+
     futures = []
+    prefix = f"flowshare-{os.getpid()}-{time.time_ns()}"  # unique keys on a shared scheduler
     try:
         futures = [
-            client.submit(execute_run, task, key=f"flowshare-{task['run_id']}-{os.getpid()}-"
-                          f"{time.time_ns()}", pure=False)
+            client.submit(execute_run, task, key=f"{prefix}-{task['run_id']}", pure=False)
             for task in tasks
         ]
         for future in dask_completed(futures, loop=client.loop):
@@ -255,8 +277,6 @@ def _run_dask(
     finally:
         with contextlib.suppress(Exception):
             client.cancel(futures)
-        if own_client:
-            client.close()
 
 
 # ---------------------------------------------------------------------------------------------
