@@ -50,6 +50,7 @@ def test_help_and_version_exit_0(capsys):
     assert cli.main(["--help"]) == 0
     out, _ = capsys.readouterr()
     assert "run" in out and "validate" in out and "demo" in out and "bench" in out
+    assert "sweep" in out
     assert cli.main(["run", "--help"]) == 0
     assert "--seed" in capsys.readouterr().out
     assert cli.main(["--version"]) == 0

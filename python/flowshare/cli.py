@@ -4,6 +4,7 @@
 
     flowshare run FILE.toml --out DIR [--seed N] [--no-progress] [--report]
     flowshare validate FILE.toml
+    flowshare sweep FILE.toml --out DIR [--workers N] [--dask ADDR] [--resume]
     flowshare demo --out DIR
     flowshare bench ...
     flowshare model NAME KEY=VALUE ... [--plot FILE] | flowshare model --list
@@ -67,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; no output written", file=sys.stderr)
         return 130
+    except _UsageError as exc:
+        return _fail(str(exc), status=2)
     except (ConfigError, _UserError) as exc:
         return _fail(str(exc))
     except OSError as exc:
@@ -107,6 +110,32 @@ def _build_parser(*, with_bench: bool) -> argparse.ArgumentParser:
     )
     validate.add_argument("scenario", metavar="FILE", help="scenario file (.toml or .json)")
     validate.set_defaults(handler=_cmd_validate)
+
+    sweep = commands.add_parser(
+        "sweep",
+        help="run every arm and replication of a sweep into a run store",
+        description="Validate every arm of a sweep, then run them and write DIR/catalog.parquet, "
+        "DIR/responses.parquet and DIR/runs/<run_id>/ (docs/sweeps.md). Exit status 1 if a run "
+        "failed; --resume retries it.",
+    )
+    sweep.add_argument("sweep", metavar="FILE", help="sweep file (.toml or .json)")
+    sweep.add_argument("--out", required=True, metavar="DIR", help="run store directory")
+    sweep.add_argument(
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="local worker processes (default: every core)",
+    )
+    sweep.add_argument(
+        "--dask", metavar="ADDR", help="run on the dask.distributed scheduler at ADDR"
+    )
+    sweep.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the sweep in DIR: keep done runs, run pending and failed ones",
+    )
+    sweep.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    sweep.set_defaults(handler=_cmd_sweep)
 
     demo = commands.add_parser(
         "demo",
@@ -187,6 +216,55 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     parts.append(f"{simulation.duration_s:g} s")
     print("ok: " + ", ".join(parts))
     return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .study import run_sweep
+
+    if args.dask is not None and args.workers is not None:
+        raise _UsageError("--workers applies to local runs; drop it with --dask")
+    try:
+        outcome = run_sweep(
+            args.sweep,
+            args.out,
+            workers=args.workers,
+            dask=args.dask,
+            resume=args.resume,
+            progress=_progress(args),
+        )
+    except KeyboardInterrupt:
+        print(
+            f"{PROG}: interrupted; finished runs are kept in {args.out}; continue with --resume",
+            file=sys.stderr,
+        )
+        return 130
+    skipped = outcome.total - outcome.ran
+    print(
+        f"{_plural(outcome.total, 'run')}: {outcome.done} done, {outcome.failed} failed"
+        + (f" ({skipped} done before)" if skipped else "")
+    )
+    out = Path(args.out)
+    print("wrote:")
+    for name in ("catalog.parquet", "responses.parquet"):
+        print(f"  {out / name}")
+    print(f"  {out / 'runs'}/")
+    if outcome.failures:
+        run_id, error = outcome.failures[0]
+        return _fail(
+            f"{_plural(outcome.failed, 'run')} failed (first: {run_id}: {error}); see "
+            f"{out / 'catalog.parquet'}; rerun with --resume to retry"
+        )
+    return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
