@@ -1,4 +1,5 @@
-//! Static shortest-path routing (fewest hops), as ns-2's static routing computes it.
+//! Static shortest-path routing (fewest hops) over the link directions that are up, as ns-2's
+//! static routing computes it.
 
 use super::{LinkId, Network, NodeId};
 use std::collections::VecDeque;
@@ -16,9 +17,8 @@ pub fn shortest_path(net: &Network, src: NodeId, dst: NodeId) -> Option<Vec<Link
         if u == dst {
             break;
         }
-        for &l in &net.adjacency[u as usize] {
-            let v = net.links[l as usize].to;
-            if !seen[v as usize] {
+        for &(l, v) in &net.adjacency[u as usize] {
+            if !seen[v as usize] && net.links[l as usize].up {
                 seen[v as usize] = true;
                 via[v as usize] = Some(l);
                 frontier.push_back(v);
