@@ -550,6 +550,42 @@ mod tests {
     }
 
     #[test]
+    fn going_down_loses_the_queue_and_the_pipe_and_keeps_the_order() {
+        let mut l = link(Limit::Packets(10));
+        for id in 0..3 {
+            let arrival = l.enqueue(0, 0, 1000).unwrap();
+            l.push_pipe(arrival, id);
+        }
+        // At 1.5 ms: packet 0 is propagating, 1 in transmission, 2 waiting.
+        assert_eq!(l.go_down(1_500_000), vec![0, 1, 2]);
+        assert_eq!((l.stats.drops, l.stats.down_drops, l.stats.down_losses), (2, 2, 1));
+        assert_eq!(l.stats.busy, 1_500_000);
+        assert_eq!(l.len_at(1_500_000), (0, 0));
+        assert_eq!(l.pipe_ids().count(), 0);
+        // The three lost entries arrive at the head's time, 6 ms, and deliver nothing.
+        assert_eq!(l.pop_arrival(), (GONE, Some(6_000_000)));
+        l.up = true;
+        // Accepted at 2 ms, it would arrive at 8 ms: after the lost entries, fine.
+        assert_eq!(l.enqueue(2_000_000, 2_000_000, 1000), Ok(8_000_000));
+        let (s, departed) = l.stats_at(10_000_000);
+        assert_eq!((s.arrivals, s.drops, departed), (4, 2, 2));
+    }
+
+    #[test]
+    fn a_shorter_delay_never_lets_a_packet_overtake() {
+        let mut l = link(Limit::Packets(10));
+        let first = l.enqueue(0, 0, 1000).unwrap();
+        l.push_pipe(first, 0);
+        l.set_delay(1_000_000);
+        l.set_rate(Rate(16_000_000));
+        // 0.5 ms of transmission after the first ends at 1 ms, then 1 ms: 2.5 ms, held back
+        // to the first packet's arrival at 6 ms.
+        assert_eq!(l.enqueue(0, 0, 1000), Ok(first));
+        assert_eq!(l.last_end(), 1_500_000);
+        assert_eq!(l.enqueue(5_000_000, 5_000_000, 1000), Ok(6_500_000));
+    }
+
+    #[test]
     fn cached_serialization_time_keeps_the_remainder() {
         let mut l = LinkDir::new(0, 1, LinkParams { rate: Rate(7_000_000), delay: 0, limit: Limit::Packets(100) });
         let mut reference = 0;
