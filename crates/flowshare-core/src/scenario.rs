@@ -1093,7 +1093,10 @@ fn add_lan_cfg(
     let mut stations = Vec::new();
     for (j, n) in cfg.nodes.iter().enumerate() {
         let id = net.node(n).ok_or_else(|| {
-            ConfigError::new(format!("{path}.nodes[{j}]"), format!("unknown node \"{n}\"; nodes are {}", nodes.join(", ")))
+            ConfigError::new(
+                format!("{path}.nodes[{j}]"),
+                format!("unknown node \"{n}\"; nodes are {}", nodes.join(", ")),
+            )
         })?;
         if stations.contains(&id) {
             return Err(ConfigError::new(format!("{path}.nodes[{j}]"), format!("node \"{n}\" is listed twice")));

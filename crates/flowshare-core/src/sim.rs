@@ -363,7 +363,10 @@ impl Simulation {
             .specs
             .iter()
             .map(|s| {
-                (shortest_path(net, s.src, s.dst).unwrap_or_default(), shortest_path(net, s.dst, s.src).unwrap_or_default())
+                (
+                    shortest_path(net, s.src, s.dst).unwrap_or_default(),
+                    shortest_path(net, s.dst, s.src).unwrap_or_default(),
+                )
             })
             .collect();
         // The node at position `k` of a route ending at `last`.
@@ -854,7 +857,10 @@ impl Simulation {
         t.push("arrival_bytes", ints(&|q| rows[q].0 .0.arrival_bytes as i64));
         t.push("drop_bytes", ints(&|q| rows[q].0 .0.drop_bytes as i64));
         t.push("early_drops", ints(&|q| rows[q].0 .0.early_drops as i64));
-        t.push("forced_drops", ints(&|q| (rows[q].0 .0.drops - rows[q].0 .0.early_drops - rows[q].0 .0.down_drops) as i64));
+        t.push(
+            "forced_drops",
+            ints(&|q| (rows[q].0 .0.drops - rows[q].0 .0.early_drops - rows[q].0 .0.down_drops) as i64),
+        );
         t.push("link_losses", ints(&|q| rows[q].0 .0.link_losses as i64));
         t.push("loss_model", names(&|q| net.links[q].loss.as_ref().map_or("", |m| m.name()).to_string()));
         t.push("mean_len_pkts", floats(&|q| rows[q].0 .0.len_integral as f64 / duration));

@@ -58,7 +58,15 @@ fn the_lan_never_carries_more_than_its_capacity_over_both_directions() {
     assert_conservation(&r);
     let q = &r.queues;
     let lan = lan_queues(&r);
-    assert_eq!(strs(q, "from").iter().enumerate().filter(|(i, _)| lan.contains(i)).map(|(_, s)| s.as_str()).collect::<Vec<_>>(), ["r", "h1", "h2"]);
+    assert_eq!(
+        strs(q, "from")
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| lan.contains(i))
+            .map(|(_, s)| s.as_str())
+            .collect::<Vec<_>>(),
+        ["r", "h1", "h2"]
+    );
     assert!(lan.iter().all(|&i| strs(q, "to")[i] == "lan"));
     let util: Vec<f64> = lan.iter().map(|&i| q.f64("utilization")[i]).collect();
     let total: f64 = util.iter().sum();
@@ -234,7 +242,8 @@ fn bad_lans_name_the_field() {
 #[test]
 fn a_lan_going_down_and_changing_rate() {
     // The LAN drops to 2 Mbps at 2 s, goes down at 4 s and comes back at 5 s.
-    let flows = "[[flows]]\ntransport = \"udp\"\nsrc = \"h1\"\ndst = \"srv\"\nsource = { kind = \"cbr\", rate = \"4Mbps\" }";
+    let flows =
+        "[[flows]]\ntransport = \"udp\"\nsrc = \"h1\"\ndst = \"srv\"\nsource = { kind = \"cbr\", rate = \"4Mbps\" }";
     let changes = "[[changes]]\nat = \"2s\"\nlink = \"lan\"\nrate = \"2Mbps\"\n\
                    [[changes]]\nat = \"4s\"\nlink = \"lan\"\nup = false\n[[changes]]\nat = \"5s\"\nlink = \"lan\"\nup = true";
     let r = run(&lan_scenario(

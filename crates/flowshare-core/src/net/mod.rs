@@ -6,8 +6,8 @@ pub mod loss;
 pub mod red;
 pub mod route;
 
-pub use link::{Aqm, Limit, LinkDir, QueueStats, Refusal};
 use crate::units::Time;
+pub use link::{Aqm, Limit, LinkDir, QueueStats, Refusal};
 pub use route::shortest_path;
 
 /// Index of a node.
@@ -84,7 +84,12 @@ impl Network {
     /// station's direction onto it (the channel's rate and delay, the station's queue); returns
     /// the directions in station order. A LAN direction's `to` is its own station: the node a
     /// packet reaches depends on its route.
-    pub fn add_lan(&mut self, name: impl Into<String>, stations: &[NodeId], params: &[link::LinkParams]) -> Vec<LinkId> {
+    pub fn add_lan(
+        &mut self,
+        name: impl Into<String>,
+        stations: &[NodeId],
+        params: &[link::LinkParams],
+    ) -> Vec<LinkId> {
         let k = self.link_names.len() as u32;
         let lan = self.lans.len() as u32;
         self.link_names.push(name.into());

@@ -360,9 +360,7 @@ impl Tracer {
     /// `<from>-<to>.pcap` (with `.q<queue>` before `.pcap` when two directions share the
     /// node pair). Returns the paths.
     pub fn open_pcap(&mut self, dir: &Path, net: &Network) -> std::io::Result<Vec<PathBuf>> {
-        let name = |q: LinkId| {
-            format!("{}-{}", net.nodes[net.links[q as usize].from as usize], net.to_name(q))
-        };
+        let name = |q: LinkId| format!("{}-{}", net.nodes[net.links[q as usize].from as usize], net.to_name(q));
         let mut paths = Vec::new();
         for &q in &self.spec.pcap {
             let base = name(q);
