@@ -99,7 +99,10 @@ def test_a_lan_and_a_link_change_run_and_report():
         lans=[sc.lan(name="lan", nodes=["r", "h1", "h2"], rate="10Mbps", delay="0.5us")],
         flows=[sc.flows(src="srv", dst="h1"), sc.flows(src="h2", dst="srv")],
         duration="2s",
-        changes=[sc.change(at="1s", link="lan", up=False), sc.change(at="1.2s", link="lan", up=True)],
+        changes=[
+            sc.change(at="1s", link="lan", up=False),
+            sc.change(at="1.2s", link="lan", up=True),
+        ],
     )
     result = flowshare.run(scn, progress=False)
     lan = result.queues[result.queues["link"] == "lan"]

@@ -248,7 +248,10 @@ def test_lan_and_change_builders_use_the_file_key_names():
         ],
         flows=sc.flows(src="srv", dst="h1"),
         duration="2s",
-        changes=[sc.change(at="1s", link="lan", rate="5Mbps"), sc.change(at=1.5, link="srv-r", up=False)],
+        changes=[
+            sc.change(at="1s", link="lan", rate="5Mbps"),
+            sc.change(at=1.5, link="srv-r", up=False),
+        ],
     )
     assert scn["topology"]["lans"] == [
         {
@@ -266,7 +269,7 @@ def test_lan_and_change_builders_use_the_file_key_names():
         {"at": 1.5, "link": "srv-r", "up": False},
     ]
     normalized = flowshare.load_scenario(scn)
-    assert normalized["changes"][1] == {"at": "1.5s", "link": "srv-r", "up": False}
+    assert normalized["changes"][1] == {"at": "1500ms", "link": "srv-r", "up": False}
     assert sc.describe(normalized)["links"] == 2
     # Without LANs or changes the keys are left out, so earlier scenarios keep their form.
     plain = sc.graph(nodes=["a", "b"], links=[], flows={}, duration=1)
@@ -289,4 +292,5 @@ def test_bad_changes_and_lans_name_the_field():
     with pytest.raises(ConfigError, match=r'^changes\[0\]\.link: unknown link "x"'):
         flowshare.load_scenario(scn([sc.change(at="1s", link="x", up=False)], None))
     with pytest.raises(ConfigError, match=r'^topology\.lans\[0\]\.nodes\[1\]: unknown node "c"'):
-        flowshare.load_scenario(scn(None, [sc.lan(name="l", nodes=["a", "c"], rate="1Mbps", delay=0)]))
+        lan = sc.lan(name="l", nodes=["a", "c"], rate="1Mbps", delay=0)
+        flowshare.load_scenario(scn(None, [lan]))
