@@ -269,3 +269,38 @@ fn a_lan_going_down_and_changing_rate() {
     assert!(back > 200.0);
     assert!(r.flows.i64("route_drops")[0] > 0);
 }
+
+#[test]
+fn a_station_queue_may_be_red() {
+    let flows =
+        "[[flows]]\ntransport = \"udp\"\nsrc = \"h2\"\ndst = \"srv\"\nsource = { kind = \"cbr\", rate = \"12Mbps\" }";
+    let lan = ", queue = { limit = 50 }, queues = { h2 = { kind = \"red\", limit = 50, min_th = 5, max_th = 15 } }";
+    let r = run(&lan_scenario("3s", lan, flows, ""));
+    assert_conservation(&r);
+    let (lan, q) = (lan_queues(&r), &r.queues);
+    assert!(q.i64("early_drops")[lan[2]] > 0, "RED drops early on h2");
+    assert!(q.f64("red_avg_pkts")[lan[2]] > 5.0 && q.f64("red_avg_pkts")[lan[0]].is_nan());
+}
+
+#[test]
+fn trace_selectors_and_pcap_name_a_lan_and_its_stations() {
+    let flows = "[[flows]]\nsrc = \"srv\"\ndst = \"h1\"";
+    let trace = "[trace]\nevents = true\nkinds = [\"enqueue\"]\nlinks = [\"h1->lan\"]\npcap = [\"lan\"]";
+    let s = scenario::from_toml(&lan_scenario("1s", "", flows, trace)).unwrap();
+    let dir = std::env::temp_dir().join(format!("flowshare-lan-pcap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut sim = flowshare_core::Simulation::new(&s).unwrap();
+    let paths = sim.set_pcap_dir(&dir).unwrap();
+    let names: Vec<String> = paths.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["r-lan.pcap", "h1-lan.pcap", "h2-lan.pcap"]);
+    let r = sim.finish();
+    let h1 = lan_queues(&r)[1] as i64;
+    let ev = r.trace.events.as_ref().unwrap();
+    assert!(ev.rows() > 100 && ev.i64("link").iter().all(|&l| l == h1), "only h1's ACKs onto the LAN");
+    let pcap = &r.trace.pcap;
+    assert_eq!(
+        pcap.iter().map(|p| p.packets).sum::<u64>() as i64,
+        lan_queues(&r).iter().map(|&q| r.queues.i64("departures")[q]).sum::<i64>()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
