@@ -7,6 +7,7 @@
     flowshare demo --out DIR
     flowshare bench ...
     flowshare model NAME KEY=VALUE ... [--plot FILE] | flowshare model --list
+    flowshare report DIR [--out OUT] [--level L] [--rank-by PARAM]
 
 User errors (an invalid scenario, a missing file, a bad flag) print one line
 ``flowshare: error: ...`` on stderr and exit with status 1 (2 for a bad command line); no
@@ -128,6 +129,24 @@ def _build_parser(*, with_bench: bool) -> argparse.ArgumentParser:
     model_cli.add_arguments(model)
     model.set_defaults(handler=_cmd_model)
 
+    report = commands.add_parser(
+        "report",
+        help="write an HTML report of a sweep's run store",
+        description="Summarize a sweep's run store: write report.html (self-contained, plots "
+        "inlined) and each plot as PNG into DIR/report or --out.",
+    )
+    report.add_argument("store", metavar="DIR", help="run store written by 'flowshare sweep'")
+    report.add_argument("--out", metavar="OUT", help="output directory (default DIR/report)")
+    report.add_argument(
+        "--level", type=float, default=0.95, metavar="L",
+        help="confidence level of the intervals (default 0.95)",
+    )
+    report.add_argument(
+        "--rank-by", metavar="PARAM",
+        help="also rank the values of this parameter in each condition (rank matrices)",
+    )
+    report.set_defaults(handler=_cmd_report)
+
     bench = commands.add_parser(
         "bench",
         help="benchmark against the reference simulators",
@@ -188,6 +207,18 @@ def _cmd_model(args: argparse.Namespace) -> int:
         return model_cli.run_cli(args)
     except model_cli.ModelUsageError as exc:
         return _fail(str(exc), status=2)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .study.report import StoreError, write_report
+
+    try:
+        files = write_report(args.store, args.out, level=args.level, rank_by=args.rank_by)
+    except StoreError as exc:
+        raise _UserError(str(exc)) from None
+    print(f"report: {files[0]}")
+    print(f"plots: {len(files) - 1} PNG files in {files[0].parent}")
+    return 0
 
 
 def demo_scenario_path() -> Path:

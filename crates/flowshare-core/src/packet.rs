@@ -20,6 +20,18 @@ pub enum Kind {
     Udp,
 }
 
+/// Explicit Congestion Notification bits of [`Packet::ecn`] (RFC 3168).
+pub mod ecn {
+    /// ECN-capable transport (IP header): a router may mark instead of dropping.
+    pub const ECT: u8 = 1;
+    /// Congestion experienced (IP header): set by a marking router.
+    pub const CE: u8 = 2;
+    /// ECN-echo (TCP header of an ACK): the receiver saw CE.
+    pub const ECE: u8 = 4;
+    /// Congestion window reduced (TCP header of data): the sender reacted to ECE.
+    pub const CWR: u8 = 8;
+}
+
 /// Up to three SACK blocks `[start, end)`, stored as offsets from the ACK's cumulative
 /// acknowledgement so that a packet stays small (RFC 2018 blocks lie within the receive window).
 pub type SackBlocks = [(u32, u32); 3];
@@ -37,6 +49,8 @@ pub struct Packet {
     pub retx: bool,
     /// Number of valid entries in `sack`.
     pub n_sack: u8,
+    /// ECN bits ([`ecn`]): ECT and CE in the IP header, ECE and CWR in the TCP header.
+    pub ecn: u8,
     /// Bytes on the wire, headers included.
     pub size: u32,
     /// Data: segment number. ACK: cumulative acknowledgement.
@@ -50,7 +64,7 @@ pub struct Packet {
 impl Packet {
     /// A packet of `kind` on connection `conn`, starting at hop 0.
     pub fn new(conn: u32, kind: Kind, seq: u64, size: u32, ts: Time) -> Packet {
-        Packet { conn, hop: 0, kind, retx: false, n_sack: 0, size, seq, ts, sack: [(0, 0); 3] }
+        Packet { conn, hop: 0, kind, retx: false, n_sack: 0, ecn: 0, size, seq, ts, sack: [(0, 0); 3] }
     }
 
     /// SACK block `i` (below `n_sack`) as segment numbers `[start, end)`.

@@ -384,6 +384,9 @@ pub struct QueueCfg {
     /// Target queueing delay of the automatic thresholds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_delay: Option<Dur>,
+    /// Mark ECN-capable packets instead of dropping them early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
 }
 
 impl Default for QueueCfg {
@@ -401,6 +404,7 @@ impl Default for QueueCfg {
             mean_pktsize: None,
             adaptive: None,
             target_delay: None,
+            ecn: None,
         }
     }
 }
@@ -476,6 +480,7 @@ impl QueueCfg {
             ("mean_pktsize", self.mean_pktsize.is_some()),
             ("adaptive", self.adaptive.is_some()),
             ("target_delay", self.target_delay.is_some()),
+            ("ecn", self.ecn.is_some()),
         ]
         .into_iter()
         .filter(|f| f.1)
@@ -535,6 +540,7 @@ impl QueueCfg {
             gentle: self.gentle.unwrap_or(true),
             wait: self.wait.unwrap_or(true),
             bytes,
+            ecn: self.ecn.unwrap_or(false),
             mean_pktsize: mean.0 as u32,
             ptc,
             adaptive: self.adaptive.unwrap_or(false).then(|| red::Adaptive::ns2(rate.0 as f64)),
@@ -757,6 +763,18 @@ pub struct TcpCfg {
     /// Force a timeout on one segment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force_timeout: Option<ForceTimeout>,
+    /// Explicit Congestion Notification (RFC 3168): data is sent ECN-capable, the sink echoes
+    /// marks and the sender reduces its window once per window of data.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ecn: bool,
+    /// Largest random delay before each data segment leaves the sender (ns-2's `overhead_`),
+    /// to break phase effects; absent = none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_jitter: Option<Dur>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A timeout forced on one segment: the timer expires `after` its first transmission unless
@@ -889,6 +907,8 @@ impl TcpCfg {
             rto_enabled: self.rto_enabled,
             misrx: self.misrx_detection.then_some(MisRx { k: self.misrx_k, reference: self.misrx_rtt }),
             force_timeout: self.force_timeout.map(|f| (f.segment, f.after.0)),
+            ecn: self.ecn,
+            send_jitter: self.send_jitter.map_or(0, |d| d.0),
         })
     }
 }
@@ -1636,8 +1656,11 @@ tcp = { initial_window = 2 }
         assert_eq!(e, format!("{path}.w_q: expected a number or \"auto\", got \"automatic\""));
         let e = err_toml(&red(", mode = \"bits\""));
         assert!(e.starts_with(&format!("{path}.mode: unknown variant `bits`, expected `packets` or `bytes`")), "{e}");
-        let e = err_toml(&red(", ecn = true"));
-        assert!(e.starts_with(&format!("{path}.ecn: unknown field `ecn`")), "{e}");
+        let b = from_toml(&red(", ecn = true")).unwrap().build().unwrap();
+        let Aqm::Red(r) = &b.net.links[0].aqm else { panic!("not RED") };
+        assert!(r.params.ecn);
+        let e = err_toml(&red(", ecn = 1"));
+        assert!(e.starts_with(&format!("{path}.ecn: invalid type: integer `1`, expected a boolean")), "{e}");
         let e = err_toml(&R1.replace("queue = { limit = 250 }", "queue = { limit = 250, min_th = 5 }"));
         assert_eq!(e, format!("{path}.min_th: is a RED parameter; it needs kind = \"red\""));
         // Access links are checked under the flow group that uses them.

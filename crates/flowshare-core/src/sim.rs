@@ -1,10 +1,10 @@
 //! The simulation: owns the world and runs the event loop.
 
 use crate::cc::{CcState, CongestionControl};
-use crate::engine::{Event, EventQueue};
+use crate::engine::{stream, uniform, Event, EventQueue, Stream};
 use crate::net::link::GONE;
 use crate::net::{shortest_path, Aqm, LinkId, Network, NodeId, Refusal};
-use crate::packet::{Arena, Kind, Packet};
+use crate::packet::{ecn, Arena, Kind, Packet, PacketId};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
 use crate::scenario::{ConnSpec, LinkChange, Scenario};
 use crate::tcp::{Sender, Sink};
@@ -12,6 +12,7 @@ use crate::trace::{EventKind, FlowWire, Reason, Tracer};
 use crate::traffic::{UdpSender, UdpSink};
 use crate::units::{secs, Time};
 use crate::ConfigError;
+use std::collections::VecDeque;
 use std::time::Instant;
 
 /// Per-connection packet accounting done by the network (not by the endpoints).
@@ -81,6 +82,23 @@ pub struct Simulation {
     /// The scenario's link changes, applied by `Event::LinkChange`; when there are any, no
     /// link is exclusive (ADR 0005) and the tables get the route-drop columns.
     changes: Vec<LinkChange>,
+    /// Per connection, the send jitter of its TCP sender, if it has one.
+    jitter: Vec<Option<Box<SendJitter>>>,
+}
+
+/// ns-2's `overhead_`: a TCP sender's data segments leave one at a time, each a random time
+/// uniform in [0, `max`] after the previous one left (or after it was produced, if later).
+struct SendJitter {
+    max: Time,
+    rng: Stream,
+    /// Segments produced and not yet released, oldest first.
+    held: VecDeque<PacketId>,
+}
+
+impl SendJitter {
+    fn delay(&mut self) -> Time {
+        ((uniform(&mut self.rng) * (self.max + 1) as f64) as Time).min(self.max)
+    }
 }
 
 /// Hop of a packet that is to be dropped when it reaches the next node: after a route change
@@ -115,6 +133,7 @@ impl Simulation {
         let mut cc_state = Vec::with_capacity(built.conns.len());
         let mut cc = Vec::with_capacity(built.conns.len());
         let mut udp = Vec::with_capacity(built.conns.len());
+        let mut jitter = Vec::with_capacity(built.conns.len());
         let seed = scenario.simulation.seed;
         for (i, c) in built.conns.iter().enumerate() {
             let i = i as u32;
@@ -132,6 +151,10 @@ impl Simulation {
             udp.push(c.source.as_ref().map(|src| {
                 let stop = c.stop.unwrap_or(Time::MAX).min(end.saturating_add(1));
                 (UdpSender::new(i, src, c.start, stop, seed, &c.key), UdpSink::new(src.header))
+            }));
+            jitter.push((c.source.is_none() && c.tcp.send_jitter > 0).then(|| {
+                let rng = stream(seed, &format!("{}/send_jitter", c.key));
+                Box::new(SendJitter { max: c.tcp.send_jitter, rng, held: VecDeque::new() })
             }));
             if c.start <= end {
                 events.push(c.start, Event::FlowStart(i));
@@ -184,6 +207,7 @@ impl Simulation {
             wall_s: 0.0,
             trace,
             changes: built.changes,
+            jitter,
         })
     }
 
@@ -283,6 +307,18 @@ impl Simulation {
                     }
                 }
                 self.flush(c);
+            }
+            Event::Release(c) => {
+                let j = self.jitter[c as usize].as_mut().expect("a sender with send jitter");
+                let id = j.held.pop_front().expect("Release with a held segment");
+                if !j.held.is_empty() {
+                    self.events.push(self.now + j.delay(), Event::Release(c));
+                }
+                // Stamped when it really leaves, as ns-2 stamps at output.
+                let p = self.arena.get_mut(id);
+                p.ts = self.now;
+                let p = *p;
+                self.forward(id, p, self.now);
             }
             Event::Sample => {
                 self.sample();
@@ -402,6 +438,7 @@ impl Simulation {
     /// connection's timers into the event queue.
     #[inline]
     fn flush(&mut self, c: u32) {
+        let jittered = self.jitter[c as usize].is_some();
         for i in 0..self.out.len() {
             let p = self.out[i];
             if p.kind == Kind::Data && !p.retx && self.forced_drop(c, p.seq) {
@@ -412,6 +449,15 @@ impl Simulation {
                 continue;
             }
             let id = self.arena.alloc(p);
+            if jittered && p.kind == Kind::Data {
+                if let Some(j) = &mut self.jitter[c as usize] {
+                    if j.held.is_empty() {
+                        self.events.push(self.now + j.delay(), Event::Release(c));
+                    }
+                    j.held.push_back(id);
+                    continue;
+                }
+            }
             self.forward(id, p, self.now);
         }
         self.out.clear();
@@ -471,8 +517,14 @@ impl Simulation {
                 self.drop_no_route(id, p);
                 return;
             };
-            let arrival = match self.net.enqueue(link, self.now, at, p.size) {
-                Ok(arrival) => arrival,
+            let arrival = match self.net.enqueue(link, self.now, at, p.size, p.ecn & ecn::ECT != 0) {
+                Ok(arrival) => {
+                    if p.ecn != 0 && self.net.links[link as usize].take_mark() {
+                        p.ecn |= ecn::CE;
+                        self.arena.get_mut(id).ecn = p.ecn;
+                    }
+                    arrival
+                }
                 Err(refusal) => {
                     if self.trace.is_some() {
                         trace_link(&mut self.trace, &self.net, at, Err(refusal), &p, link);
@@ -663,6 +715,9 @@ impl Simulation {
     /// Data packets of connection `c` still inside the network.
     fn data_in_network(&self) -> Vec<u64> {
         let mut n = vec![0u64; self.specs.len()];
+        for (c, j) in self.jitter.iter().enumerate() {
+            n[c] += j.as_ref().map_or(0, |j| j.held.len() as u64);
+        }
         for l in &self.net.links {
             for id in l.pipe_ids() {
                 let p = self.arena.get(id);
@@ -770,6 +825,8 @@ impl Simulation {
             t.push("ack_route_drops", ints(&|i| self.counters[i].acks_route_dropped as i64));
         }
         t.push("in_network_end", ints(&|i| in_net[i] as i64));
+        t.push("ecn_marks", ints(&|i| self.sinks[i].ce_received as i64));
+        t.push("ecn_reductions", ints(&|i| st(i).ecn_reductions as i64));
         t.push(
             "goodput_bps",
             floats(&|i| {
@@ -857,6 +914,7 @@ impl Simulation {
         t.push("arrival_bytes", ints(&|q| rows[q].0 .0.arrival_bytes as i64));
         t.push("drop_bytes", ints(&|q| rows[q].0 .0.drop_bytes as i64));
         t.push("early_drops", ints(&|q| rows[q].0 .0.early_drops as i64));
+        t.push("ecn_marks", ints(&|q| rows[q].0 .0.marks as i64));
         t.push(
             "forced_drops",
             ints(&|q| (rows[q].0 .0.drops - rows[q].0 .0.early_drops - rows[q].0 .0.down_drops) as i64),

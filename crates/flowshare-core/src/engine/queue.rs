@@ -19,6 +19,8 @@ pub enum Event {
     FlowStop(u32),
     /// The traffic source of UDP flow `.0` has packets to send.
     Source(u32),
+    /// The next data segment held by connection `.0`'s send jitter leaves.
+    Release(u32),
     /// Take one time-series sample of every flow and queue.
     Sample,
     /// Apply the scenario's link change `.0`.

@@ -21,6 +21,13 @@ fn stream_seed(seed: u64, name: &str) -> u64 {
     h
 }
 
+/// A uniform number in [0, 1) from the top 53 bits of one draw.
+#[inline]
+pub fn uniform(rng: &mut Stream) -> f64 {
+    use rand_core::RngCore;
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
 /// The stream called `name` of a run with master seed `seed`.
 pub fn stream(seed: u64, name: &str) -> Stream {
     Xoshiro256PlusPlus::seed_from_u64(stream_seed(seed, name))

@@ -27,7 +27,7 @@
 //! whether it then vanishes instead of entering the pipe.
 
 use crate::net::loss::LossProcess;
-use crate::net::red::Red;
+use crate::net::red::{Red, Verdict};
 use crate::net::NodeId;
 use crate::packet::PacketId;
 use crate::ring::Ring;
@@ -80,6 +80,8 @@ pub struct QueueStats {
     pub busy: u64,
     /// Packets transmitted and then discarded by the loss model (a subset of departures).
     pub link_losses: u64,
+    /// Packets accepted with their CE bit set by RED's ECN marking.
+    pub marks: u64,
 }
 
 /// Why a queue refused a packet.
@@ -143,6 +145,8 @@ pub struct LinkDir {
     /// Earliest arrival of the next accepted packet: after a delay decrease or a down period,
     /// packets must not overtake those already in the pipe.
     floor: Time,
+    /// RED marked the packet just accepted (see [`LinkDir::take_mark`]).
+    marked: bool,
 }
 
 /// Pipe entry of a packet that was lost when its direction went down: its arrival event still
@@ -173,6 +177,7 @@ impl LinkDir {
             channel_free: 0,
             up: true,
             floor: 0,
+            marked: false,
         }
     }
 
@@ -219,8 +224,10 @@ impl LinkDir {
     /// offer). On acceptance returns the time the packet reaches the far node; otherwise the
     /// packet is dropped, and the error says why. The caller then either puts the packet in this
     /// link's pipe ([`LinkDir::push_pipe`]) or hands it straight to an exclusive next link.
+    /// `ect` says the packet is ECN-capable: RED may then mark it instead of dropping it, and
+    /// the caller must ask [`LinkDir::take_mark`] after an acceptance.
     #[inline]
-    pub fn enqueue(&mut self, now: Time, at: Time, size: u32) -> Result<Time, Refusal> {
+    pub fn enqueue(&mut self, now: Time, at: Time, size: u32, ect: bool) -> Result<Time, Refusal> {
         self.purge(now);
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += u64::from(size);
@@ -242,11 +249,15 @@ impl LinkDir {
                 }
                 None => (0, 0, Some(self.busy_until)),
             };
-            if red.early_drop(at, size, q as u32, q_bytes, idle) {
-                self.stats.drops += 1;
-                self.stats.drop_bytes += u64::from(size);
-                self.stats.early_drops += 1;
-                return Err(Refusal::Early);
+            match red.verdict(at, size, q as u32, q_bytes, idle, ect) {
+                Verdict::Accept => {}
+                Verdict::Mark => self.marked = true,
+                Verdict::Drop => {
+                    self.stats.drops += 1;
+                    self.stats.drop_bytes += u64::from(size);
+                    self.stats.early_drops += 1;
+                    return Err(Refusal::Early);
+                }
             }
         }
         let full = match self.params.limit {
@@ -257,6 +268,7 @@ impl LinkDir {
             if let Aqm::Red(red) = &mut self.aqm {
                 red.reset_count();
             }
+            self.marked = false;
             self.stats.drops += 1;
             self.stats.drop_bytes += u64::from(size);
             return Err(Refusal::Overflow);
@@ -345,6 +357,16 @@ impl LinkDir {
         self.gone_bytes = 0;
         self.busy_until = self.busy_until.min(now);
         ids
+    }
+
+    /// Whether RED marked the ECN-capable packet [`LinkDir::enqueue`] just accepted (the caller
+    /// sets its CE bit); kept out of the return value so the path of packets without ECN
+    /// pays nothing.
+    #[inline]
+    pub fn take_mark(&mut self) -> bool {
+        let marked = std::mem::take(&mut self.marked);
+        self.stats.marks += u64::from(marked);
+        marked
     }
 
     /// After [`LinkDir::enqueue`] accepted a packet that reaches the far node at `arrival`:
@@ -460,11 +482,11 @@ mod tests {
     #[test]
     fn back_to_back_packets_serialize_then_propagate() {
         let mut l = link(Limit::Packets(10));
-        assert_eq!(l.enqueue(0, 0, 1000), Ok(6_000_000));
+        assert_eq!(l.enqueue(0, 0, 1000, false), Ok(6_000_000));
         assert!(l.push_pipe(6_000_000, 0));
-        assert_eq!(l.enqueue(0, 0, 1000), Ok(7_000_000));
+        assert_eq!(l.enqueue(0, 0, 1000, false), Ok(7_000_000));
         assert!(!l.push_pipe(7_000_000, 1));
-        assert_eq!(l.enqueue(500_000, 500_000, 1000), Ok(8_000_000));
+        assert_eq!(l.enqueue(500_000, 500_000, 1000, false), Ok(8_000_000));
         assert_eq!(l.len_at(1_500_000), (2, 2000));
         assert_eq!(l.pop_arrival(), (0, Some(7_000_000)));
     }
@@ -472,11 +494,11 @@ mod tests {
     #[test]
     fn packet_limit_counts_the_packet_in_transmission() {
         let mut l = link(Limit::Packets(2));
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_err());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_err());
         // After the first transmission ends there is room again.
-        assert!(l.enqueue(1_000_000, 1_000_000, 1000).is_ok());
+        assert!(l.enqueue(1_000_000, 1_000_000, 1000, false).is_ok());
         assert_eq!(l.stats.drops, 1);
         assert_eq!(l.stats.max_len, 2);
     }
@@ -484,17 +506,17 @@ mod tests {
     #[test]
     fn byte_limit_counts_bytes() {
         let mut l = link(Limit::Bytes(2500));
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_err());
-        assert!(l.enqueue(0, 0, 500).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_err());
+        assert!(l.enqueue(0, 0, 500, false).is_ok());
     }
 
     #[test]
     fn statistics_are_clipped_at_the_end_of_the_run() {
         let mut l = link(Limit::Packets(10));
-        l.enqueue(0, 0, 1000).unwrap();
-        l.enqueue(0, 0, 1000).unwrap();
+        l.enqueue(0, 0, 1000, false).unwrap();
+        l.enqueue(0, 0, 1000, false).unwrap();
         // At 1.5 ms: one packet done, one half transmitted.
         let (s, departed) = l.stats_at(1_500_000);
         assert_eq!(departed, 1);
@@ -506,8 +528,8 @@ mod tests {
     #[test]
     fn offers_ahead_of_time_count_only_once_arrived() {
         let mut l = link(Limit::Packets(10));
-        l.enqueue(0, 0, 1000).unwrap();
-        l.enqueue(0, 3_000_000, 1000).unwrap(); // offered early, arrives at 3 ms
+        l.enqueue(0, 0, 1000, false).unwrap();
+        l.enqueue(0, 3_000_000, 1000, false).unwrap(); // offered early, arrives at 3 ms
         assert_eq!(l.len_at(500_000), (1, 1000));
         let (s, departed) = l.stats_at(2_000_000);
         assert_eq!((s.arrivals, departed, s.busy), (1, 1, 1_000_000));
@@ -524,6 +546,7 @@ mod tests {
             gentle: false,
             wait: false,
             bytes: false,
+            ecn: false,
             mean_pktsize: 1000,
             ptc: 1000.0,
             adaptive: None,
@@ -535,17 +558,17 @@ mod tests {
             Aqm::DropTail => unreachable!(),
         };
         // Waiting queues seen: 0 (idle link), 0 (one in transmission), 1, 2, 2.
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_ok());
-        assert!(l.enqueue(0, 0, 1000).is_ok()); // avg 0.5: below min_th
-        assert!(l.enqueue(0, 0, 1000).is_ok()); // avg 1.25: first arrival above min_th
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok());
+        assert!(l.enqueue(0, 0, 1000, false).is_ok()); // avg 0.5: below min_th
+        assert!(l.enqueue(0, 0, 1000, false).is_ok()); // avg 1.25: first arrival above min_th
         assert_eq!(avg(&l), 1.25);
-        assert!(l.enqueue(0, 0, 1000).is_err()); // q = 3, avg 2.125 >= max_th: early drop
+        assert!(l.enqueue(0, 0, 1000, false).is_err()); // q = 3, avg 2.125 >= max_th: early drop
         assert_eq!((l.stats.drops, l.stats.early_drops), (1, 1));
         // Four packets end at 4 ms; an arrival at 11 ms finds the link idle for 7 packet
         // times: avg ← 0.5^(7+1) · avg.
         let before = avg(&l);
-        assert!(l.enqueue(11_000_000, 11_000_000, 1000).is_ok());
+        assert!(l.enqueue(11_000_000, 11_000_000, 1000, false).is_ok());
         assert!((avg(&l) - before * 0.5f64.powi(8)).abs() < 1e-12);
     }
 
@@ -553,7 +576,7 @@ mod tests {
     fn going_down_loses_the_queue_and_the_pipe_and_keeps_the_order() {
         let mut l = link(Limit::Packets(10));
         for id in 0..3 {
-            let arrival = l.enqueue(0, 0, 1000).unwrap();
+            let arrival = l.enqueue(0, 0, 1000, false).unwrap();
             l.push_pipe(arrival, id);
         }
         // At 1.5 ms: packet 0 is propagating, 1 in transmission, 2 waiting.
@@ -566,7 +589,7 @@ mod tests {
         assert_eq!(l.pop_arrival(), (GONE, Some(6_000_000)));
         l.up = true;
         // Accepted at 2 ms, it would arrive at 8 ms: after the lost entries, fine.
-        assert_eq!(l.enqueue(2_000_000, 2_000_000, 1000), Ok(8_000_000));
+        assert_eq!(l.enqueue(2_000_000, 2_000_000, 1000, false), Ok(8_000_000));
         let (s, departed) = l.stats_at(10_000_000);
         assert_eq!((s.arrivals, s.drops, departed), (4, 2, 2));
     }
@@ -574,15 +597,15 @@ mod tests {
     #[test]
     fn a_shorter_delay_never_lets_a_packet_overtake() {
         let mut l = link(Limit::Packets(10));
-        let first = l.enqueue(0, 0, 1000).unwrap();
+        let first = l.enqueue(0, 0, 1000, false).unwrap();
         l.push_pipe(first, 0);
         l.set_delay(1_000_000);
         l.set_rate(Rate(16_000_000));
         // 0.5 ms of transmission after the first ends at 1 ms, then 1 ms: 2.5 ms, held back
         // to the first packet's arrival at 6 ms.
-        assert_eq!(l.enqueue(0, 0, 1000), Ok(first));
+        assert_eq!(l.enqueue(0, 0, 1000, false), Ok(first));
         assert_eq!(l.last_end(), 1_500_000);
-        assert_eq!(l.enqueue(5_000_000, 5_000_000, 1000), Ok(6_500_000));
+        assert_eq!(l.enqueue(5_000_000, 5_000_000, 1000, false), Ok(6_500_000));
     }
 
     #[test]
@@ -593,7 +616,7 @@ mod tests {
         for i in 0..20u64 {
             let size = if i % 3 == 0 { 40 } else { 1500 };
             expected += Rate(7_000_000).tx_time(size, &mut reference);
-            l.enqueue(0, 0, size as u32).unwrap();
+            l.enqueue(0, 0, size as u32, false).unwrap();
         }
         assert_eq!(l.busy_until, expected);
     }

@@ -26,10 +26,9 @@
 //! | `periodic` | `every`, `offset` = 0 | packets number offset, offset + every, … (from 0) are lost |
 //! | `schedule` | `steps`, `pattern` | piecewise-constant rate: `random` = Bernoulli, `periodic` = one loss every round(1/rate) packets |
 
-use crate::engine::Stream;
+use crate::engine::{uniform, Stream};
 use crate::units::{Dur, Time};
 use crate::ConfigError;
-use rand_core::RngCore;
 use serde::{Deserialize, Serialize};
 
 /// A loss model as written in a scenario (`loss = { model = "bernoulli", p = 0.01 }`).
@@ -215,12 +214,6 @@ impl LossCfg {
             LossCfg::Schedule { .. } => return None,
         })
     }
-}
-
-/// A uniform number in [0, 1) from the top 53 bits of one draw.
-#[inline]
-fn uniform(rng: &mut Stream) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 #[derive(Clone, Debug)]

@@ -109,18 +109,19 @@ impl Network {
         (first..first + stations.len() as LinkId).collect()
     }
 
-    /// Offer `size` bytes arriving at `at` to direction `link` ([`LinkDir::enqueue`]); on a
+    /// Offer `size` bytes arriving at `at` to direction `link` ([`LinkDir::enqueue`], `ect`:
+    /// the packet is ECN-capable); on a
     /// LAN the packet also waits for the channel, which it then holds until its transmission
     /// ends.
     #[inline]
-    pub fn enqueue(&mut self, link: LinkId, now: Time, at: Time, size: u32) -> Result<Time, Refusal> {
+    pub fn enqueue(&mut self, link: LinkId, now: Time, at: Time, size: u32, ect: bool) -> Result<Time, Refusal> {
         let l = &mut self.links[link as usize];
         let Some(lan) = l.lan else {
-            return l.enqueue(now, at, size);
+            return l.enqueue(now, at, size, ect);
         };
         let channel = &mut self.lans[lan as usize].busy_until;
         l.channel_free = *channel;
-        let r = l.enqueue(now, at, size);
+        let r = l.enqueue(now, at, size, ect);
         if r.is_ok() {
             *channel = l.last_end();
         }

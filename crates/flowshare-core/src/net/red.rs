@@ -33,9 +33,8 @@
 //! `max_p ← β · max_p` (β = 0.9); if it is above `min_th + 0.6 (max_th − min_th)` and
 //! `max_p < top` (0.5), then `max_p ← max_p + min(α, max_p / 4)` (α = 0.01).
 
-use crate::engine::Stream;
+use crate::engine::{uniform, Stream};
 use crate::units::{Time, NS_PER_SEC};
-use rand_core::RngCore;
 
 /// Adaptive RED's constants (ns-2.35 `alpha_`, `beta_`, `interval_`, `top_`, `bottom_`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,6 +77,9 @@ pub struct RedParams {
     pub wait: bool,
     /// Byte mode: the queue is measured in bytes and p_b scales with the packet size.
     pub bytes: bool,
+    /// Mark ECN-capable packets (set CE) instead of dropping them early; forced drops (the
+    /// average beyond the drop-all threshold) stay drops, as in ns-2's `setbit_`.
+    pub ecn: bool,
     /// Typical packet size, bytes.
     pub mean_pktsize: u32,
     /// Link capacity in `mean_pktsize` packets per second (ns-2 `ptc`).
@@ -123,6 +125,19 @@ pub struct Red {
     avg_integral: f64,
     /// Updates after this time are not integrated (the end of the run).
     horizon: Time,
+    /// The last positive decision was a forced drop (average beyond the drop-all threshold).
+    forced: bool,
+}
+
+/// What RED does with an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Queue it (the limit may still refuse it).
+    Accept,
+    /// Queue it with its CE bit set.
+    Mark,
+    /// Drop it.
+    Drop,
 }
 
 impl Red {
@@ -143,6 +158,7 @@ impl Red {
             last_t: 0,
             avg_integral: 0.0,
             horizon: Time::MAX,
+            forced: false,
         }
     }
 
@@ -263,6 +279,32 @@ impl Red {
     /// bytes) waiting behind the one in transmission; `idle_since` is the end of the last
     /// transmission when the link is idle. Returns true when RED drops the packet.
     pub fn early_drop(&mut self, at: Time, size: u32, q_pkts: u32, q_bytes: u64, idle_since: Option<Time>) -> bool {
+        self.verdict(at, size, q_pkts, q_bytes, idle_since, false) == Verdict::Drop
+    }
+
+    /// [`Red::early_drop`] for a packet that is ECN-capable (`ect`) or not: with `ecn` on, an
+    /// early drop of an ECN-capable packet becomes a mark.
+    pub fn verdict(
+        &mut self,
+        at: Time,
+        size: u32,
+        q_pkts: u32,
+        q_bytes: u64,
+        idle_since: Option<Time>,
+        ect: bool,
+    ) -> Verdict {
+        if !self.decide(at, size, q_pkts, q_bytes, idle_since) {
+            return Verdict::Accept;
+        }
+        if self.forced || !(ect && self.params.ecn) {
+            Verdict::Drop
+        } else {
+            Verdict::Mark
+        }
+    }
+
+    fn decide(&mut self, at: Time, size: u32, q_pkts: u32, q_bytes: u64, idle_since: Option<Time>) -> bool {
+        self.forced = false;
         self.update_avg(at, q_pkts, q_bytes, idle_since);
         self.count += 1;
         self.count_bytes += u64::from(size);
@@ -274,6 +316,7 @@ impl Red {
         let ceiling = if self.params.gentle { 2.0 * self.th_max } else { self.th_max };
         if self.avg >= ceiling {
             self.reset_count();
+            self.forced = true;
             return true;
         }
         if !self.old {
@@ -286,8 +329,7 @@ impl Red {
         if p <= 0.0 {
             return false;
         }
-        // Uniform in [0, 1) with 53 random bits.
-        let u = (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        let u = uniform(&mut self.rng);
         if u < p {
             self.reset_count();
             return true;
@@ -316,6 +358,7 @@ mod tests {
             gentle: false,
             wait: false,
             bytes: false,
+            ecn: false,
             mean_pktsize: 1000,
             ptc: 1250.0,
             adaptive: None,

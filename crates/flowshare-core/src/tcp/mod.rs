@@ -103,4 +103,8 @@ pub struct TcpConfig {
     /// Force a timeout: the timer expires this long after segment `.0` is first sent, unless
     /// it has been acknowledged by then.
     pub force_timeout: Option<(u64, Time)>,
+    /// Send data ECN-capable and react to echoed marks (RFC 3168).
+    pub ecn: bool,
+    /// Largest random delay before each data segment leaves (0 = none; ns-2's `overhead_`).
+    pub send_jitter: Time,
 }

@@ -87,6 +87,8 @@ mod tests {
             rto_enabled: true,
             misrx: None,
             force_timeout: None,
+            ecn: false,
+            send_jitter: 0,
         }
     }
 

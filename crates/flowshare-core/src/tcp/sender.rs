@@ -10,7 +10,7 @@
 
 use super::{MisRxReference, Recovery, RttEstimator, TcpConfig};
 use crate::cc::{AckSample, CcState, CongestionControl, LossKind, LossSignal, Phase};
-use crate::packet::{Kind, Packet};
+use crate::packet::{ecn, Kind, Packet};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -63,6 +63,8 @@ pub struct SenderStats {
     pub misrx_detected: u64,
     /// When the flow started.
     pub started_at: Option<Time>,
+    /// Window reductions in response to ECN echoes.
+    pub ecn_reductions: u64,
 }
 
 /// What the sender remembers at a timeout to undo it if it proves spurious.
@@ -115,6 +117,11 @@ pub struct Sender {
     misrx_check: Option<TimeoutRecord>,
     /// Deadline of a forced timeout, once its segment has been sent.
     forced_deadline: Option<Time>,
+    /// `snd_max` at the last ECN reduction: no second reduction for the same window, and a
+    /// loss found in it is repaired without cutting the window again (RFC 3168 §6.1.2).
+    ecn_recover: Option<u64>,
+    /// The next new data segment carries CWR.
+    cwr_pending: bool,
     /// Counters.
     pub stats: SenderStats,
 }
@@ -147,6 +154,8 @@ impl Sender {
             last_rtt: None,
             misrx_check: None,
             forced_deadline: None,
+            ecn_recover: None,
+            cwr_pending: false,
             stats: SenderStats { rtt_min: u64::MAX, ..SenderStats::default() },
         }
     }
@@ -208,6 +217,14 @@ impl Sender {
         let payload = self.payload(seq);
         let mut p = Packet::new(self.conn, Kind::Data, seq, payload + self.cfg.header, now);
         p.retx = retx;
+        // Retransmissions are not ECN-capable (RFC 3168 §6.1.5); CWR rides on new data.
+        if self.cfg.ecn && !retx {
+            p.ecn = ecn::ECT;
+            if self.cwr_pending {
+                p.ecn |= ecn::CWR;
+                self.cwr_pending = false;
+            }
+        }
         out.push(p);
         let s = &mut self.stats;
         s.packets_sent += 1;
@@ -480,8 +497,12 @@ impl Sender {
                     self.set_phase(st, cc, Phase::Open);
                 }
                 st.in_flight = self.in_flight();
-                let sample = AckSample { now, newly_acked: newly, rtt, round_start, in_flight_before };
-                cc.on_ack(st, &sample);
+                if p.ecn & ecn::ECE != 0 && st.phase == Phase::Open && self.ecn_may_reduce(ack) {
+                    self.reduce_for_ecn(now, st, cc);
+                } else {
+                    let sample = AckSample { now, newly_acked: newly, rtt, round_start, in_flight_before };
+                    cc.on_ack(st, &sample);
+                }
             }
         }
         if self.total_segs == Some(self.snd_una) {
@@ -514,8 +535,11 @@ impl Sender {
         if self.recover.is_some_and(|r| self.snd_una < r) {
             return; // losses of a window already being recovered (RFC 6582 §4, ns-2 bug_fix_)
         }
-        let flight = self.flight_for_decrease(st);
-        st.ssthresh = cc.ssthresh_after(st, &LossSignal { kind: LossKind::DupAcks, now, flight_size: flight });
+        // After an ECN reduction in this window the loss is repaired without a second cut.
+        if self.ecn_recover.is_none_or(|r| self.snd_una >= r) {
+            let flight = self.flight_for_decrease(st);
+            st.ssthresh = cc.ssthresh_after(st, &LossSignal { kind: LossKind::DupAcks, now, flight_size: flight });
+        }
         self.recover = Some(self.snd_max);
         self.stats.fast_retransmits += 1;
         self.first_partial = true;
@@ -544,6 +568,23 @@ impl Sender {
                 self.send_available(now, st, out);
             }
         }
+    }
+
+    /// Whether an ECN echo on an ACK of `ack` may reduce the window: not twice for one window
+    /// of data, nor inside a window already cut for a loss.
+    fn ecn_may_reduce(&self, ack: u64) -> bool {
+        self.recover.is_none_or(|r| ack > r) && self.ecn_recover.is_none_or(|r| ack > r)
+    }
+
+    /// React to an ECN echo as to a loss found by duplicate ACKs, without retransmitting:
+    /// ssthresh from the algorithm, cwnd down to it, CWR on the next new segment.
+    fn reduce_for_ecn(&mut self, now: Time, st: &mut CcState, cc: &mut dyn CongestionControl) {
+        let flight = self.flight_for_decrease(st);
+        st.ssthresh = cc.ssthresh_after(st, &LossSignal { kind: LossKind::DupAcks, now, flight_size: flight });
+        st.cwnd = st.ssthresh.max(1.0);
+        self.ecn_recover = Some(self.snd_max);
+        self.cwr_pending = true;
+        self.stats.ecn_reductions += 1;
     }
 
     /// The timer event fired at `now`; acts only if the deadline has really passed.

@@ -1,7 +1,7 @@
 //! The receiving end: cumulative ACKs, optional delayed ACKs and SACK blocks.
 
 use super::TcpConfig;
-use crate::packet::{Kind, Packet};
+use crate::packet::{ecn, Kind, Packet};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -35,6 +35,12 @@ pub struct Sink {
     pub bytes_delivered: u64,
     /// ACKs sent.
     pub acks_sent: u64,
+    /// Echo congestion marks (RFC 3168).
+    ecn: bool,
+    /// A CE mark arrived and no CWR since: every ACK carries ECE.
+    ece: bool,
+    /// Data segments that arrived marked CE.
+    pub ce_received: u64,
 }
 
 impl Sink {
@@ -58,6 +64,9 @@ impl Sink {
             delack_entry: None,
             bytes_delivered: 0,
             acks_sent: 0,
+            ecn: cfg.ecn,
+            ece: false,
+            ce_received: 0,
         }
     }
 
@@ -81,6 +90,9 @@ impl Sink {
 
     /// A data segment arrived. ACKs to send are pushed to `out`.
     pub fn on_data(&mut self, now: Time, seg: &Packet, out: &mut Vec<Packet>) {
+        if self.ecn && seg.ecn & (ecn::CE | ecn::CWR) != 0 {
+            self.note_ecn(seg.ecn);
+        }
         let seq = seg.seq;
         let echo = (seg.ts, seg.retx);
         if seq < self.rcv_nxt {
@@ -136,6 +148,19 @@ impl Sink {
         }
     }
 
+    /// RFC 3168 §6.1.3: echo from the first CE until a segment with CWR arrives (a segment
+    /// with both starts the echo again).
+    #[cold]
+    fn note_ecn(&mut self, bits: u8) {
+        if bits & ecn::CWR != 0 {
+            self.ece = false;
+        }
+        if bits & ecn::CE != 0 {
+            self.ece = true;
+            self.ce_received += 1;
+        }
+    }
+
     fn note_recent(&mut self, seq: u64) {
         // Newest first, without duplicates.
         let mut list = [seq, 0, 0];
@@ -157,6 +182,9 @@ impl Sink {
     fn send_ack(&mut self, echo: (Time, bool), out: &mut Vec<Packet>) {
         let mut p = Packet::new(self.conn, Kind::Ack, self.rcv_nxt, self.ack_size, echo.0);
         p.retx = echo.1;
+        if self.ece {
+            p.ecn = ecn::ECE;
+        }
         if self.sack {
             // RFC 2018 §4: the block holding the most recent arrival first, then the others
             // most recent first; blocks wholly below rcv_nxt are gone.
@@ -211,6 +239,8 @@ mod tests {
             rto_enabled: true,
             misrx: None,
             force_timeout: None,
+            ecn: false,
+            send_jitter: 0,
         }
     }
 

@@ -19,7 +19,6 @@ pub use crate::engine::Stream;
 use crate::packet::{Kind, Packet};
 use crate::units::{Bytes, Dur, Rate, Time};
 use crate::ConfigError;
-use rand_core::RngCore;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Serialize, Serializer};
@@ -28,11 +27,7 @@ use std::fmt;
 pub use onoff::Periods;
 use schedule::{Point, RateProfile};
 
-/// A uniform number in [0, 1).
-#[inline]
-pub fn uniform(rng: &mut Stream) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
+pub use crate::engine::uniform;
 
 /// An exponential number with mean `mean`.
 #[inline]
