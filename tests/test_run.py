@@ -90,3 +90,26 @@ def test_demo_scenario_is_found_in_the_checkout():
 
     assert demo_scenario_path() == REPO / "scenarios" / "demo.toml"
     assert demo_scenario_path().is_file()
+
+
+def test_a_lan_and_a_link_change_run_and_report():
+    scn = sc.graph(
+        nodes=["srv", "r", "h1", "h2"],
+        links=[sc.link(from_="srv", to="r", rate="1Gbps", delay="5ms")],
+        lans=[sc.lan(name="lan", nodes=["r", "h1", "h2"], rate="10Mbps", delay="0.5us")],
+        flows=[sc.flows(src="srv", dst="h1"), sc.flows(src="h2", dst="srv")],
+        duration="2s",
+        changes=[
+            sc.change(at="1s", link="lan", up=False),
+            sc.change(at="1.2s", link="lan", up=True),
+        ],
+    )
+    result = flowshare.run(scn, progress=False)
+    lan = result.queues[result.queues["link"] == "lan"]
+    assert lan["from"].tolist() == ["r", "h1", "h2"]
+    assert (lan["to"] == "lan").all()
+    # One channel: the stations' utilizations add up to at most 1.
+    assert lan["utilization"].sum() <= 1.0 + 1e-9
+    assert result.flows["route_drops"].sum() > 0
+    assert {"down_drops", "down_losses"} <= set(result.queues)
+    assert (result.flows["goodput_bps"] > 0).all()

@@ -229,3 +229,68 @@ def test_unknown_key_is_an_error(tmp_path):
 
 def test_validate_returns_the_normalized_scenario(tiny_toml):
     assert flowshare.validate(tiny_toml) == flowshare.load_scenario(tiny_toml)
+
+
+def test_lan_and_change_builders_use_the_file_key_names():
+    scn = sc.graph(
+        nodes=["srv", "r", "h1", "h2"],
+        links=[sc.link(from_="srv", to="r", rate="1Gbps", delay="5ms")],
+        lans=[
+            sc.lan(
+                name="lan",
+                nodes=("r", "h1", "h2"),
+                rate="10Mbps",
+                delay="0.5us",
+                queue=sc.droptail(limit=50),
+                queues={"r": sc.droptail(limit=20)},
+                loss={"model": "bernoulli", "p": 0.05},
+            )
+        ],
+        flows=sc.flows(src="srv", dst="h1"),
+        duration="2s",
+        changes=[
+            sc.change(at="1s", link="lan", rate="5Mbps"),
+            sc.change(at=1.5, link="srv-r", up=False),
+        ],
+    )
+    assert scn["topology"]["lans"] == [
+        {
+            "name": "lan",
+            "nodes": ["r", "h1", "h2"],
+            "rate": "10Mbps",
+            "delay": "0.5us",
+            "queue": {"kind": "droptail", "limit": 50},
+            "queues": {"r": {"kind": "droptail", "limit": 20}},
+            "loss": {"model": "bernoulli", "p": 0.05},
+        }
+    ]
+    assert scn["changes"] == [
+        {"at": "1s", "link": "lan", "rate": "5Mbps"},
+        {"at": 1.5, "link": "srv-r", "up": False},
+    ]
+    normalized = flowshare.load_scenario(scn)
+    assert normalized["changes"][1] == {"at": "1500ms", "link": "srv-r", "up": False}
+    assert sc.describe(normalized)["links"] == 2
+    # Without LANs or changes the keys are left out, so earlier scenarios keep their form.
+    plain = sc.graph(nodes=["a", "b"], links=[], flows={}, duration=1)
+    assert "lans" not in plain["topology"] and "changes" not in plain
+
+
+def test_bad_changes_and_lans_name_the_field():
+    def scn(changes, lans):
+        return sc.graph(
+            nodes=["a", "b"],
+            links=[sc.link(from_="a", to="b", rate="1Mbps", delay="1ms")],
+            lans=lans,
+            flows=sc.flows(src="a", dst="b"),
+            duration="2s",
+            changes=changes,
+        )
+
+    with pytest.raises(ConfigError, match=r"^changes\[0\]\.at: 3s is beyond the end of the run"):
+        flowshare.load_scenario(scn([sc.change(at="3s", link="a-b", up=False)], None))
+    with pytest.raises(ConfigError, match=r'^changes\[0\]\.link: unknown link "x"'):
+        flowshare.load_scenario(scn([sc.change(at="1s", link="x", up=False)], None))
+    with pytest.raises(ConfigError, match=r'^topology\.lans\[0\]\.nodes\[1\]: unknown node "c"'):
+        lan = sc.lan(name="l", nodes=["a", "c"], rate="1Mbps", delay=0)
+        flowshare.load_scenario(scn(None, [lan]))

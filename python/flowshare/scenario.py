@@ -34,11 +34,13 @@ from ._core import ConfigError
 
 __all__ = [
     "ConfigError",
+    "change",
     "describe",
     "droptail",
     "dumbbell",
     "flows",
     "graph",
+    "lan",
     "link",
     "load_scenario",
     "parking_lot",
@@ -121,7 +123,8 @@ def to_json(scenario: Mapping[str, Any]) -> str:
 def describe(scenario: Mapping[str, Any]) -> dict[str, Any]:
     """Count the flows and full-duplex links of a normalized scenario.
 
-    Access links count too: in a dumbbell or parking lot every flow has one at each end.
+    Access links count too: in a dumbbell or parking lot every flow has one at each end. A
+    graph's LANs count as links.
 
     Parameters
     ----------
@@ -144,7 +147,7 @@ def describe(scenario: Mapping[str, Any]) -> dict[str, Any]:
     elif kind == "parking_lot":
         links = int(topo["routers"]) - 1 + 2 * n_flows
     elif kind == "graph":
-        links = len(topo.get("links") or [])
+        links = len(topo.get("links") or []) + len(topo.get("lans") or [])
     else:
         links = None
     return {"topology": kind, "flows": n_flows, "links": links}
@@ -215,6 +218,89 @@ def link(
     )
     ends = _drop_none(**{"from": from_, "to": to})
     return {**ends, **entry}
+
+
+def lan(
+    *,
+    name: str,
+    nodes: Sequence[str],
+    rate: str | float,
+    delay: str | float,
+    queue: Mapping[str, Any] | None = None,
+    queues: Mapping[str, Mapping[str, Any]] | None = None,
+    loss: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A shared-medium LAN of a :func:`graph` topology.
+
+    One half-duplex channel of ``rate`` and ``delay`` that every station and both directions
+    share, served first come first served; each station has its own interface queue
+    (``docs/links.md``).
+
+    Parameters
+    ----------
+    name : str
+        Unique name, used in the results, trace selectors and :func:`change`.
+    nodes : sequence of str
+        The stations (at least two graph nodes).
+    rate : str or float
+        Capacity of the channel, e.g. ``"10Mbps"``.
+    delay : str or float
+        Propagation delay between any two stations, e.g. ``"0.5us"``.
+    queue : mapping, optional
+        Each station's queue, e.g. ``droptail(limit=50)``. Default: DropTail, 100 packets.
+    queues : mapping, optional
+        Per-station queues that differ, by node name, e.g. ``{"r2": droptail(limit=20)}``.
+    loss : mapping, optional
+        Loss model of every station's transmissions, each station with its own random
+        stream, e.g. ``{"model": "bernoulli", "p": 0.05}``.
+
+    Returns
+    -------
+    dict
+        The LAN entry (for ``graph(lans=[...])``).
+    """
+    return _drop_none(
+        name=name,
+        nodes=list(nodes),
+        rate=rate,
+        delay=delay,
+        queue=_plain(queue),
+        queues=_plain(queues),
+        loss=_plain(loss),
+    )
+
+
+def change(
+    *,
+    at: str | float,
+    link: str,
+    direction: Literal["forward", "reverse", "both"] | None = None,
+    rate: str | float | None = None,
+    delay: str | float | None = None,
+    up: bool | None = None,
+) -> dict[str, Any]:
+    """A change of a link or LAN at a given time (one ``[[changes]]`` table).
+
+    Parameters
+    ----------
+    at : str or float
+        Simulated time of the change, within the run.
+    link : str
+        Name of the link or LAN (``"bottleneck"`` in a dumbbell).
+    direction : {"forward", "reverse", "both"}, optional
+        Point-to-point links only: which directions change (default both).
+    rate, delay : str or float, optional
+        New rate or propagation delay, for packets accepted from then on.
+    up : bool, optional
+        ``False`` takes the link down (packets on it are lost, routes avoid it), ``True``
+        brings it back; either way every route is recomputed.
+
+    Returns
+    -------
+    dict
+        The change entry (for the builders' ``changes=[...]``).
+    """
+    return _drop_none(at=at, link=link, direction=direction, rate=rate, delay=delay, up=up)
 
 
 def flows(
@@ -304,6 +390,7 @@ def dumbbell(
     duration: str | float,
     seed: int | None = None,
     sample_interval: str | float | None = None,
+    changes: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A dumbbell scenario: routers ``r0`` and ``r1`` joined by the bottleneck.
 
@@ -324,6 +411,8 @@ def dumbbell(
         Master seed of every random stream (default 1).
     sample_interval : str or float, optional
         Time-series period (default ``"100ms"``); ``"0s"`` turns time series off.
+    changes : sequence of mappings, optional
+        Link changes at given times, see :func:`change`.
 
     Returns
     -------
@@ -331,7 +420,7 @@ def dumbbell(
         The scenario.
     """
     topology = {"kind": "dumbbell", "bottleneck": _plain(bottleneck), "access": _plain(access)}
-    return _scenario(topology, flows, duration, seed, sample_interval)
+    return _scenario(topology, flows, duration, seed, sample_interval, changes)
 
 
 def parking_lot(
@@ -343,6 +432,7 @@ def parking_lot(
     duration: str | float,
     seed: int | None = None,
     sample_interval: str | float | None = None,
+    changes: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A parking-lot scenario: ``routers`` routers in a chain joined by identical links.
 
@@ -365,6 +455,8 @@ def parking_lot(
         Master seed (default 1).
     sample_interval : str or float, optional
         Time-series period (default ``"100ms"``).
+    changes : sequence of mappings, optional
+        Link changes at given times, see :func:`change`.
 
     Returns
     -------
@@ -377,21 +469,24 @@ def parking_lot(
         "link": _plain(link),
         "access": _plain(access),
     }
-    return _scenario(topology, flows, duration, seed, sample_interval)
+    return _scenario(topology, flows, duration, seed, sample_interval, changes)
 
 
 def graph(
     *,
     nodes: Sequence[str],
     links: Sequence[Mapping[str, Any]],
+    lans: Sequence[Mapping[str, Any]] | None = None,
     flows: Mapping[str, Any] | Sequence[Mapping[str, Any]],
     duration: str | float,
     seed: int | None = None,
     sample_interval: str | float | None = None,
+    changes: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """A scenario on an explicit graph of named nodes and full-duplex links.
+    """A scenario on an explicit graph of named nodes, full-duplex links and LANs.
 
-    Routes are static shortest paths in hops; ties go to the link listed first.
+    Routes are static shortest paths in hops over the links and LANs that are up; ties go to
+    the link listed first, LANs after links.
 
     Parameters
     ----------
@@ -400,6 +495,8 @@ def graph(
     links : sequence of mappings
         Links with their end nodes, e.g. ``link(from_="a", to="b", rate="10Mbps",
         delay="5ms")``.
+    lans : sequence of mappings, optional
+        Shared-medium LANs, see :func:`lan`.
     flows : mapping or sequence of mappings
         One flow group or a list of them, naming their ``src`` and ``dst`` nodes.
     duration : str or float
@@ -408,18 +505,22 @@ def graph(
         Master seed (default 1).
     sample_interval : str or float, optional
         Time-series period (default ``"100ms"``).
+    changes : sequence of mappings, optional
+        Link changes at given times, see :func:`change`.
 
     Returns
     -------
     dict
         The scenario.
     """
-    topology = {
+    topology: dict[str, Any] = {
         "kind": "graph",
         "nodes": list(nodes),
         "links": [_plain(entry) for entry in links],
     }
-    return _scenario(topology, flows, duration, seed, sample_interval)
+    if lans is not None:
+        topology["lans"] = [_plain(entry) for entry in lans]
+    return _scenario(topology, flows, duration, seed, sample_interval, changes)
 
 
 def _scenario(
@@ -428,15 +529,19 @@ def _scenario(
     duration: str | float,
     seed: int | None,
     sample_interval: str | float | None,
+    changes: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     if isinstance(groups, Mapping):
         groups = [groups]
     simulation = _drop_none(duration=duration, seed=seed, sample_interval=sample_interval)
-    return {
+    scenario: dict[str, Any] = {
         "simulation": simulation,
         "topology": topology,
         "flows": [_plain(g) for g in groups],
     }
+    if changes is not None:
+        scenario["changes"] = [_plain(c) for c in changes]
+    return scenario
 
 
 def _plain(value: Any) -> Any:

@@ -17,6 +17,7 @@ use crate::units::{Bytes, Dur, Rate, Time};
 use crate::ConfigError;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// A whole scenario.
@@ -32,6 +33,58 @@ pub struct Scenario {
     /// Packet event trace and pcap captures (`docs/traces.md`); absent = none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::trace::TraceCfg>,
+    /// Link rate, delay and up/down changes at given times (`docs/links.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<ChangeCfg>,
+}
+
+/// A change of a link or LAN at a given time (`[[changes]]`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangeCfg {
+    /// When it applies.
+    pub at: Dur,
+    /// Name of the link or LAN (`"bottleneck"` in a dumbbell).
+    pub link: String,
+    /// Which directions of a point-to-point link (default both).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<ChangeDirection>,
+    /// New rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// New propagation delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Dur>,
+    /// Up (true) or down (false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub up: Option<bool>,
+}
+
+/// Directions a change applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeDirection {
+    /// The link's forward direction only.
+    Forward,
+    /// The reverse direction only.
+    Reverse,
+    /// Both.
+    Both,
+}
+
+/// A resolved change.
+#[derive(Clone, Debug)]
+pub struct LinkChange {
+    /// When it applies.
+    pub at: Time,
+    /// The link directions it applies to.
+    pub dirs: Vec<LinkId>,
+    /// New rate.
+    pub rate: Option<Rate>,
+    /// New delay.
+    pub delay: Option<Time>,
+    /// Up or down.
+    pub up: Option<bool>,
 }
 
 /// Run-wide settings.
@@ -102,6 +155,34 @@ pub struct Topology {
     /// Graph: full-duplex links.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links: Option<Vec<GraphLink>>,
+    /// Graph: shared-medium LANs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lans: Option<Vec<LanCfg>>,
+}
+
+/// A shared-medium LAN of an explicit graph: one half-duplex channel of `rate` and `delay`
+/// that every station (node in `nodes`) and both directions share, served first come first
+/// served, with a queue per station.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LanCfg {
+    /// Name in results, trace selectors and changes (unique).
+    pub name: String,
+    /// The stations (at least two).
+    pub nodes: Vec<String>,
+    /// Capacity of the channel, shared by all stations and directions.
+    pub rate: Rate,
+    /// Propagation delay between any two stations.
+    pub delay: Dur,
+    /// Each station's interface queue.
+    #[serde(default)]
+    pub queue: QueueCfg,
+    /// Per-station queues that differ from `queue`, by node name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub queues: BTreeMap<String, QueueCfg>,
+    /// Loss model of every station's transmissions, each station with its own stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossCfg>,
 }
 
 impl Topology {
@@ -116,6 +197,12 @@ impl Topology {
             ("nodes", self.nodes.is_some(), &[TopologyKind::Graph]),
             ("links", self.links.is_some(), &[TopologyKind::Graph]),
         ];
+        if self.lans.is_some() && kind != TopologyKind::Graph {
+            return Err(ConfigError::new(
+                "topology.lans",
+                format!("only allowed with kind \"graph\", this is \"{}\"", kind.as_str()),
+            ));
+        }
         for (name, present, kinds) in fields {
             let applies = kinds.contains(&kind);
             if present && !applies {
@@ -865,6 +952,8 @@ pub struct Built {
     pub net: Network,
     /// Connections in flow order.
     pub conns: Vec<ConnSpec>,
+    /// Link changes, in time order (file order at equal times).
+    pub changes: Vec<LinkChange>,
 }
 
 /// Parse a TOML document.
@@ -929,9 +1018,9 @@ fn install_queue(
     let Some(params) = cfg.queue.red_params(&format!("{path}.queue"), cfg.rate, cfg.delay)? else {
         return Ok(());
     };
-    let name = &net.link_names[dir as usize / 2];
+    let name = &net.link_names[net.link_of[dir as usize] as usize];
     let l = &net.links[dir as usize];
-    let stream_name = format!("{name}/{}->{}", net.nodes[l.from as usize], net.nodes[l.to as usize]);
+    let stream_name = format!("{name}/{}->{}", net.nodes[l.from as usize], net.to_name(dir));
     let mut red = Red::new(params, stream(sim.seed, &format!("link/{stream_name}/red")));
     red.set_horizon(sim.duration.0);
     net.links[dir as usize].aqm = Aqm::Red(Box::new(red));
@@ -997,6 +1086,87 @@ fn add_link_cfg(
         }
     }
     Ok(id)
+}
+
+/// Add LAN `cfg` (at `path`) to a graph whose node names are `nodes`. Each station's queue is
+/// `cfg.queue` or its entry in `cfg.queues`; each station's loss model draws from the stream
+/// `link/<lan name>/<station>/loss`.
+fn add_lan_cfg(
+    net: &mut Network,
+    sim: &SimulationCfg,
+    cfg: &LanCfg,
+    path: &str,
+    nodes: &[String],
+) -> Result<(), ConfigError> {
+    if cfg.name.is_empty() {
+        return Err(ConfigError::new(format!("{path}.name"), "cannot be empty"));
+    }
+    if net.link_names.contains(&cfg.name) {
+        return Err(ConfigError::new(
+            format!("{path}.name"),
+            format!("another link or LAN is also called \"{}\"; a LAN needs a unique name", cfg.name),
+        ));
+    }
+    if cfg.nodes.len() < 2 {
+        return Err(ConfigError::new(format!("{path}.nodes"), "a LAN needs at least two nodes"));
+    }
+    let mut stations = Vec::new();
+    for (j, n) in cfg.nodes.iter().enumerate() {
+        let id = net.node(n).ok_or_else(|| {
+            ConfigError::new(
+                format!("{path}.nodes[{j}]"),
+                format!("unknown node \"{n}\"; nodes are {}", nodes.join(", ")),
+            )
+        })?;
+        if stations.contains(&id) {
+            return Err(ConfigError::new(format!("{path}.nodes[{j}]"), format!("node \"{n}\" is listed twice")));
+        }
+        stations.push(id);
+    }
+    if let Some(other) = cfg.queues.keys().find(|k| !cfg.nodes.contains(k)) {
+        return Err(ConfigError::new(
+            format!("{path}.queues.{other}"),
+            format!("\"{other}\" is not a node of this LAN; its nodes are {}", cfg.nodes.join(", ")),
+        ));
+    }
+    if let Some(loss) = &cfg.loss {
+        loss.validate(&format!("{path}.loss"))?;
+    }
+    let station_cfg = |n: &String| LinkCfg {
+        rate: cfg.rate,
+        delay: cfg.delay,
+        queue: cfg.queues.get(n).copied().unwrap_or(cfg.queue),
+        loss: None,
+        reverse: None,
+    };
+    let station_path = |n: &String| match cfg.queues.contains_key(n) {
+        true => format!("{path}.queues.{n}"),
+        false => path.to_string(),
+    };
+    if cfg.rate.0 == 0 {
+        return Err(ConfigError::new(format!("{path}.rate"), "must be greater than 0bps"));
+    }
+    // Queue errors name `<path>.queue.*`; a per-station queue is `<path>.queues.<node>.*`.
+    let fix = |n: &String| {
+        let (from, to) = (format!("{path}.queues.{n}.queue"), format!("{path}.queues.{n}"));
+        move |mut e: ConfigError| {
+            e.path = e.path.replace(&from, &to);
+            e
+        }
+    };
+    let mut params = Vec::new();
+    for n in &cfg.nodes {
+        params.push(link_params(&station_cfg(n), &station_path(n)).map_err(fix(n))?);
+    }
+    let dirs = net.add_lan(cfg.name.clone(), &stations, &params);
+    for (n, &d) in cfg.nodes.iter().zip(&dirs) {
+        install_queue(net, d, &station_cfg(n), &station_path(n), sim).map_err(fix(n))?;
+        if let Some(m) = &cfg.loss {
+            let rng = stream(sim.seed, &format!("link/{}/{n}/loss", cfg.name));
+            net.links[d as usize].loss = Some(Box::new(LossProcess::new(m, rng)));
+        }
+    }
+    Ok(())
 }
 
 impl Scenario {
@@ -1100,6 +1270,9 @@ impl Scenario {
                     };
                     let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
                     add_link_cfg(&mut net, &self.simulation, name, (a, b), &cfg, &path)?;
+                }
+                for (i, lan) in topo.lans.iter().flatten().enumerate() {
+                    add_lan_cfg(&mut net, &self.simulation, lan, &format!("topology.lans[{i}]"), nodes)?;
                 }
             }
         }
@@ -1278,7 +1451,70 @@ impl Scenario {
         if let Some(trace) = &self.trace {
             trace.resolve(&net, conns.len(), self.bottleneck_link(), self.simulation.duration.0)?;
         }
-        Ok(Built { net, conns })
+        let changes = self.resolve_changes(&net)?;
+        Ok(Built { net, conns, changes })
+    }
+
+    /// Check the `[[changes]]` against the network; sorted by time, stably.
+    fn resolve_changes(&self, net: &Network) -> Result<Vec<LinkChange>, ConfigError> {
+        let mut out = Vec::with_capacity(self.changes.len());
+        let duration = self.simulation.duration;
+        for (i, c) in self.changes.iter().enumerate() {
+            let path = format!("changes[{i}]");
+            if c.at.0 > duration.0 {
+                return Err(ConfigError::new(
+                    format!("{path}.at"),
+                    format!("{} is beyond the end of the run (simulation.duration = {duration})", c.at),
+                ));
+            }
+            let named: Vec<usize> = (0..net.link_names.len()).filter(|&k| net.link_names[k] == c.link).collect();
+            let k = match (named.as_slice(), self.bottleneck_link()) {
+                ([k], _) => *k,
+                ([], Some(b)) if c.link == "bottleneck" => b,
+                ([], _) => {
+                    const SHOWN: usize = 6;
+                    let mut names: Vec<String> =
+                        net.link_names.iter().take(SHOWN).map(|n| format!("\"{n}\"")).collect();
+                    if net.link_names.len() > SHOWN {
+                        names.push(format!("… ({} links)", net.link_names.len()));
+                    }
+                    return Err(ConfigError::new(
+                        format!("{path}.link"),
+                        format!("unknown link \"{}\"; links are {}", c.link, names.join(", ")),
+                    ));
+                }
+                (many, _) => {
+                    return Err(ConfigError::new(
+                        format!("{path}.link"),
+                        format!("{} links are called \"{}\"; give them unique names", many.len(), c.link),
+                    ));
+                }
+            };
+            if c.rate.is_none() && c.delay.is_none() && c.up.is_none() {
+                return Err(ConfigError::new(path, "changes nothing; give at least one of rate, delay, up"));
+            }
+            if c.rate.is_some_and(|r| r.0 == 0) {
+                return Err(ConfigError::new(format!("{path}.rate"), "must be greater than 0bps (use up = false)"));
+            }
+            let mut dirs = net.dirs_of(k);
+            let is_lan = net.links[dirs[0] as usize].lan.is_some();
+            match c.direction {
+                Some(ChangeDirection::Forward | ChangeDirection::Reverse) if is_lan => {
+                    return Err(ConfigError::new(
+                        format!("{path}.direction"),
+                        format!("\"{}\" is a LAN, whose channel both directions share; omit direction", c.link),
+                    ));
+                }
+                Some(ChangeDirection::Forward) => dirs.truncate(1),
+                Some(ChangeDirection::Reverse) => {
+                    dirs.remove(0);
+                }
+                _ => {}
+            }
+            out.push(LinkChange { at: c.at.0, dirs, rate: c.rate, delay: c.delay.map(|d| d.0), up: c.up });
+        }
+        out.sort_by_key(|c| c.at);
+        Ok(out)
     }
 
     /// The full-duplex link the trace selector `"bottleneck"` names (a dumbbell's r0-r1).

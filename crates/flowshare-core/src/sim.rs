@@ -2,10 +2,11 @@
 
 use crate::cc::{CcState, CongestionControl};
 use crate::engine::{stream, uniform, Event, EventQueue, Stream};
-use crate::net::{Aqm, LinkId, Network, Refusal};
+use crate::net::link::GONE;
+use crate::net::{shortest_path, Aqm, LinkId, Network, NodeId, Refusal};
 use crate::packet::{ecn, Arena, Kind, Packet, PacketId};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
-use crate::scenario::{ConnSpec, Scenario};
+use crate::scenario::{ConnSpec, LinkChange, Scenario};
 use crate::tcp::{Sender, Sink};
 use crate::trace::{EventKind, FlowWire, Reason, Tracer};
 use crate::traffic::{UdpSender, UdpSink};
@@ -23,6 +24,9 @@ struct ConnCounters {
     /// Data packets and ACKs lost by link loss models (not queue drops).
     data_link_lost: u64,
     acks_link_lost: u64,
+    /// Of the drops, those caused by a link going down or by a missing route.
+    data_route_dropped: u64,
+    acks_route_dropped: u64,
     /// Index of the next entry of the connection's `drop_segments` to apply.
     next_forced_drop: usize,
     last_sent_bytes: u64,
@@ -75,6 +79,9 @@ pub struct Simulation {
     wall_s: f64,
     /// Event trace and pcap captures; `None` unless the scenario has a `[trace]` section.
     trace: Option<Box<Tracer>>,
+    /// The scenario's link changes, applied by `Event::LinkChange`; when there are any, no
+    /// link is exclusive (ADR 0005) and the tables get the route-drop columns.
+    changes: Vec<LinkChange>,
     /// Per connection, the send jitter of its TCP sender, if it has one.
     jitter: Vec<Option<Box<SendJitter>>>,
 }
@@ -94,6 +101,10 @@ impl SendJitter {
     }
 }
 
+/// Hop of a packet that is to be dropped when it reaches the next node: after a route change
+/// that node is not on its flow's route.
+const STRANDED: u16 = u16::MAX - 1;
+
 impl Simulation {
     /// Build a simulation from a validated scenario.
     pub fn new(scenario: &Scenario) -> Result<Self, ConfigError> {
@@ -106,10 +117,17 @@ impl Simulation {
                 users[l as usize] += 1;
             }
         }
+        // Changes move packets between routes and flush pipes, which needs every packet in the
+        // pipe of the link it is on; LAN directions need their offers in time order.
+        let fixed = built.changes.is_empty();
         for (l, n) in built.net.links.iter_mut().zip(users) {
-            l.exclusive = n == 1;
+            l.exclusive = n == 1 && fixed && l.lan.is_none();
         }
         let mut events = EventQueue::new();
+        // Pushed first: a change applies before anything else scheduled at the same time.
+        for (i, c) in built.changes.iter().enumerate() {
+            events.push(c.at, Event::LinkChange(i as u32));
+        }
         let mut senders = Vec::with_capacity(built.conns.len());
         let mut sinks = Vec::with_capacity(built.conns.len());
         let mut cc_state = Vec::with_capacity(built.conns.len());
@@ -188,6 +206,7 @@ impl Simulation {
             any_red,
             wall_s: 0.0,
             trace,
+            changes: built.changes,
             jitter,
         })
     }
@@ -235,7 +254,9 @@ impl Simulation {
                         self.events.pop();
                     }
                 }
-                self.on_arrival(id);
+                if id != GONE {
+                    self.on_arrival(id);
+                }
                 continue;
             }
             self.events.pop();
@@ -306,6 +327,110 @@ impl Simulation {
                     self.events.push(next, Event::Sample);
                 }
             }
+            Event::LinkChange(i) => self.apply_change(i as usize),
+        }
+    }
+
+    /// Apply link change `i`: new rates and delays hold for packets accepted from now on; a
+    /// direction going down loses every packet on it; any up/down switch recomputes routes.
+    #[cold]
+    fn apply_change(&mut self, i: usize) {
+        let c = self.changes[i].clone();
+        let mut rerouted = false;
+        for &d in &c.dirs {
+            let l = &mut self.net.links[d as usize];
+            if let Some(rate) = c.rate {
+                l.set_rate(rate);
+            }
+            if let Some(delay) = c.delay {
+                l.set_delay(delay);
+            }
+            match c.up {
+                Some(true) if !l.up => {
+                    l.up = true;
+                    rerouted = true;
+                }
+                Some(false) if l.up => {
+                    let lost = l.go_down(self.now);
+                    if let Some(lan) = l.lan {
+                        let ch = &mut self.net.lans[lan as usize].busy_until;
+                        *ch = (*ch).min(self.now);
+                    }
+                    for id in lost {
+                        let p = *self.arena.get(id);
+                        self.count_route_drop(&p);
+                        if let Some(t) = &mut self.trace {
+                            t.dropped(self.now, &p, d, Reason::LinkDown);
+                        }
+                        self.arena.free(id);
+                    }
+                    rerouted = true;
+                }
+                _ => {}
+            }
+        }
+        if rerouted {
+            self.reroute();
+        }
+    }
+
+    /// Count packet `p` as dropped by a link going down or for want of a route.
+    fn count_route_drop(&mut self, p: &Packet) {
+        let c = &mut self.counters[p.conn as usize];
+        match p.kind {
+            Kind::Data | Kind::Syn | Kind::Udp => {
+                c.data_dropped += 1;
+                c.data_route_dropped += 1;
+            }
+            Kind::Ack | Kind::SynAck => {
+                c.acks_dropped += 1;
+                c.acks_route_dropped += 1;
+            }
+        }
+    }
+
+    /// Recompute every flow's routes over the directions that are up and move the packets in
+    /// flight onto them: a packet continues from the node it is about to reach if that node is
+    /// on its new route, and is dropped on reaching it otherwise. A flow without a route gets
+    /// an empty one; its packets are dropped at their first hop.
+    fn reroute(&mut self) {
+        let net = &self.net;
+        let new: Vec<(Vec<LinkId>, Vec<LinkId>)> = self
+            .specs
+            .iter()
+            .map(|s| {
+                (
+                    shortest_path(net, s.src, s.dst).unwrap_or_default(),
+                    shortest_path(net, s.dst, s.src).unwrap_or_default(),
+                )
+            })
+            .collect();
+        // The node at position `k` of a route ending at `last`.
+        let node_at = |route: &[LinkId], k: usize, last: NodeId| match route.get(k) {
+            Some(&l) => net.links[l as usize].from,
+            None => last,
+        };
+        for l in &net.links {
+            for id in l.pipe_ids() {
+                let p = self.arena.get_mut(id);
+                if p.hop == STRANDED {
+                    continue;
+                }
+                let spec = &self.specs[p.conn as usize];
+                let (old, fresh, last) = match p.kind {
+                    Kind::Data | Kind::Syn | Kind::Udp => (&spec.data_route, &new[p.conn as usize].0, spec.dst),
+                    Kind::Ack | Kind::SynAck => (&spec.ack_route, &new[p.conn as usize].1, spec.src),
+                };
+                let reached = node_at(old, p.hop as usize + 1, last);
+                p.hop = match (1..=fresh.len()).find(|&k| node_at(fresh, k, last) == reached) {
+                    Some(k) => (k - 1) as u16,
+                    None => STRANDED,
+                };
+            }
+        }
+        for (spec, (data, ack)) in self.specs.iter_mut().zip(new) {
+            spec.data_route = data;
+            spec.ack_route = ack;
         }
     }
 
@@ -387,11 +512,14 @@ impl Simulation {
             Kind::Ack | Kind::SynAck => &spec.ack_route,
         };
         loop {
-            let link = route[p.hop as usize];
-            let l = &mut self.net.links[link as usize];
-            let arrival = match l.enqueue(self.now, at, p.size, p.ecn & ecn::ECT != 0) {
+            let Some(&link) = route.get(p.hop as usize) else {
+                // Only a route emptied by a link change gets here (at hop 0).
+                self.drop_no_route(id, p);
+                return;
+            };
+            let arrival = match self.net.enqueue(link, self.now, at, p.size, p.ecn & ecn::ECT != 0) {
                 Ok(arrival) => {
-                    if p.ecn != 0 && l.take_mark() {
+                    if p.ecn != 0 && self.net.links[link as usize].take_mark() {
                         p.ecn |= ecn::CE;
                         self.arena.get_mut(id).ecn = p.ecn;
                     }
@@ -415,7 +543,7 @@ impl Simulation {
             }
             if self.net.links[link as usize].lost_on_wire(self.now, arrival) {
                 if self.trace.is_some() {
-                    trace_link_loss(&mut self.trace, &self.net, arrival, &p, link);
+                    trace_link_loss(&mut self.trace, &self.net, &p, link);
                 }
                 let c = &mut self.counters[p.conn as usize];
                 match p.kind {
@@ -446,6 +574,10 @@ impl Simulation {
         let p = *p;
         if (p.hop as usize) < self.route(&p).len() {
             self.forward(id, p, self.now);
+            return;
+        }
+        if p.hop == STRANDED + 1 {
+            self.drop_no_route(id, p);
             return;
         }
         self.arena.free(id);
@@ -483,6 +615,21 @@ impl Simulation {
             self.trace_endpoint(kind, &p, Reason::None);
         }
         self.flush(p.conn);
+    }
+
+    /// Drop packet `id` for want of a route: a sender's packet at its first hop, or a packet
+    /// that reached a node off its flow's new route.
+    #[cold]
+    #[inline(never)]
+    fn drop_no_route(&mut self, id: u32, p: Packet) {
+        self.count_route_drop(&p);
+        self.arena.free(id);
+        if self.trace.is_some() {
+            if p.hop == 0 {
+                self.trace_endpoint(EventKind::Send, &p, Reason::None);
+            }
+            self.trace_endpoint(EventKind::Drop, &p, Reason::NoRoute);
+        }
     }
 
     /// Trace the sending and crafted loss of `self.out[i]`.
@@ -673,6 +820,10 @@ impl Simulation {
         t.push("ack_drops", ints(&|i| self.counters[i].acks_dropped as i64));
         t.push("link_losses", ints(&|i| self.counters[i].data_link_lost as i64));
         t.push("ack_link_losses", ints(&|i| self.counters[i].acks_link_lost as i64));
+        if !self.changes.is_empty() {
+            t.push("route_drops", ints(&|i| self.counters[i].data_route_dropped as i64));
+            t.push("ack_route_drops", ints(&|i| self.counters[i].acks_route_dropped as i64));
+        }
         t.push("in_network_end", ints(&|i| in_net[i] as i64));
         t.push("ecn_marks", ints(&|i| self.sinks[i].ce_received as i64));
         t.push("ecn_reductions", ints(&|i| st(i).ecn_reductions as i64));
@@ -738,9 +889,9 @@ impl Simulation {
         let ints = |f: &dyn Fn(usize) -> i64| Column::I64((0..n).map(f).collect());
         let mut t = Table::default();
         t.push("queue", ints(&|q| q as i64));
-        t.push("link", names(&|q| net.link_names[q / 2].clone()));
+        t.push("link", names(&|q| net.link_names[net.link_of[q] as usize].clone()));
         t.push("from", names(&|q| net.nodes[net.links[q].from as usize].clone()));
-        t.push("to", names(&|q| net.nodes[net.links[q].to as usize].clone()));
+        t.push("to", names(&|q| net.to_name(q as LinkId).to_string()));
         t.push("rate_bps", floats(&|q| net.links[q].params.rate.0 as f64));
         t.push("delay_s", floats(&|q| secs(net.links[q].params.delay)));
         t.push(
@@ -764,7 +915,10 @@ impl Simulation {
         t.push("drop_bytes", ints(&|q| rows[q].0 .0.drop_bytes as i64));
         t.push("early_drops", ints(&|q| rows[q].0 .0.early_drops as i64));
         t.push("ecn_marks", ints(&|q| rows[q].0 .0.marks as i64));
-        t.push("forced_drops", ints(&|q| (rows[q].0 .0.drops - rows[q].0 .0.early_drops) as i64));
+        t.push(
+            "forced_drops",
+            ints(&|q| (rows[q].0 .0.drops - rows[q].0 .0.early_drops - rows[q].0 .0.down_drops) as i64),
+        );
         t.push("link_losses", ints(&|q| rows[q].0 .0.link_losses as i64));
         t.push("loss_model", names(&|q| net.links[q].loss.as_ref().map_or("", |m| m.name()).to_string()));
         t.push("mean_len_pkts", floats(&|q| rows[q].0 .0.len_integral as f64 / duration));
@@ -772,6 +926,10 @@ impl Simulation {
         t.push("mean_len_bytes", floats(&|q| rows[q].0 .0.bytes_integral as f64 / duration));
         t.push("utilization", floats(&|q| rows[q].0 .0.busy as f64 / duration));
         t.push("len_end_pkts", ints(&|q| i64::from(rows[q].1)));
+        if !self.changes.is_empty() {
+            t.push("down_drops", ints(&|q| rows[q].0 .0.down_drops as i64));
+            t.push("down_losses", ints(&|q| rows[q].0 .0.down_losses as i64));
+        }
         let red = |q: usize| match &net.links[q].aqm {
             Aqm::Red(r) => Some(r),
             Aqm::DropTail => None,
@@ -784,13 +942,13 @@ impl Simulation {
     }
 }
 
-/// Trace packet `p`, transmitted on `link` and then discarded by its loss model; `arrival`
-/// is when it would have reached the far node.
+/// Trace packet `p`, transmitted on `link` and then discarded by its loss model when its
+/// transmission ends.
 #[cold]
 #[inline(never)]
-fn trace_link_loss(trace: &mut Option<Box<Tracer>>, net: &Network, arrival: Time, p: &Packet, link: LinkId) {
+fn trace_link_loss(trace: &mut Option<Box<Tracer>>, net: &Network, p: &Packet, link: LinkId) {
     if let Some(t) = trace {
-        t.dropped(arrival - net.links[link as usize].params.delay, p, link, Reason::LinkLoss);
+        t.dropped(net.links[link as usize].last_end(), p, link, Reason::LinkLoss);
     }
 }
 
@@ -812,7 +970,7 @@ fn trace_link(
             t.endpoint(at, EventKind::Send, p, Reason::None);
         }
         match arrival {
-            Ok(a) => t.accepted(at, a - net.links[link as usize].params.delay, p, link),
+            Ok(_) => t.accepted(at, net.links[link as usize].last_end(), p, link),
             Err(Refusal::Early) => t.dropped(at, p, link, Reason::Early),
             Err(Refusal::Overflow) => t.dropped(at, p, link, Reason::Overflow),
         }

@@ -23,6 +23,8 @@ pub enum Event {
     Release(u32),
     /// Take one time-series sample of every flow and queue.
     Sample,
+    /// Apply the scenario's link change `.0`.
+    LinkChange(u32),
 }
 
 #[derive(Clone, Copy, Debug)]

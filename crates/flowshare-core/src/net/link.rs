@@ -14,6 +14,14 @@
 //! one event per packet (see `Simulation::forward`). `held` therefore records each packet's
 //! arrival time too, and occupancy counts only packets that have arrived.
 //!
+//! A station's direction onto a shared-medium LAN ([`crate::net::Network::add_lan`]) is a link
+//! direction like any other, except that its transmissions also wait for the LAN's channel
+//! (`channel_free`, set by [`crate::net::Network::enqueue`]), which every station shares.
+//!
+//! A direction may be taken down and its rate and delay changed during a run
+//! ([`LinkDir::go_down`], [`LinkDir::set_rate`], [`LinkDir::set_delay`]); a change applies to
+//! packets accepted after it, since earlier departures are already computed.
+//!
 //! A direction may have a loss model ([`crate::net::loss`]); it acts after the queue: an
 //! accepted packet is transmitted as usual and the caller asks [`LinkDir::lost_on_wire`]
 //! whether it then vanishes instead of entering the pipe.
@@ -58,6 +66,10 @@ pub struct QueueStats {
     pub drop_bytes: u64,
     /// Of `drops`, those decided by the active queue management (RED) rather than by the limit.
     pub early_drops: u64,
+    /// Of `drops`, packets waiting or in transmission when the direction went down.
+    pub down_drops: u64,
+    /// Transmitted packets still propagating when the direction went down (departures, lost).
+    pub down_losses: u64,
     /// Largest number of packets held.
     pub max_len: u32,
     /// Integral of packets held over time, in packet-nanoseconds.
@@ -124,9 +136,22 @@ pub struct LinkDir {
     pub loss: Option<Box<LossProcess>>,
     /// End of transmission of lost packets not yet fully transmitted (for end-of-run clipping).
     lost_ends: Ring<Time>,
+    /// The LAN this direction transmits onto (index into the network's LANs), if any.
+    pub lan: Option<u32>,
+    /// When the LAN's channel is free for this direction's next packet (0 off a LAN).
+    pub(crate) channel_free: Time,
+    /// Carrying traffic; routes avoid directions that are down.
+    pub up: bool,
+    /// Earliest arrival of the next accepted packet: after a delay decrease or a down period,
+    /// packets must not overtake those already in the pipe.
+    floor: Time,
     /// RED marked the packet just accepted (see [`LinkDir::take_mark`]).
     marked: bool,
 }
+
+/// Pipe entry of a packet that was lost when its direction went down: its arrival event still
+/// pops, and finds nothing to deliver.
+pub const GONE: PacketId = PacketId::MAX;
 
 impl LinkDir {
     /// An idle link direction.
@@ -148,6 +173,10 @@ impl LinkDir {
             aqm: Aqm::DropTail,
             loss: None,
             lost_ends: Ring::default(),
+            lan: None,
+            channel_free: 0,
+            up: true,
+            floor: 0,
             marked: false,
         }
     }
@@ -244,7 +273,7 @@ impl LinkDir {
             self.stats.drop_bytes += u64::from(size);
             return Err(Refusal::Overflow);
         }
-        let start = at.max(self.busy_until);
+        let start = at.max(self.busy_until).max(self.channel_free);
         let tx = self.tx_time(size);
         let end = start + tx;
         self.busy_until = end;
@@ -256,7 +285,78 @@ impl LinkDir {
         let sojourn = end - at;
         s.len_integral += u128::from(sojourn);
         s.bytes_integral += u128::from(sojourn * u64::from(size));
-        Ok(end + self.params.delay)
+        Ok((end + self.params.delay).max(self.floor))
+    }
+
+    /// End of transmission of the packet accepted last.
+    #[inline]
+    pub fn last_end(&self) -> Time {
+        self.busy_until
+    }
+
+    /// Change the rate for packets accepted from now on.
+    pub fn set_rate(&mut self, rate: Rate) {
+        self.params.rate = rate;
+        self.tx_cache = [(0, 0, 0); 2];
+        self.carry = 0;
+    }
+
+    /// Change the propagation delay for packets accepted from now on; they never arrive before
+    /// a packet already in the pipe.
+    pub fn set_delay(&mut self, delay: Time) {
+        self.params.delay = delay;
+        if let Some(&(t, _)) = self.pipe.back() {
+            self.floor = self.floor.max(t);
+        }
+    }
+
+    /// Take the direction down at `now`: every packet waiting, in transmission or propagating
+    /// is lost. Returns the ids of the lost packets still in the pipe (the caller frees them);
+    /// their pipe entries become [`GONE`] and arrive at the time the head was due, so the
+    /// pending arrival event stays valid. Queue counters lose the work and occupancy that will
+    /// no longer happen. Offers ahead of time (exclusive links) must not be in use.
+    pub fn go_down(&mut self, now: Time) -> Vec<PacketId> {
+        self.purge(now);
+        self.up = false;
+        let waiting = self.held.len() as u64;
+        let mut rest = 0;
+        for &(_, end, size) in self.held.iter() {
+            let over = end - now;
+            self.stats.len_integral -= u128::from(over);
+            self.stats.bytes_integral -= u128::from(over * u64::from(size));
+            // Off a LAN the queue is served back to back from `now`; on one, other stations
+            // interleave, so each packet loses at most its own transmission time.
+            rest += match self.lan {
+                None => 0,
+                Some(_) => over.min(self.params.rate.tx_time(u64::from(size), &mut 0)),
+            };
+        }
+        if self.lan.is_none() {
+            rest = self.busy_until.saturating_sub(now);
+        }
+        self.stats.busy -= rest;
+        // Packets the loss model had already discarded are now lost to the link going down.
+        let lost_waiting = self.lost_ends.iter().filter(|&&e| e > now).count() as u64;
+        self.lost_ends = Ring::default();
+        self.stats.link_losses -= lost_waiting;
+        self.stats.drops += waiting;
+        self.stats.down_drops += waiting;
+        let ids: Vec<PacketId> = self.pipe_ids().collect();
+        self.stats.down_losses += ids.len() as u64 - (waiting - lost_waiting);
+        if let Some(&(head, _)) = self.pipe.front() {
+            let n = self.pipe.len();
+            self.pipe = Ring::default();
+            for _ in 0..n {
+                self.pipe.push_back((head, GONE));
+            }
+            self.floor = self.floor.max(head);
+        }
+        self.held = Ring::default();
+        self.held_bytes = 0;
+        self.gone = 0;
+        self.gone_bytes = 0;
+        self.busy_until = self.busy_until.min(now);
+        ids
     }
 
     /// Whether RED marked the ECN-capable packet [`LinkDir::enqueue`] just accepted (the caller
@@ -278,7 +378,8 @@ impl LinkDir {
         let Some(model) = self.loss.as_mut() else {
             return false;
         };
-        let end = arrival - self.params.delay;
+        let end = self.busy_until;
+        debug_assert!(end + self.params.delay == arrival || self.floor >= arrival, "not the last accepted packet");
         if !model.lose(end) {
             return false;
         }
@@ -326,7 +427,7 @@ impl LinkDir {
 
     /// Packet ids still in the pipe (for conservation checks).
     pub fn pipe_ids(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.pipe.iter().map(|&(_, id)| id)
+        self.pipe.iter().map(|&(_, id)| id).filter(|&id| id != GONE)
     }
 
     /// Counters clipped to a run that ended at `end`: work, occupancy and arrivals after
@@ -351,9 +452,16 @@ impl LinkDir {
             s.bytes_integral -= u128::from(over * u64::from(size));
         }
         // Transmission of packets that arrived by `end` may run past it.
-        let busy_end = self.held.iter().filter(|h| h.0 <= end).map(|h| h.1).max().unwrap_or(0);
-        if busy_end > end {
-            s.busy -= busy_end - end;
+        if self.lan.is_some() {
+            // Other stations interleave: each packet runs past `end` by at most its own time.
+            for &(_, e, size) in self.held.iter().filter(|h| h.0 <= end) {
+                s.busy -= (e - end).min(self.params.rate.tx_time(u64::from(size), &mut 0));
+            }
+        } else {
+            let busy_end = self.held.iter().filter(|h| h.0 <= end).map(|h| h.1).max().unwrap_or(0);
+            if busy_end > end {
+                s.busy -= busy_end - end;
+            }
         }
         // Losses count once the lost packet's transmission has ended.
         s.link_losses -= self.lost_ends.iter().filter(|&&e| e > end).count() as u64;
@@ -462,6 +570,42 @@ mod tests {
         let before = avg(&l);
         assert!(l.enqueue(11_000_000, 11_000_000, 1000, false).is_ok());
         assert!((avg(&l) - before * 0.5f64.powi(8)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn going_down_loses_the_queue_and_the_pipe_and_keeps_the_order() {
+        let mut l = link(Limit::Packets(10));
+        for id in 0..3 {
+            let arrival = l.enqueue(0, 0, 1000, false).unwrap();
+            l.push_pipe(arrival, id);
+        }
+        // At 1.5 ms: packet 0 is propagating, 1 in transmission, 2 waiting.
+        assert_eq!(l.go_down(1_500_000), vec![0, 1, 2]);
+        assert_eq!((l.stats.drops, l.stats.down_drops, l.stats.down_losses), (2, 2, 1));
+        assert_eq!(l.stats.busy, 1_500_000);
+        assert_eq!(l.len_at(1_500_000), (0, 0));
+        assert_eq!(l.pipe_ids().count(), 0);
+        // The three lost entries arrive at the head's time, 6 ms, and deliver nothing.
+        assert_eq!(l.pop_arrival(), (GONE, Some(6_000_000)));
+        l.up = true;
+        // Accepted at 2 ms, it would arrive at 8 ms: after the lost entries, fine.
+        assert_eq!(l.enqueue(2_000_000, 2_000_000, 1000, false), Ok(8_000_000));
+        let (s, departed) = l.stats_at(10_000_000);
+        assert_eq!((s.arrivals, s.drops, departed), (4, 2, 2));
+    }
+
+    #[test]
+    fn a_shorter_delay_never_lets_a_packet_overtake() {
+        let mut l = link(Limit::Packets(10));
+        let first = l.enqueue(0, 0, 1000, false).unwrap();
+        l.push_pipe(first, 0);
+        l.set_delay(1_000_000);
+        l.set_rate(Rate(16_000_000));
+        // 0.5 ms of transmission after the first ends at 1 ms, then 1 ms: 2.5 ms, held back
+        // to the first packet's arrival at 6 ms.
+        assert_eq!(l.enqueue(0, 0, 1000, false), Ok(first));
+        assert_eq!(l.last_end(), 1_500_000);
+        assert_eq!(l.enqueue(5_000_000, 5_000_000, 1000, false), Ok(6_500_000));
     }
 
     #[test]

@@ -1,11 +1,12 @@
-//! The network: nodes, full-duplex links (one transmitter, queue and pipe per direction) and
-//! static routes.
+//! The network: nodes, full-duplex links (one transmitter, queue and pipe per direction),
+//! shared-medium LANs (one direction per attached station, one channel) and static routes.
 
 pub mod link;
 pub mod loss;
 pub mod red;
 pub mod route;
 
+use crate::units::Time;
 pub use link::{Aqm, Limit, LinkDir, QueueStats, Refusal};
 pub use route::shortest_path;
 
@@ -14,19 +15,34 @@ pub type NodeId = u32;
 /// Index of one direction of a link.
 pub type LinkId = u32;
 
-/// A built network: named nodes and link directions. Link `2k` and `2k + 1` are the two
-/// directions of the k-th full-duplex link.
+/// A built network: named nodes and link directions. A full-duplex link has two directions
+/// (forward first), a LAN one per attached station; `link_of` says whose a direction is.
 #[derive(Debug, Default)]
 pub struct Network {
     /// Node names, indexed by [`NodeId`].
     pub nodes: Vec<String>,
     /// Link directions, indexed by [`LinkId`].
     pub links: Vec<LinkDir>,
-    /// Per node, the outgoing link directions in declaration order (ties in routing go to the
-    /// first).
-    pub adjacency: Vec<Vec<LinkId>>,
-    /// Name of each full-duplex link (`links.len() / 2` entries).
+    /// Per node, the outgoing link directions with the node each reaches, in declaration
+    /// order (ties in routing go to the first). A station's LAN direction reaches every other
+    /// station of the LAN.
+    pub adjacency: Vec<Vec<(LinkId, NodeId)>>,
+    /// Name of each full-duplex link and LAN, in declaration order.
     pub link_names: Vec<String>,
+    /// Per direction, the index in `link_names` of its link or LAN.
+    pub link_of: Vec<u32>,
+    /// The LANs.
+    pub lans: Vec<Lan>,
+}
+
+/// A shared-medium LAN: one half-duplex channel that the directions of all its stations use
+/// in turn, first come first served in order of arrival at the channel.
+#[derive(Clone, Debug)]
+pub struct Lan {
+    /// Index in `link_names`.
+    pub link: u32,
+    /// End of the last transmission accepted on the channel.
+    pub busy_until: Time,
 }
 
 impl Network {
@@ -54,12 +70,77 @@ impl Network {
         reverse: link::LinkParams,
     ) -> LinkId {
         let id = self.links.len() as LinkId;
+        let k = self.link_names.len() as u32;
         self.links.push(LinkDir::new(a, b, forward));
         self.links.push(LinkDir::new(b, a, reverse));
-        self.adjacency[a as usize].push(id);
-        self.adjacency[b as usize].push(id + 1);
+        self.adjacency[a as usize].push((id, b));
+        self.adjacency[b as usize].push((id + 1, a));
         self.link_names.push(name.into());
+        self.link_of.extend([k, k]);
         id
+    }
+
+    /// Add a LAN joining `stations` (at least two, distinct), with the parameters of each
+    /// station's direction onto it (the channel's rate and delay, the station's queue); returns
+    /// the directions in station order. A LAN direction's `to` is its own station: the node a
+    /// packet reaches depends on its route.
+    pub fn add_lan(
+        &mut self,
+        name: impl Into<String>,
+        stations: &[NodeId],
+        params: &[link::LinkParams],
+    ) -> Vec<LinkId> {
+        let k = self.link_names.len() as u32;
+        let lan = self.lans.len() as u32;
+        self.link_names.push(name.into());
+        self.lans.push(Lan { link: k, busy_until: 0 });
+        let first = self.links.len() as LinkId;
+        for (&s, &p) in stations.iter().zip(params) {
+            let mut d = LinkDir::new(s, s, p);
+            d.lan = Some(lan);
+            self.links.push(d);
+            self.link_of.push(k);
+        }
+        for (i, &s) in stations.iter().enumerate() {
+            for &o in stations.iter().filter(|&&o| o != s) {
+                self.adjacency[s as usize].push((first + i as LinkId, o));
+            }
+        }
+        (first..first + stations.len() as LinkId).collect()
+    }
+
+    /// Offer `size` bytes arriving at `at` to direction `link` ([`LinkDir::enqueue`], `ect`:
+    /// the packet is ECN-capable); on a
+    /// LAN the packet also waits for the channel, which it then holds until its transmission
+    /// ends.
+    #[inline]
+    pub fn enqueue(&mut self, link: LinkId, now: Time, at: Time, size: u32, ect: bool) -> Result<Time, Refusal> {
+        let l = &mut self.links[link as usize];
+        let Some(lan) = l.lan else {
+            return l.enqueue(now, at, size, ect);
+        };
+        let channel = &mut self.lans[lan as usize].busy_until;
+        l.channel_free = *channel;
+        let r = l.enqueue(now, at, size, ect);
+        if r.is_ok() {
+            *channel = l.last_end();
+        }
+        r
+    }
+
+    /// The directions of link or LAN `k` (index in `link_names`): forward then reverse for a
+    /// link, one per station for a LAN.
+    pub fn dirs_of(&self, k: usize) -> Vec<LinkId> {
+        (0..self.links.len() as LinkId).filter(|&q| self.link_of[q as usize] as usize == k).collect()
+    }
+
+    /// Name of the far end of direction `q`: its receiving node, or the LAN's name.
+    pub fn to_name(&self, q: LinkId) -> &str {
+        let l = &self.links[q as usize];
+        match l.lan {
+            Some(lan) => &self.link_names[self.lans[lan as usize].link as usize],
+            None => &self.nodes[l.to as usize],
+        }
     }
 
     /// The node id called `name`.

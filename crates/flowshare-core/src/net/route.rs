@@ -1,4 +1,5 @@
-//! Static shortest-path routing (fewest hops), as ns-2's static routing computes it.
+//! Static shortest-path routing (fewest hops) over the link directions that are up, as ns-2's
+//! static routing computes it.
 
 use super::{LinkId, Network, NodeId};
 use std::collections::VecDeque;
@@ -16,9 +17,8 @@ pub fn shortest_path(net: &Network, src: NodeId, dst: NodeId) -> Option<Vec<Link
         if u == dst {
             break;
         }
-        for &l in &net.adjacency[u as usize] {
-            let v = net.links[l as usize].to;
-            if !seen[v as usize] {
+        for &(l, v) in &net.adjacency[u as usize] {
+            if !seen[v as usize] && net.links[l as usize].up {
                 seen[v as usize] = true;
                 via[v as usize] = Some(l);
                 frontier.push_back(v);
@@ -62,6 +62,37 @@ mod tests {
         // The reverse direction uses the odd link ids.
         assert_eq!(shortest_path(&net, d, a), Some(vec![bd + 1, ab + 1]));
         assert_eq!(shortest_path(&net, a, a), Some(vec![]));
+    }
+
+    #[test]
+    fn directions_that_are_down_are_avoided() {
+        let mut net = Network::default();
+        let [a, b, c, d] = ["a", "b", "c", "d"].map(|n| net.add_node(n));
+        let ab = net.add_link("ab", a, b, params());
+        let bd = net.add_link("bd", b, d, params());
+        let ac = net.add_link("ac", a, c, params());
+        let cd = net.add_link("cd", c, d, params());
+        net.links[bd as usize].up = false;
+        assert_eq!(shortest_path(&net, a, d), Some(vec![ac, cd]));
+        // Only the forward direction is down: the way back is unchanged.
+        assert_eq!(shortest_path(&net, d, a), Some(vec![bd + 1, ab + 1]));
+        net.links[cd as usize].up = false;
+        assert_eq!(shortest_path(&net, a, d), None);
+    }
+
+    #[test]
+    fn a_lan_direction_reaches_every_other_station() {
+        let mut net = Network::default();
+        let [a, r1, r2, r3, b] = ["a", "r1", "r2", "r3", "b"].map(|n| net.add_node(n));
+        let a_r1 = net.add_link("a-r1", a, r1, params());
+        let r3_b = net.add_link("r3-b", r3, b, params());
+        let lan = net.add_lan("lan", &[r1, r2, r3], &[params(); 3]);
+        assert_eq!(net.dirs_of(2), lan);
+        assert_eq!(net.to_name(lan[0]), "lan");
+        assert_eq!(net.adjacency[r1 as usize], vec![(a_r1 + 1, a), (lan[0], r2), (lan[0], r3)]);
+        assert_eq!(shortest_path(&net, a, b), Some(vec![a_r1, lan[0], r3_b]));
+        assert_eq!(shortest_path(&net, b, a), Some(vec![r3_b + 1, lan[2], a_r1 + 1]));
+        assert_eq!(shortest_path(&net, r2, r3), Some(vec![lan[1]]));
     }
 
     #[test]

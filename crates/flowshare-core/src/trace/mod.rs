@@ -72,11 +72,24 @@ pub enum Reason {
     Early = 3,
     /// The link's loss model discarded the packet after its transmission.
     LinkLoss = 4,
+    /// The link direction went down while the packet waited, was transmitted or propagated.
+    LinkDown = 5,
+    /// No route: at the sender's first hop when the flow has none, or at a node a packet
+    /// reached after a route change when that node is not on its flow's new route.
+    NoRoute = 6,
 }
 
 impl Reason {
     /// Every reason, in code order.
-    pub const ALL: [Reason; 5] = [Reason::None, Reason::Overflow, Reason::Forced, Reason::Early, Reason::LinkLoss];
+    pub const ALL: [Reason; 7] = [
+        Reason::None,
+        Reason::Overflow,
+        Reason::Forced,
+        Reason::Early,
+        Reason::LinkLoss,
+        Reason::LinkDown,
+        Reason::NoRoute,
+    ];
 
     /// The name in result tables (empty for [`Reason::None`], which tables show as missing).
     pub fn as_str(self) -> &'static str {
@@ -86,6 +99,8 @@ impl Reason {
             Reason::Forced => "forced",
             Reason::Early => "early",
             Reason::LinkLoss => "link_loss",
+            Reason::LinkDown => "link_down",
+            Reason::NoRoute => "no_route",
         }
     }
 }
@@ -225,20 +240,16 @@ impl TraceCfg {
 /// Link directions a selector names.
 fn select_links(net: &Network, sel: &str, bottleneck: Option<usize>, path: &str) -> Result<Vec<LinkId>, ConfigError> {
     if let Some(k) = net.link_names.iter().position(|n| n == sel) {
-        return Ok(vec![2 * k as LinkId, 2 * k as LinkId + 1]);
+        return Ok(net.dirs_of(k));
     }
     if sel == "bottleneck" {
         if let Some(k) = bottleneck {
-            return Ok(vec![2 * k as LinkId, 2 * k as LinkId + 1]);
+            return Ok(net.dirs_of(k));
         }
     }
     if let Some((a, b)) = sel.split_once("->") {
-        let dirs: Vec<LinkId> = net
-            .links
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| net.nodes[l.from as usize] == a.trim() && net.nodes[l.to as usize] == b.trim())
-            .map(|(q, _)| q as LinkId)
+        let dirs: Vec<LinkId> = (0..net.links.len() as LinkId)
+            .filter(|&q| net.nodes[net.links[q as usize].from as usize] == a.trim() && net.to_name(q) == b.trim())
             .collect();
         if !dirs.is_empty() {
             return Ok(dirs);
@@ -349,10 +360,7 @@ impl Tracer {
     /// `<from>-<to>.pcap` (with `.q<queue>` before `.pcap` when two directions share the
     /// node pair). Returns the paths.
     pub fn open_pcap(&mut self, dir: &Path, net: &Network) -> std::io::Result<Vec<PathBuf>> {
-        let name = |q: LinkId| {
-            let l = &net.links[q as usize];
-            format!("{}-{}", net.nodes[l.from as usize], net.nodes[l.to as usize])
-        };
+        let name = |q: LinkId| format!("{}-{}", net.nodes[net.links[q as usize].from as usize], net.to_name(q));
         let mut paths = Vec::new();
         for &q in &self.spec.pcap {
             let base = name(q);
