@@ -2,6 +2,7 @@
 
 use crate::cc::{CcState, CongestionControl};
 use crate::engine::{Event, EventQueue};
+use crate::net::sched::{Queued, Removal};
 use crate::net::{Aqm, LinkId, Network, Refusal};
 use crate::packet::{Arena, Kind, Packet};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
@@ -89,7 +90,8 @@ impl Simulation {
             }
         }
         for (l, n) in built.net.links.iter_mut().zip(users) {
-            l.exclusive = n == 1;
+            // A scheduled direction cannot be offered packets ahead of time (ADR 0004).
+            l.exclusive = n == 1 && l.sched.is_none();
         }
         let mut events = EventQueue::new();
         let mut senders = Vec::with_capacity(built.conns.len());
@@ -254,6 +256,7 @@ impl Simulation {
                 self.flush(c);
             }
             Event::FlowStop(c) => self.senders[c as usize].stop(),
+            Event::LinkTransmit(link) => self.start_tx(link),
             Event::Source(c) => {
                 let (u, _) = self.udp[c as usize].as_mut().expect("a UDP flow");
                 if let Some(t) = u.on_event(self.now, &mut self.out) {
@@ -345,6 +348,11 @@ impl Simulation {
             let l = &mut self.net.links[link as usize];
             let arrival = match l.enqueue(self.now, at, p.size) {
                 Ok(arrival) => arrival,
+                Err(Refusal::Scheduled) => {
+                    // Never exclusive, so `at` is now.
+                    self.enqueue_scheduled(id, p, link);
+                    return;
+                }
                 Err(refusal) => {
                     if self.trace.is_some() {
                         trace_link(&mut self.trace, &self.net, at, Err(refusal), &p, link);
@@ -384,6 +392,95 @@ impl Simulation {
                 self.events.push(arrival, Event::LinkArrival(link));
             }
             return;
+        }
+    }
+
+    /// Offer packet `id` to scheduled link direction `link` now (ADR 0004).
+    #[inline(never)]
+    fn enqueue_scheduled(&mut self, id: u32, p: Packet, link: LinkId) {
+        let now = self.now;
+        let q = Queued { id, flow: p.conn, size: p.size, at: now };
+        match self.net.links[link as usize].sched_enqueue(now, q) {
+            Err(refusal) => {
+                if self.trace.is_some() {
+                    trace_link(&mut self.trace, &self.net, now, Err(refusal), &p, link);
+                }
+                self.count_drop(&p);
+                self.arena.free(id);
+            }
+            Ok(idle) => {
+                self.arena.get_mut(id).hop = p.hop;
+                if self.trace.is_some() {
+                    trace_sched(&mut self.trace, now, None, &p, link);
+                }
+                self.drain_removed(link);
+                if idle {
+                    self.start_tx(link);
+                }
+            }
+        }
+    }
+
+    /// Count a dropped packet against its connection.
+    #[inline]
+    fn count_drop(&mut self, p: &Packet) {
+        let c = &mut self.counters[p.conn as usize];
+        match p.kind {
+            Kind::Data | Kind::Syn | Kind::Udp => c.data_dropped += 1,
+            Kind::Ack | Kind::SynAck => c.acks_dropped += 1,
+        }
+    }
+
+    /// Account and free the packets scheduled link `link` removed from its queues.
+    fn drain_removed(&mut self, link: LinkId) {
+        let n = self.net.links[link as usize].sched.as_ref().map_or(0, |s| s.removed.len());
+        for i in 0..n {
+            let (q, why) = self.net.links[link as usize].sched.as_ref().expect("scheduled").removed[i];
+            let p = *self.arena.get(q.id);
+            if let Some(t) = &mut self.trace {
+                let reason = match why {
+                    Removal::PushOut => Reason::PushOut,
+                    Removal::Codel => Reason::Codel,
+                };
+                t.dropped(self.now, &p, link, reason);
+            }
+            self.count_drop(&p);
+            self.arena.free(q.id);
+        }
+        if n > 0 {
+            self.net.links[link as usize].sched.as_mut().expect("scheduled").removed.clear();
+        }
+    }
+
+    /// The transmitter of scheduled link `link` is free now: send the next packet, if any,
+    /// and schedule the transmitter's next event at the end of its transmission.
+    fn start_tx(&mut self, link: LinkId) {
+        let l = &mut self.net.links[link as usize];
+        let started = l.sched_start(self.now);
+        let delay = l.params.delay;
+        self.drain_removed(link);
+        let Some((q, arrival)) = started else {
+            return;
+        };
+        self.events.push(arrival - delay, Event::LinkTransmit(link));
+        let p = *self.arena.get(q.id);
+        if self.trace.is_some() {
+            trace_sched(&mut self.trace, self.now, Some(arrival - delay), &p, link);
+        }
+        if self.net.links[link as usize].lost_on_wire(self.now, arrival) {
+            if self.trace.is_some() {
+                trace_link_loss(&mut self.trace, &self.net, arrival, &p, link);
+            }
+            let c = &mut self.counters[p.conn as usize];
+            match p.kind {
+                Kind::Data | Kind::Syn | Kind::Udp => c.data_link_lost += 1,
+                Kind::Ack | Kind::SynAck => c.acks_link_lost += 1,
+            }
+            self.arena.free(q.id);
+            return;
+        }
+        if self.net.links[link as usize].push_pipe(arrival, q.id) {
+            self.events.push(arrival, Event::LinkArrival(link));
         }
     }
 
@@ -517,7 +614,7 @@ impl Simulation {
     fn data_in_network(&self) -> Vec<u64> {
         let mut n = vec![0u64; self.specs.len()];
         for l in &self.net.links {
-            for id in l.pipe_ids() {
+            for id in l.pipe_ids().chain(l.waiting_ids()) {
                 let p = self.arena.get(id);
                 if matches!(p.kind, Kind::Data | Kind::Syn | Kind::Udp) {
                     n[p.conn as usize] += 1;
@@ -688,14 +785,14 @@ impl Simulation {
         t.push("delay_s", floats(&|q| secs(net.links[q].params.delay)));
         t.push(
             "limit",
-            ints(&|q| match net.links[q].params.limit {
+            ints(&|q| match net.links[q].limit() {
                 crate::net::Limit::Packets(p) => i64::from(p),
                 crate::net::Limit::Bytes(b) => b as i64,
             }),
         );
         t.push(
             "limit_unit",
-            names(&|q| match net.links[q].params.limit {
+            names(&|q| match net.links[q].limit() {
                 crate::net::Limit::Packets(_) => "packets".into(),
                 crate::net::Limit::Bytes(_) => "bytes".into(),
             }),
@@ -736,6 +833,24 @@ fn trace_link_loss(trace: &mut Option<Box<Tracer>>, net: &Network, arrival: Time
     }
 }
 
+/// Trace packet `p` at scheduled link `link`: put in the queue at `at` (`done` = `None`), or
+/// starting its transmission, which ends at `done`.
+#[cold]
+#[inline(never)]
+fn trace_sched(trace: &mut Option<Box<Tracer>>, at: Time, done: Option<Time>, p: &Packet, link: LinkId) {
+    if let Some(t) = trace {
+        match done {
+            None => {
+                if p.hop == 0 {
+                    t.endpoint(at, EventKind::Send, p, Reason::None);
+                }
+                t.enqueued(at, p, link);
+            }
+            Some(done) => t.transmitted(done, p, link),
+        }
+    }
+}
+
 /// Trace packet `p` offered to `link` at `at`: accepted, reaching the far node at `arrival`,
 /// or refused; at the first hop the packet has just been sent. Out of line: the
 /// untraced path only tests `trace`.
@@ -757,6 +872,7 @@ fn trace_link(
             Ok(a) => t.accepted(at, a - net.links[link as usize].params.delay, p, link),
             Err(Refusal::Early) => t.dropped(at, p, link, Reason::Early),
             Err(Refusal::Overflow) => t.dropped(at, p, link, Reason::Overflow),
+            Err(Refusal::Scheduled) => unreachable!("scheduled offers are not refusals"),
         }
     }
 }

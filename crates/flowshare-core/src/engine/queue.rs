@@ -21,6 +21,9 @@ pub enum Event {
     Source(u32),
     /// Take one time-series sample of every flow and queue.
     Sample,
+    /// The transmitter of scheduled link direction `.0` frees (ADR 0004): the packet being
+    /// sent, if any, has been sent, and the discipline picks the next.
+    LinkTransmit(u32),
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -20,6 +20,7 @@
 
 use crate::net::loss::LossProcess;
 use crate::net::red::Red;
+use crate::net::sched::{Queued, Removal, Scheduler};
 use crate::net::NodeId;
 use crate::packet::PacketId;
 use crate::ring::Ring;
@@ -77,6 +78,11 @@ pub enum Refusal {
     Early,
     /// The queue was full.
     Overflow,
+    /// Not refused: the direction is scheduled, and the caller must offer the packet with
+    /// [`LinkDir::sched_enqueue`]. A scheduled direction's FIFO limit is zero, so the FIFO
+    /// path sends every offer down its overflow branch, and the accepted path has no extra
+    /// test (ADR 0004).
+    Scheduled,
 }
 
 /// Admission policy of a FIFO link: which arrivals are refused before the hard limit.
@@ -122,6 +128,29 @@ pub struct LinkDir {
     pub loss: Option<Box<LossProcess>>,
     /// End of transmission of lost packets not yet fully transmitted (for end-of-run clipping).
     lost_ends: Ring<Time>,
+    /// A discipline that chooses at dequeue time makes the direction *scheduled* (ADR 0004):
+    /// `held` and the precomputed departures are then unused.
+    pub sched: Option<Box<Scheduled>>,
+}
+
+/// The scheduler and transmitter of a scheduled link direction.
+#[derive(Debug)]
+pub struct Scheduled {
+    /// The discipline and the packets waiting in it.
+    pub sched: Scheduler,
+    /// The packet in transmission: (arrival at the queue, end of transmission, bytes). Set
+    /// until the transmitter event at its end has run.
+    tx: Option<(Time, Time, u32)>,
+    /// Packets that had been queued and were removed without being sent (push-outs, CoDel
+    /// drops), already counted in the statistics, for the caller to account and clear.
+    pub removed: Vec<(Queued, Removal)>,
+}
+
+impl Scheduled {
+    /// An idle transmitter in front of `sched`.
+    pub fn new(sched: Scheduler) -> Self {
+        Scheduled { sched, tx: None, removed: Vec::new() }
+    }
 }
 
 impl LinkDir {
@@ -144,7 +173,101 @@ impl LinkDir {
             aqm: Aqm::DropTail,
             loss: None,
             lost_ends: Ring::default(),
+            sched: None,
         }
+    }
+
+    /// Count the packets removed from a scheduled queue at `now` since index `from` of
+    /// `removed` as drops (CoDel's as early drops) and close their occupancy.
+    fn note_removed(&mut self, now: Time, from: usize) {
+        let s = self.sched.as_ref().expect("a scheduled link");
+        for &(q, why) in &s.removed[from..] {
+            let st = &mut self.stats;
+            st.drops += 1;
+            st.drop_bytes += u64::from(q.size);
+            if why == Removal::Codel {
+                st.early_drops += 1;
+            }
+            let sojourn = now - q.at;
+            st.len_integral += u128::from(sojourn);
+            st.bytes_integral += u128::from(sojourn * u64::from(q.size));
+        }
+    }
+
+    /// Scheduled direction: offer `q`, arriving now. On acceptance returns whether the
+    /// transmitter is idle, so the caller must start it ([`LinkDir::sched_start`]); packets
+    /// pushed out are in `sched.removed`.
+    pub fn sched_enqueue(&mut self, now: Time, q: Queued) -> Result<bool, Refusal> {
+        self.stats.arrivals += 1;
+        self.stats.arrival_bytes += u64::from(q.size);
+        let s = self.sched.as_mut().expect("a scheduled link");
+        let from = s.removed.len();
+        let res = s.sched.enqueue(now, q, &mut s.removed);
+        let idle = s.tx.is_none();
+        let held = s.sched.len().0 + u32::from(!idle);
+        self.note_removed(now, from);
+        match res {
+            Ok(()) => {
+                self.stats.max_len = self.stats.max_len.max(held);
+                Ok(idle)
+            }
+            Err(r) => {
+                self.stats.drops += 1;
+                self.stats.drop_bytes += u64::from(q.size);
+                if r == Refusal::Early {
+                    self.stats.early_drops += 1;
+                }
+                Err(r)
+            }
+        }
+    }
+
+    /// Scheduled direction whose transmitter frees at `now`: take the next packet from the
+    /// discipline and start sending it. Returns it with the time it reaches the far node (its
+    /// transmission ends `delay` earlier), or `None` when nothing waits.
+    pub fn sched_start(&mut self, now: Time) -> Option<(Queued, Time)> {
+        let s = self.sched.as_mut().expect("a scheduled link");
+        s.tx = None;
+        let from = s.removed.len();
+        let next = s.sched.dequeue(now, &mut s.removed);
+        self.note_removed(now, from);
+        let q = next?;
+        let tx = self.tx_time(q.size);
+        let end = now + tx;
+        self.busy_until = end;
+        self.sched.as_mut().expect("a scheduled link").tx = Some((q.at, end, q.size));
+        let st = &mut self.stats;
+        st.busy += tx;
+        let sojourn = end - q.at;
+        st.len_integral += u128::from(sojourn);
+        st.bytes_integral += u128::from(sojourn * u64::from(q.size));
+        Some((q, end + self.params.delay))
+    }
+
+    /// Packets held by a scheduled direction at `now` (waiting or in transmission), and their
+    /// bytes.
+    fn sched_len_at(s: &Scheduled, now: Time) -> (u32, u64) {
+        let (n, b) = s.sched.len();
+        match s.tx {
+            Some((_, end, size)) if end > now => (n + 1, b + u64::from(size)),
+            _ => (n, b),
+        }
+    }
+
+    /// The queue's capacity as configured (a scheduled direction's shared limit).
+    pub fn limit(&self) -> Limit {
+        self.sched.as_ref().map_or(self.params.limit, |s| s.sched.total)
+    }
+
+    /// Make this direction scheduled by `sched` (ADR 0004).
+    pub fn set_scheduler(&mut self, sched: Scheduler) {
+        self.params.limit = Limit::Packets(0);
+        self.sched = Some(Box::new(Scheduled::new(sched)));
+    }
+
+    /// Packet ids waiting in a scheduled direction's queues (for conservation checks).
+    pub fn waiting_ids(&self) -> impl Iterator<Item = PacketId> + '_ {
+        self.sched.iter().flat_map(|s| s.sched.iter().map(|q| q.id))
     }
 
     /// Forget packets whose transmission ended by `now`.
@@ -225,6 +348,11 @@ impl LinkDir {
             Limit::Bytes(b) => self.held_bytes - gone_bytes + u64::from(size) > b,
         };
         if full {
+            if self.sched.is_some() {
+                self.stats.arrivals -= 1;
+                self.stats.arrival_bytes -= u64::from(size);
+                return Err(Refusal::Scheduled);
+            }
             if let Aqm::Red(red) = &mut self.aqm {
                 red.reset_count();
             }
@@ -251,8 +379,18 @@ impl LinkDir {
     /// whether the loss model discards it on the wire once transmitted. A lost packet keeps
     /// its queue slot and transmission time and is counted in `link_losses`; the caller does
     /// not put it in the pipe.
-    #[inline]
+    #[inline(always)]
     pub fn lost_on_wire(&mut self, now: Time, arrival: Time) -> bool {
+        if self.loss.is_none() {
+            return false;
+        }
+        self.lose(now, arrival)
+    }
+
+    /// [`LinkDir::lost_on_wire`] for a direction with a loss model (out of line: the fast
+    /// path only tests for the model).
+    #[inline(never)]
+    fn lose(&mut self, now: Time, arrival: Time) -> bool {
         let Some(model) = self.loss.as_mut() else {
             return false;
         };
@@ -289,6 +427,9 @@ impl LinkDir {
     /// Packets held at `now` (waiting or in transmission), and their bytes. Packets offered
     /// ahead of time to an exclusive link count only once they have arrived.
     pub fn len_at(&mut self, now: Time) -> (u32, u64) {
+        if let Some(s) = &self.sched {
+            return Self::sched_len_at(s, now);
+        }
         self.purge(now);
         let mut n = self.held.len();
         let mut bytes = self.held_bytes;
@@ -310,6 +451,29 @@ impl LinkDir {
     /// Counters clipped to a run that ended at `end`: work, occupancy and arrivals after
     /// `end` are removed. Returns (stats, packets that finished transmission by `end`).
     pub fn stats_at(&mut self, end: Time) -> (QueueStats, u64) {
+        if let Some(sch) = &self.sched {
+            // Everything up to now happened by `end`; only the packets still held need
+            // clipping: waiting ones count until `end`, the one in transmission stops there.
+            let mut s = self.stats;
+            let mut still_held = sch.sched.len().0 as u64;
+            for q in sch.sched.iter() {
+                let held = end - q.at;
+                s.len_integral += u128::from(held);
+                s.bytes_integral += u128::from(held * u64::from(q.size));
+            }
+            if let Some((_, e, size)) = sch.tx {
+                if e > end {
+                    still_held += 1;
+                    let over = e - end;
+                    s.len_integral -= u128::from(over);
+                    s.bytes_integral -= u128::from(over * u64::from(size));
+                    s.busy -= over;
+                }
+            }
+            s.link_losses -= self.lost_ends.iter().filter(|&&e| e > end).count() as u64;
+            let departures = s.arrivals - s.drops - still_held;
+            return (s, departures);
+        }
         self.purge(end);
         let mut s = self.stats;
         let mut still_held = 0;

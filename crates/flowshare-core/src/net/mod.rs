@@ -1,12 +1,14 @@
 //! The network: nodes, full-duplex links (one transmitter, queue and pipe per direction) and
 //! static routes.
 
+pub mod codel;
 pub mod link;
 pub mod loss;
 pub mod red;
 pub mod route;
+pub mod sched;
 
-pub use link::{Aqm, Limit, LinkDir, QueueStats, Refusal};
+pub use link::{Aqm, Limit, LinkDir, QueueStats, Refusal, Scheduled};
 pub use route::shortest_path;
 
 /// Index of a node.

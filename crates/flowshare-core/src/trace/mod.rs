@@ -72,11 +72,24 @@ pub enum Reason {
     Early = 3,
     /// The link's loss model discarded the packet after its transmission.
     LinkLoss = 4,
+    /// A queued packet was pushed out to make room for an arrival (DRR's `push_out_longest`,
+    /// FQ-CoDel's drop from the fattest queue).
+    PushOut = 5,
+    /// CoDel dropped a queued packet when dequeuing it (FQ-CoDel).
+    Codel = 6,
 }
 
 impl Reason {
     /// Every reason, in code order.
-    pub const ALL: [Reason; 5] = [Reason::None, Reason::Overflow, Reason::Forced, Reason::Early, Reason::LinkLoss];
+    pub const ALL: [Reason; 7] = [
+        Reason::None,
+        Reason::Overflow,
+        Reason::Forced,
+        Reason::Early,
+        Reason::LinkLoss,
+        Reason::PushOut,
+        Reason::Codel,
+    ];
 
     /// The name in result tables (empty for [`Reason::None`], which tables show as missing).
     pub fn as_str(self) -> &'static str {
@@ -86,6 +99,8 @@ impl Reason {
             Reason::Forced => "forced",
             Reason::Early => "early",
             Reason::LinkLoss => "link_loss",
+            Reason::PushOut => "push_out",
+            Reason::Codel => "codel",
         }
     }
 }
@@ -422,13 +437,24 @@ impl Tracer {
     /// Link direction `link` accepted `p` arriving at `t`; its transmission ends at `done`.
     #[inline]
     pub fn accepted(&mut self, t: Time, done: Time, p: &Packet, link: LinkId) {
-        if self.link_wanted(link) {
-            if self.wanted(t, EventKind::Enqueue, p.conn) {
-                self.push(t, EventKind::Enqueue, p, link as i32, Reason::None, 0);
-            }
-            if self.wanted(done, EventKind::Dequeue, p.conn) {
-                self.push(done, EventKind::Dequeue, p, link as i32, Reason::None, 0);
-            }
+        self.enqueued(t, p, link);
+        self.transmitted(done, p, link);
+    }
+
+    /// Scheduled link direction `link` put `p`, arriving at `t`, in its queue.
+    #[inline]
+    pub fn enqueued(&mut self, t: Time, p: &Packet, link: LinkId) {
+        if self.link_wanted(link) && self.wanted(t, EventKind::Enqueue, p.conn) {
+            self.push(t, EventKind::Enqueue, p, link as i32, Reason::None, 0);
+        }
+    }
+
+    /// Link direction `link` is sending `p`; its transmission ends at `done` (the dequeue
+    /// event and the pcap record).
+    #[inline]
+    pub fn transmitted(&mut self, done: Time, p: &Packet, link: LinkId) {
+        if self.link_wanted(link) && self.wanted(done, EventKind::Dequeue, p.conn) {
+            self.push(done, EventKind::Dequeue, p, link as i32, Reason::None, 0);
         }
         if let Some(w) = self.pcap_of[link as usize] {
             if done <= self.end {
