@@ -1679,9 +1679,12 @@ impl Scenario {
             }
         }
         let groups: Vec<&str> = conns.iter().map(|c| c.name.as_str()).collect();
-        for l in &mut net.links {
+        for (id, l) in net.links.iter_mut().enumerate() {
             if let Some(s) = &mut l.sched {
-                s.sched.bind_flows(&groups)?;
+                let id = id as LinkId;
+                let here: Vec<bool> =
+                    conns.iter().map(|c| c.data_route.contains(&id) || c.ack_route.contains(&id)).collect();
+                s.sched.bind_flows(&groups, &here)?;
             }
         }
         if let Some(trace) = &self.trace {

@@ -296,3 +296,21 @@ fn bad_scheduled_queues_name_the_field() {
         format!("{p}.classes: is not a field of kind \"fq_codel\"; its fields are kind, limit, quantum, target, interval, buckets")
     );
 }
+
+#[test]
+fn per_flow_queues_are_made_only_for_the_flows_that_use_a_direction() {
+    let text = dumbbell(3, r#"{ kind = "fq_codel" }"#, &tcp("t", 3)).replace(
+        "access = { rate = \"1Gbps\", delay = \"1ms\", queue = { limit = 100000 } }",
+        "access = { rate = \"1Gbps\", delay = \"1ms\", queue = { kind = \"drr\", limit = 1000 } }",
+    );
+    let built = scenario::from_toml(&text).unwrap().build().unwrap();
+    let queues = |l: usize| built.net.links[l].sched.as_ref().expect("scheduled").sched.queues.len();
+    // Both bottleneck directions carry the three flows (data one way, ACKs the other); each
+    // access link direction carries one flow.
+    assert_eq!((queues(0), queues(1)), (3, 3));
+    assert!((2..built.net.links.len()).all(|l| queues(l) == 1));
+    let r = common::run(&text);
+    common::assert_conservation(&r);
+    let total: f64 = r.flows.f64("goodput_bps").iter().sum();
+    assert!(total > 7e6, "{:?}", r.flows.f64("goodput_bps"));
+}

@@ -377,8 +377,9 @@ impl Scheduler {
     /// Classify the run's flows: `groups[f]` is flow `f`'s group name. Explicit classes take
     /// the flows of the groups they name; the others go to the lowest priority class, to a DRR
     /// queue of their own, to their FQ-CoDel queue (one per flow or a hash bucket), or to the
-    /// single queue of a FIFO.
-    pub fn bind_flows(&mut self, groups: &[&str]) -> Result<(), crate::ConfigError> {
+    /// single queue of a FIFO. `here[f]` says whether flow `f`'s packets use this direction:
+    /// queues of their own are made only for those.
+    pub fn bind_flows(&mut self, groups: &[&str], here: &[bool]) -> Result<(), crate::ConfigError> {
         let n = groups.len();
         self.class = vec![u32::MAX; n];
         if let Some(names) = &self.names {
@@ -414,13 +415,20 @@ impl Scheduler {
             }
         }
         let explicit = self.queues.len() as u32;
+        let fifo = self.names.is_none() && explicit == 1;
+        let own_queue = match &self.disc {
+            Discipline::Drr(_) => !fifo,
+            Discipline::FqCodel(fq) => fq.buckets.is_none(),
+            Discipline::Priority => false,
+        };
+        let mut exact = 0u32;
         for f in 0..n {
-            if self.class[f] != u32::MAX {
+            if self.class[f] != u32::MAX || (own_queue && !here[f]) {
                 continue;
             }
             self.class[f] = match &mut self.disc {
                 Discipline::Priority => explicit - 1,
-                Discipline::Drr(_) if self.names.is_none() && explicit == 1 => 0,
+                Discipline::Drr(_) if fifo => 0,
                 Discipline::Drr(d) => {
                     let k = self.queues.len() as u32;
                     let pf = &self.per_flow;
@@ -448,14 +456,17 @@ impl Scheduler {
                         z ^= z >> 31;
                         (z % u64::from(b)) as u32
                     }
-                    None => f as u32,
+                    None => {
+                        exact += 1;
+                        exact - 1
+                    }
                 },
             };
         }
         if let Discipline::FqCodel(fq) = &mut self.disc {
             let k = match fq.buckets {
                 Some(b) => b as usize,
-                None => n,
+                None => exact as usize,
             };
             self.queues = (0..k).map(|_| SubQueue::new(None, SubAqm::None)).collect();
             fq.deficit = vec![0; k];
@@ -690,7 +701,7 @@ mod tests {
         });
         let groups: Vec<String> = (0..quanta.len()).map(|i| format!("g{i}")).collect();
         let refs: Vec<&str> = groups.iter().map(String::as_str).collect();
-        s.bind_flows(&refs).unwrap();
+        s.bind_flows(&refs, &vec![true; refs.len()]).unwrap();
         s
     }
 
@@ -749,7 +760,7 @@ mod tests {
         let queues = vec![SubQueue::new(Some(Limit::Packets(2)), SubAqm::None), SubQueue::new(None, SubAqm::None)];
         let mut s = Scheduler::new(Discipline::Priority, queues, Limit::Packets(100));
         s.names = Some(ClassNames { path: "q".into(), field: "classes", names: vec![vec!["hi".into()], vec![]] });
-        s.bind_flows(&["lo", "hi", "other"]).unwrap();
+        s.bind_flows(&["lo", "hi", "other"], &[true; 3]).unwrap();
         assert_eq!((s.class_of(0), s.class_of(1), s.class_of(2)), (1, 0, 1));
         let mut removed = Vec::new();
         s.enqueue(0, pkt(0, 0, 100), &mut removed).unwrap();
@@ -770,13 +781,13 @@ mod tests {
             field: "classes",
             names: vec![vec!["vbr".into()], vec!["x".into()]],
         });
-        let e = s.bind_flows(&["vbr", "data"]).unwrap_err().to_string();
+        let e = s.bind_flows(&["vbr", "data"], &[true; 2]).unwrap_err().to_string();
         assert_eq!(
             e,
             "topology.bottleneck.queue.classes[1].flows[0]: no flow group is called \"x\"; groups are vbr, data"
         );
         s.names.as_mut().unwrap().names[1] = vec!["vbr".into()];
-        let e = s.bind_flows(&["vbr", "data"]).unwrap_err().to_string();
+        let e = s.bind_flows(&["vbr", "data"], &[true; 2]).unwrap_err().to_string();
         assert!(e.contains("already in classes[0]"), "{e}");
     }
 
