@@ -226,7 +226,7 @@ fn scheduled_queue_statistics_and_traces_are_consistent() {
 }
 
 #[test]
-fn scheduled_runs_are_deterministic_and_fifo_results_do_not_change() {
+fn scheduled_runs_are_deterministic() {
     let q = r#"{ kind = "fq_codel", limit = 300, buckets = 3 }"#;
     let text = dumbbell(5, q, &(tcp("t", 3) + &cbr("u", "2Mbps")));
     let a = common::run(&text);
