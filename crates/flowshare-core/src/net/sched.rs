@@ -422,8 +422,8 @@ impl Scheduler {
             Discipline::Priority => false,
         };
         let mut exact = 0u32;
-        for f in 0..n {
-            if self.class[f] != u32::MAX || (own_queue && !here[f]) {
+        for (f, &used) in here.iter().enumerate().take(n) {
+            if self.class[f] != u32::MAX || (own_queue && !used) {
                 continue;
             }
             self.class[f] = match &mut self.disc {
