@@ -199,9 +199,17 @@ fn fq_codel_isolates_a_sparse_flow_from_a_bulk_flows_standing_queue() {
 #[test]
 fn fq_codel_with_hash_buckets_runs_and_conserves() {
     let q = r#"{ kind = "fq_codel", limit = 200, buckets = 2, quantum = "300B", target = "2ms", interval = "50ms" }"#;
-    let r = common::run(&dumbbell(10, q, &tcp("t", 4)));
+    let r = common::run(&dumbbell(10, q, &(tcp("t", 4) + "[trace]\nevents = true\nlinks = [\"r0->r1\"]\n")));
     common::assert_conservation(&r);
     assert!(r.queues.f64("utilization")[0] > 0.9);
+    // CoDel's drops are traced with their reason, at dequeue, and count as early drops.
+    let ev = events(&r);
+    let (kind, reason) = (ev.i64("kind"), ev.i64("reason"));
+    let codel = (0..ev.rows())
+        .filter(|&i| kind[i] == EventKind::Drop as i64 && reason[i] == Reason::Codel as i64)
+        .count() as i64;
+    assert!(codel > 0);
+    assert_eq!(codel, r.queues.i64("early_drops")[0]);
 }
 
 #[test]

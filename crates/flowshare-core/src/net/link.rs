@@ -559,6 +559,53 @@ mod tests {
         assert_eq!(s.len_integral, 2_500_000);
     }
 
+    /// A direction scheduled by a one-queue DRR (a FIFO served at dequeue time).
+    fn scheduled(limit: Limit) -> LinkDir {
+        use crate::net::sched::{Discipline, Drr, Overflow, SubAqm, SubQueue};
+        let mut l = link(Limit::Packets(10));
+        let drr = Drr::new(vec![u32::MAX], u32::MAX, Overflow::DropArrival);
+        let mut s = Scheduler::new(Discipline::Drr(drr), vec![SubQueue::new(None, SubAqm::None)], limit);
+        s.bind_flows(&["f"], &[true]).unwrap();
+        l.set_scheduler(s);
+        l
+    }
+
+    fn q(id: u32, at: Time) -> Queued {
+        Queued { id, flow: 0, size: 1000, at }
+    }
+
+    #[test]
+    fn scheduled_statistics_are_clipped_at_the_end_of_the_run() {
+        let mut l = scheduled(Limit::Packets(10));
+        assert_eq!(l.enqueue(0, 0, 1000), Err(Refusal::Scheduled));
+        assert_eq!(l.sched_enqueue(0, q(0, 0)), Ok(true));
+        assert_eq!(l.sched_start(0), Some((q(0, 0), 6_000_000)));
+        assert_eq!(l.sched_enqueue(0, q(1, 0)), Ok(false));
+        assert_eq!(l.len_at(500_000), (2, 2000));
+        // The transmitter frees at 1 ms and sends packet 1 until 2 ms.
+        assert_eq!(l.sched_start(1_000_000), Some((q(1, 0), 7_000_000)));
+        assert_eq!(l.sched_enqueue(1_200_000, q(2, 1_200_000)), Ok(false));
+        // At 1.5 ms: packet 0 done, packet 1 half sent, packet 2 waiting for 0.3 ms.
+        let (s, departed) = l.stats_at(1_500_000);
+        assert_eq!((s.arrivals, departed, s.drops), (3, 1, 0));
+        assert_eq!(s.busy, 1_500_000);
+        assert_eq!(s.len_integral, 1_000_000 + 1_500_000 + 300_000);
+        assert_eq!(s.max_len, 2);
+        assert_eq!(l.len_at(1_500_000), (2, 2000));
+        assert_eq!(l.limit(), Limit::Packets(10));
+    }
+
+    #[test]
+    fn scheduled_limit_counts_waiting_packets_only() {
+        let mut l = scheduled(Limit::Packets(1));
+        assert_eq!(l.sched_enqueue(0, q(0, 0)), Ok(true));
+        l.sched_start(0);
+        assert_eq!(l.sched_enqueue(0, q(1, 0)), Ok(false));
+        assert_eq!(l.sched_enqueue(0, q(2, 0)), Err(Refusal::Overflow));
+        let (s, departed) = l.stats_at(10_000_000);
+        assert_eq!((s.arrivals, s.drops, departed), (3, 1, 1));
+    }
+
     #[test]
     fn offers_ahead_of_time_count_only_once_arrived() {
         let mut l = link(Limit::Packets(10));
