@@ -37,13 +37,19 @@ __all__ = [
     "change",
     "describe",
     "droptail",
+    "drr",
     "dumbbell",
+    "enhanced_red",
+    "enhanced_red_for",
+    "fq_codel",
     "flows",
     "graph",
     "lan",
     "link",
     "load_scenario",
     "parking_lot",
+    "priority",
+    "qclass",
     "to_json",
 ]
 
@@ -177,6 +183,150 @@ def droptail(*, limit: int | str) -> dict[str, Any]:
         ``{"kind": "droptail", "limit": limit}``.
     """
     return {"kind": "droptail", "limit": limit}
+
+
+def qclass(
+    *flow_groups: str,
+    limit: int | str | None = None,
+    quantum: int | str | None = None,
+) -> dict[str, Any]:
+    """A class of a :func:`priority` queue or a queue of a :func:`drr`.
+
+    ``flow_groups`` are the names of the flow groups whose flows it holds; ``limit`` its own
+    limit (packets or a size string); ``quantum`` (DRR only) its quantum, a size string or a
+    number of packets of the queue's ``mean_pktsize``.
+
+    >>> qclass("vbr", limit=50)
+    {'flows': ['vbr'], 'limit': 50}
+    """
+    return _drop_none(flows=list(flow_groups), limit=limit, quantum=quantum)
+
+
+def priority(classes: Sequence[Mapping[str, Any]], *, limit: int | str | None = None) -> dict[str, Any]:
+    """A strict-priority queue: ``classes`` (see :func:`qclass`), highest priority first.
+
+    Flows of groups no class names go to the last class. ``limit`` is the shared limit on the
+    waiting packets (``docs/queues.md``).
+
+    >>> priority([qclass("vbr", limit=50), qclass("data", limit=100)], limit=150)["classes"][0]
+    {'flows': ['vbr'], 'limit': 50}
+    """
+    return _drop_none(kind="priority", limit=limit, classes=[dict(c) for c in classes])
+
+
+def drr(
+    *,
+    limit: int | str | None = None,
+    quantum: int | str | None = None,
+    queues: Sequence[Mapping[str, Any]] | None = None,
+    mean_pktsize: str | None = None,
+    overflow: Literal["drop_arrival", "push_out_longest"] | None = None,
+    aqm: Literal["none", "red", "enhanced_red"] | None = None,
+    **aqm_params: Any,
+) -> dict[str, Any]:
+    """A deficit-round-robin queue; with ``aqm``, DRR+ (``docs/queues.md``).
+
+    Without ``queues`` every flow has its own queue. ``aqm_params`` are the RED or enhanced-RED
+    fields of each queue (``min_th``, ``max_th``, ``w_q``, ``max_p``, ``flow_p``, ...).
+
+    >>> drr(limit=60, queues=[qclass("a", "b", quantum="3000B")], aqm="enhanced_red", flow_p={"a": 0.1})
+    {'kind': 'drr', 'limit': 60, 'queues': [{'flows': ['a', 'b'], 'quantum': '3000B'}], 'aqm': 'enhanced_red', 'flow_p': {'a': 0.1}}
+    """
+    return _drop_none(
+        kind="drr",
+        limit=limit,
+        quantum=quantum,
+        queues=None if queues is None else [dict(q) for q in queues],
+        mean_pktsize=mean_pktsize,
+        overflow=overflow,
+        aqm=aqm,
+        **aqm_params,
+    )
+
+
+def enhanced_red(
+    *,
+    limit: int | str | None = None,
+    min_th: float | None = None,
+    max_th: float | None = None,
+    w_q: float | None = None,
+    max_p: float | None = None,
+    flow_p: Mapping[str, float] | None = None,
+    ramp: bool | None = None,
+    mean_pktsize: str | None = None,
+) -> dict[str, Any]:
+    """A FIFO with enhanced RED: drop probability ``flow_p[group]`` per flow group between the
+    thresholds, ``max_p`` for unlisted groups (seed 004 ch. 6.5; defaults 5, 15, 0.002, 0.02).
+
+    >>> enhanced_red(limit=30, flow_p={"slow": 0.1})
+    {'kind': 'enhanced_red', 'limit': 30, 'flow_p': {'slow': 0.1}}
+    """
+    return _drop_none(
+        kind="enhanced_red",
+        limit=limit,
+        min_th=min_th,
+        max_th=max_th,
+        w_q=w_q,
+        max_p=max_p,
+        flow_p=None if flow_p is None else {k: float(v) for k, v in flow_p.items()},
+        ramp=ramp,
+        mean_pktsize=mean_pktsize,
+    )
+
+
+def enhanced_red_for(
+    bw: Mapping[str, float],
+    BW: float,  # noqa: N803
+    *,
+    queue: Mapping[str, Any] | None = None,
+    **model: Any,
+) -> dict[str, Any]:
+    """Put enhanced RED's per-group drop probabilities, computed with the thesis's iteration
+    (:func:`flowshare.models.hasegawa.enhanced_red_probabilities`), into a queue.
+
+    ``bw`` maps each flow group's name to its input capacity (bit/s) and ``BW`` is the
+    bottleneck rate (bit/s); ``model`` goes to the iteration (``tau``, ``packet_bytes``, ...).
+    ``queue`` is an :func:`enhanced_red` or DRR+ (:func:`drr` with ``aqm="enhanced_red"``)
+    queue to fill (default: ``enhanced_red(limit=30)``); its ``flow_p`` is replaced. Raises
+    ``ValueError`` when the iteration does not converge.
+
+    >>> q = enhanced_red_for({"bw64": 64e3, "bw128": 128e3, "bw256": 256e3, "bw512": 512e3}, 800e3)
+    >>> q["kind"], {k: round(v, 4) for k, v in q["flow_p"].items()}
+    ('enhanced_red', {'bw64': 0.1791, 'bw128': 0.091, 'bw256': 0.0278, 'bw512': 0.0077})
+    """
+    import warnings
+
+    from .models.hasegawa import enhanced_red_probabilities
+
+    names = list(bw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = enhanced_red_probabilities([float(bw[n]) for n in names], float(BW), **model)
+    if not res.converged:
+        raise ValueError(f"enhanced RED's iteration did not converge in {res.iterations} iterations")
+    out = dict(queue) if queue is not None else enhanced_red(limit=30)
+    if out.get("kind") == "drr" and out.get("aqm") != "enhanced_red":
+        raise ValueError("queue: a DRR needs aqm='enhanced_red' to use per-group probabilities")
+    if out.get("kind") not in ("enhanced_red", "drr"):
+        raise ValueError(f"queue: kind must be 'enhanced_red' or 'drr', got {out.get('kind')!r}")
+    out["flow_p"] = {n: float(p) for n, p in zip(names, res.p, strict=True)}
+    return out
+
+
+def fq_codel(
+    *,
+    limit: int | None = None,
+    quantum: str | None = None,
+    target: str | None = None,
+    interval: str | None = None,
+    buckets: int | None = None,
+) -> dict[str, Any]:
+    """An FQ-CoDel queue (RFC 8290; defaults 1514B, 5ms, 100ms, one queue per flow).
+
+    >>> fq_codel(limit=10240)
+    {'kind': 'fq_codel', 'limit': 10240}
+    """
+    return _drop_none(kind="fq_codel", limit=limit, quantum=quantum, target=target, interval=interval, buckets=buckets)
 
 
 def link(

@@ -7,14 +7,20 @@
 
 use crate::cc::CcConfig;
 use crate::engine::stream;
+use crate::net::codel::CodelParams;
 use crate::net::link::LinkParams;
 use crate::net::loss::{LossCfg, LossProcess};
 use crate::net::red::{self, Red, RedParams};
+use crate::net::sched::{
+    ClassNames, Discipline, Drr, EnhancedRed, EnhancedRedParams, FqCodel, Overflow, PerFlow, Scheduler, SubAqm,
+    SubQueue,
+};
 use crate::net::{shortest_path, Aqm, Limit, LinkId, Network, NodeId};
 use crate::tcp::{MisRx, MisRxReference, Recovery, TcpConfig};
 use crate::traffic::{SourceCfg, SourceSpec, Transport};
 use crate::units::{Bytes, Dur, Rate, Time};
 use crate::ConfigError;
+use rand_core::RngCore;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -291,14 +297,14 @@ impl LinkOverride {
             (Some(o), Some(b)) => Some(ReverseCfg {
                 rate: o.rate.or(b.rate),
                 delay: o.delay.or(b.delay),
-                queue: o.queue.or(b.queue),
+                queue: o.queue.clone().or_else(|| b.queue.clone()),
                 loss: o.loss.clone().or_else(|| b.loss.clone()),
             }),
         };
         LinkCfg {
             rate: self.rate.unwrap_or(base.rate),
             delay: self.delay.unwrap_or(base.delay),
-            queue: self.queue.unwrap_or(base.queue),
+            queue: self.queue.clone().unwrap_or_else(|| base.queue.clone()),
             loss: self.loss.clone().or_else(|| base.loss.clone()),
             reverse,
         }
@@ -340,10 +346,70 @@ pub enum QueueKind {
     Droptail,
     /// FIFO with Random Early Detection before the limit (`docs/queues.md`).
     Red,
+    /// Strict priority between classes of flows (scheduled, ADR 0004).
+    Priority,
+    /// Deficit round robin; with `aqm`, DRR+ (scheduled).
+    Drr,
+    /// FIFO with enhanced RED: a drop probability per flow group (scheduled).
+    EnhancedRed,
+    /// FQ-CoDel, RFC 8290 (scheduled).
+    FqCodel,
+}
+
+impl QueueKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            QueueKind::Droptail => "droptail",
+            QueueKind::Red => "red",
+            QueueKind::Priority => "priority",
+            QueueKind::Drr => "drr",
+            QueueKind::EnhancedRed => "enhanced_red",
+            QueueKind::FqCodel => "fq_codel",
+        }
+    }
+}
+
+/// A class of a priority queue or a queue of a DRR.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassCfg {
+    /// Flow groups (by name) whose flows it holds.
+    #[serde(default)]
+    pub flows: Vec<String>,
+    /// Its own limit, besides the queue's shared one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<LimitCfg>,
+    /// DRR: its quantum (bytes, or packets of `mean_pktsize`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<LimitCfg>,
+}
+
+/// Admission control inside each DRR queue (DRR+).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubAqmKind {
+    /// Limits only.
+    #[default]
+    None,
+    /// RED in each queue.
+    Red,
+    /// Enhanced RED in each queue.
+    EnhancedRed,
+}
+
+/// What a DRR does when its shared limit is reached.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OverflowCfg {
+    /// Refuse the arrival.
+    #[default]
+    DropArrival,
+    /// Drop from the head of the queue holding the most bytes (ns-2's `Queue/DRR`).
+    PushOutLongest,
 }
 
 /// A queue.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueueCfg {
     /// Discipline.
@@ -387,6 +453,37 @@ pub struct QueueCfg {
     /// Mark ECN-capable packets instead of dropping them early.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
+    // Scheduled disciplines (`docs/queues.md`).
+    /// Priority: classes, highest first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classes: Option<Vec<ClassCfg>>,
+    /// DRR: explicit queues; flows of unlisted groups get a queue each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queues: Option<Vec<ClassCfg>>,
+    /// DRR and FQ-CoDel: quantum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<LimitCfg>,
+    /// DRR: shared-limit policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overflow: Option<OverflowCfg>,
+    /// DRR: admission control in each queue (DRR+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aqm: Option<SubAqmKind>,
+    /// Enhanced RED: drop probability p_i by flow-group name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_p: Option<std::collections::BTreeMap<String, f64>>,
+    /// Enhanced RED: linear ramp up to p_i instead of a constant p_i.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp: Option<bool>,
+    /// FQ-CoDel: CoDel's target delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Dur>,
+    /// FQ-CoDel: CoDel's interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Dur>,
+    /// FQ-CoDel: hash flows into this many queues instead of one queue per flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buckets: Option<u32>,
 }
 
 impl Default for QueueCfg {
@@ -405,9 +502,23 @@ impl Default for QueueCfg {
             adaptive: None,
             target_delay: None,
             ecn: None,
+            classes: None,
+            queues: None,
+            quantum: None,
+            overflow: None,
+            aqm: None,
+            flow_p: None,
+            ramp: None,
+            target: None,
+            interval: None,
+            buckets: None,
         }
     }
 }
+
+/// The optional fields of a RED queue.
+const RED_FIELDS: [&str; 11] =
+    ["min_th", "max_th", "max_p", "w_q", "gentle", "wait", "mode", "mean_pktsize", "adaptive", "target_delay", "ecn"];
 
 /// A number or `"auto"` (ns-2's automatic value).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -467,26 +578,6 @@ pub enum RedMode {
 }
 
 impl QueueCfg {
-    /// Names of the RED fields that are set.
-    fn red_fields_present(&self) -> impl Iterator<Item = &'static str> {
-        [
-            ("min_th", self.min_th.is_some()),
-            ("max_th", self.max_th.is_some()),
-            ("max_p", self.max_p.is_some()),
-            ("w_q", self.w_q.is_some()),
-            ("gentle", self.gentle.is_some()),
-            ("wait", self.wait.is_some()),
-            ("mode", self.mode.is_some()),
-            ("mean_pktsize", self.mean_pktsize.is_some()),
-            ("adaptive", self.adaptive.is_some()),
-            ("target_delay", self.target_delay.is_some()),
-            ("ecn", self.ecn.is_some()),
-        ]
-        .into_iter()
-        .filter(|f| f.1)
-        .map(|f| f.0)
-    }
-
     /// Resolve against a link of `rate` and `delay`, with ns-2.35's defaults and automatic
     /// values. `path` is the queue's field path.
     fn resolve_red(&self, path: &str, rate: Rate, delay: Dur) -> Result<RedParams, ConfigError> {
@@ -547,20 +638,329 @@ impl QueueCfg {
         })
     }
 
-    /// RED's resolved parameters for a link of `rate` and `delay`, or `None` for DropTail.
-    /// `path` is the queue's field path.
-    pub fn red_params(&self, path: &str, rate: Rate, delay: Dur) -> Result<Option<RedParams>, ConfigError> {
+    /// Every optional field with whether it is set.
+    fn fields(&self) -> [(&'static str, bool); 21] {
+        [
+            ("ecn", self.ecn.is_some()),
+            ("min_th", self.min_th.is_some()),
+            ("max_th", self.max_th.is_some()),
+            ("max_p", self.max_p.is_some()),
+            ("w_q", self.w_q.is_some()),
+            ("gentle", self.gentle.is_some()),
+            ("wait", self.wait.is_some()),
+            ("mode", self.mode.is_some()),
+            ("mean_pktsize", self.mean_pktsize.is_some()),
+            ("adaptive", self.adaptive.is_some()),
+            ("target_delay", self.target_delay.is_some()),
+            ("classes", self.classes.is_some()),
+            ("queues", self.queues.is_some()),
+            ("quantum", self.quantum.is_some()),
+            ("overflow", self.overflow.is_some()),
+            ("aqm", self.aqm.is_some()),
+            ("flow_p", self.flow_p.is_some()),
+            ("ramp", self.ramp.is_some()),
+            ("target", self.target.is_some()),
+            ("interval", self.interval.is_some()),
+            ("buckets", self.buckets.is_some()),
+        ]
+    }
+
+    /// The optional fields `kind` (with its `aqm`) takes.
+    fn allowed_fields(&self) -> Vec<&'static str> {
+        const ERED: [&str; 7] = ["min_th", "max_th", "w_q", "max_p", "flow_p", "ramp", "mean_pktsize"];
         match self.kind {
-            QueueKind::Droptail => {
-                if let Some(field) = self.red_fields_present().next() {
-                    return Err(ConfigError::new(
-                        format!("{path}.{field}"),
-                        "is a RED parameter; it needs kind = \"red\"",
-                    ));
+            QueueKind::Droptail => vec![],
+            QueueKind::Red => RED_FIELDS.to_vec(),
+            QueueKind::Priority => vec!["classes"],
+            QueueKind::Drr => {
+                let mut v = vec!["queues", "quantum", "mean_pktsize", "overflow", "aqm"];
+                match self.aqm.unwrap_or_default() {
+                    SubAqmKind::None => {}
+                    // RED inside DRR queues drops; it does not mark.
+                    SubAqmKind::Red => v.extend(RED_FIELDS.iter().filter(|f| !["mean_pktsize", "ecn"].contains(f))),
+                    SubAqmKind::EnhancedRed => v.extend(ERED.iter().filter(|f| **f != "mean_pktsize")),
                 }
-                Ok(None)
+                v
             }
+            QueueKind::EnhancedRed => ERED.to_vec(),
+            QueueKind::FqCodel => vec!["quantum", "target", "interval", "buckets"],
+        }
+    }
+
+    /// Reject fields that `kind` does not take.
+    fn check_fields(&self, path: &str) -> Result<(), ConfigError> {
+        let allowed = self.allowed_fields();
+        for (field, present) in self.fields() {
+            if !present || allowed.contains(&field) {
+                continue;
+            }
+            if self.kind == QueueKind::Droptail && RED_FIELDS.contains(&field) {
+                return Err(ConfigError::new(format!("{path}.{field}"), "is a RED parameter; it needs kind = \"red\""));
+            }
+            let kind = self.kind.as_str();
+            let mut list = vec!["kind", "limit"];
+            list.extend(&allowed);
+            let hint = if self.kind == QueueKind::Drr && self.aqm.is_none() {
+                " (RED fields need aqm = \"red\" or \"enhanced_red\")"
+            } else {
+                ""
+            };
+            return Err(ConfigError::new(
+                format!("{path}.{field}"),
+                format!("is not a field of kind \"{kind}\"; its fields are {}{hint}", list.join(", ")),
+            ));
+        }
+        Ok(())
+    }
+
+    /// RED's resolved parameters for a link of `rate` and `delay`, or `None` for the other
+    /// kinds. `path` is the queue's field path.
+    pub fn red_params(&self, path: &str, rate: Rate, delay: Dur) -> Result<Option<RedParams>, ConfigError> {
+        self.check_fields(path)?;
+        match self.kind {
             QueueKind::Red => self.resolve_red(path, rate, delay).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Enhanced RED's parameters (defaults after seed 004's A42: thresholds 5 and 15 packets,
+    /// w_q = 0.002, p = 0.02).
+    fn resolve_enhanced(&self, path: &str, rate: Rate) -> Result<EnhancedRedParams, ConfigError> {
+        let err = |field: &str, msg: String| Err(ConfigError::new(format!("{path}.{field}"), msg));
+        let number = |field: &str, v: Option<AutoF64>, default: f64| -> Result<f64, ConfigError> {
+            match v {
+                None => Ok(default),
+                Some(AutoF64::Value(x)) if x.is_finite() && x >= 0.0 => Ok(x),
+                Some(AutoF64::Value(x)) => Err(ConfigError::new(
+                    format!("{path}.{field}"),
+                    format!("must be a number of packets >= 0, got {x}"),
+                )),
+                Some(AutoF64::Auto) => Err(ConfigError::new(
+                    format!("{path}.{field}"),
+                    "\"auto\" is for RED; enhanced RED needs a number of packets",
+                )),
+            }
+        };
+        let min_th = number("min_th", self.min_th, 5.0)?;
+        let max_th = number("max_th", self.max_th, 15.0)?;
+        if max_th <= min_th {
+            return err("max_th", format!("must be greater than min_th = {min_th}, got {max_th}"));
+        }
+        let w_q = match self.w_q {
+            None => 0.002,
+            Some(AutoF64::Value(v)) if v > 0.0 && v <= 1.0 => v,
+            Some(v) => {
+                let shown = match v {
+                    AutoF64::Auto => "\"auto\"".to_string(),
+                    AutoF64::Value(x) => x.to_string(),
+                };
+                return err("w_q", format!("must be in (0, 1] for enhanced RED, got {shown}"));
+            }
+        };
+        let default_p = self.max_p.unwrap_or(0.02);
+        if !(0.0..=1.0).contains(&default_p) {
+            return err("max_p", format!("must be a probability in [0, 1], got {default_p}"));
+        }
+        let mut group_p = Vec::new();
+        for (name, &p) in self.flow_p.iter().flatten() {
+            if !(0.0..=1.0).contains(&p) {
+                return err(&format!("flow_p.{name}"), format!("must be a probability in [0, 1], got {p}"));
+            }
+            group_p.push((name.clone(), p));
+        }
+        let mean = self.mean_pktsize.unwrap_or(Bytes(1500));
+        if mean.0 == 0 || mean.0 > 65_535 {
+            return err("mean_pktsize", format!("must be between 1B and 65535B, got {mean}"));
+        }
+        Ok(EnhancedRedParams {
+            min_th,
+            max_th,
+            w_q,
+            p: Vec::new(),
+            default_p,
+            group_p,
+            ramp: self.ramp.unwrap_or(false),
+            ptc: rate.0 as f64 / (8.0 * mean.0 as f64),
+        })
+    }
+
+    /// A limit of a class or queue, checked.
+    fn class_limit(l: Option<LimitCfg>, path: &str) -> Result<Option<Limit>, ConfigError> {
+        match l.map(|l| l.0) {
+            Some(Limit::Packets(0) | Limit::Bytes(0)) => {
+                Err(ConfigError::new(format!("{path}.limit"), "must be at least 1 packet or 1 byte"))
+            }
+            l => Ok(l),
+        }
+    }
+
+    /// The scheduler of a scheduled kind for a link of `rate` and `delay`, or `None` for a
+    /// FIFO kind. Random streams are named `<stream>/red/q<k>` (DRR+ RED in explicit queue
+    /// k, `.../flow<f>` in flow f's own queue), `<stream>/enhanced_red...` likewise, and
+    /// `<stream>/fq_codel` (the hash perturbation), of the run's `seed`.
+    pub fn scheduler(
+        &self,
+        path: &str,
+        rate: Rate,
+        delay: Dur,
+        seed: u64,
+        stream_base: &str,
+    ) -> Result<Option<Scheduler>, ConfigError> {
+        self.check_fields(path)?;
+        let total = self.limit.0;
+        let err = |field: &str, msg: String| Err(ConfigError::new(format!("{path}.{field}"), msg));
+        match self.kind {
+            QueueKind::Droptail | QueueKind::Red => Ok(None),
+            QueueKind::Priority => {
+                let Some(classes) = &self.classes else {
+                    return err(
+                        "classes",
+                        "is required with kind = \"priority\": a list of { flows = [...] }, highest priority first"
+                            .into(),
+                    );
+                };
+                if classes.is_empty() {
+                    return err("classes", "needs at least one class".into());
+                }
+                let mut queues = Vec::new();
+                for (k, c) in classes.iter().enumerate() {
+                    let cpath = format!("{path}.classes[{k}]");
+                    if c.quantum.is_some() {
+                        return Err(ConfigError::new(format!("{cpath}.quantum"), "only DRR queues have a quantum"));
+                    }
+                    queues.push(SubQueue::new(Self::class_limit(c.limit, &cpath)?, SubAqm::None));
+                }
+                let mut s = Scheduler::new(Discipline::Priority, queues, total);
+                s.names = Some(ClassNames {
+                    path: path.to_string(),
+                    field: "classes",
+                    names: classes.iter().map(|c| c.flows.clone()).collect(),
+                });
+                Ok(Some(s))
+            }
+            QueueKind::Drr => {
+                let mean = self.mean_pktsize.unwrap_or(Bytes(1500));
+                if mean.0 == 0 || mean.0 > 65_535 {
+                    return err("mean_pktsize", format!("must be between 1B and 65535B, got {mean}"));
+                }
+                let quantum_of = |q: Option<LimitCfg>, field: &str, default: u32| -> Result<u32, ConfigError> {
+                    let bytes = match q.map(|q| q.0) {
+                        None => return Ok(default),
+                        Some(Limit::Packets(n)) => u64::from(n) * mean.0,
+                        Some(Limit::Bytes(b)) => b,
+                    };
+                    if bytes == 0 || bytes > u64::from(u32::MAX) {
+                        return Err(ConfigError::new(
+                            field.to_string(),
+                            "must be a size between 1B and 4294967295B or a number of packets >= 1".to_string(),
+                        ));
+                    }
+                    Ok(bytes as u32)
+                };
+                let default_quantum = quantum_of(self.quantum, &format!("{path}.quantum"), 1500)?;
+                let aqm = self.aqm.unwrap_or_default();
+                let red = match aqm {
+                    SubAqmKind::Red => Some(self.resolve_red(path, rate, delay)?),
+                    _ => None,
+                };
+                let enhanced = match aqm {
+                    SubAqmKind::EnhancedRed => Some(self.resolve_enhanced(path, rate)?),
+                    _ => None,
+                };
+                let make_aqm = |name: String| match (&red, &enhanced) {
+                    (Some(p), _) => {
+                        SubAqm::Red(Box::new(Red::new(*p, stream(seed, &format!("{stream_base}/red/{name}")))))
+                    }
+                    (_, Some(e)) => SubAqm::Enhanced(Box::new(EnhancedRed::new(
+                        e.clone(),
+                        stream(seed, &format!("{stream_base}/enhanced_red/{name}")),
+                    ))),
+                    _ => SubAqm::None,
+                };
+                let mut queues = Vec::new();
+                let mut quantum = Vec::new();
+                let explicit = self.queues.clone().unwrap_or_default();
+                for (k, c) in explicit.iter().enumerate() {
+                    let cpath = format!("{path}.queues[{k}]");
+                    if c.flows.is_empty() {
+                        return Err(ConfigError::new(
+                            format!("{cpath}.flows"),
+                            "lists no flow group; name the groups whose flows share this queue",
+                        ));
+                    }
+                    queues.push(SubQueue::new(Self::class_limit(c.limit, &cpath)?, make_aqm(format!("q{k}"))));
+                    quantum.push(quantum_of(c.quantum, &format!("{cpath}.quantum"), default_quantum)?);
+                }
+                let overflow = match self.overflow.unwrap_or_default() {
+                    OverflowCfg::DropArrival => Overflow::DropArrival,
+                    OverflowCfg::PushOutLongest => Overflow::PushOutLongest,
+                };
+                let drr = Drr::new(quantum, default_quantum, overflow);
+                let mut s = Scheduler::new(Discipline::Drr(drr), queues, total);
+                if self.queues.is_some() {
+                    s.names = Some(ClassNames {
+                        path: path.to_string(),
+                        field: "queues",
+                        names: explicit.iter().map(|c| c.flows.clone()).collect(),
+                    });
+                }
+                s.per_flow = PerFlow {
+                    limit: None,
+                    red: red.map(|p| (p, seed, format!("{stream_base}/red"))),
+                    enhanced: enhanced.map(|e| (e, seed, format!("{stream_base}/enhanced_red"))),
+                };
+                if self.queues.is_none() {
+                    // A DRR of one queue per flow: every flow's queue is made at binding.
+                    s.names = Some(ClassNames { path: path.to_string(), field: "queues", names: Vec::new() });
+                }
+                Ok(Some(s))
+            }
+            QueueKind::EnhancedRed => {
+                let e = self.resolve_enhanced(path, rate)?;
+                let aqm = SubAqm::Enhanced(Box::new(EnhancedRed::new(
+                    e,
+                    stream(seed, &format!("{stream_base}/enhanced_red")),
+                )));
+                let drr = Drr::new(vec![u32::MAX], u32::MAX, Overflow::DropArrival);
+                Ok(Some(Scheduler::new(Discipline::Drr(drr), vec![SubQueue::new(None, aqm)], total)))
+            }
+            QueueKind::FqCodel => {
+                let quantum = match self.quantum.map(|q| q.0) {
+                    None => 1514,
+                    Some(Limit::Bytes(b)) if b > 0 && b <= 1 << 20 => b as u32,
+                    Some(q) => {
+                        let shown = match q {
+                            Limit::Packets(n) => n.to_string(),
+                            Limit::Bytes(b) => Bytes(b).to_string(),
+                        };
+                        return err(
+                            "quantum",
+                            format!("must be a size between 1B and 1048576B such as \"1514B\", got {shown}"),
+                        );
+                    }
+                };
+                let target = self.target.unwrap_or(Dur::from_millis(5));
+                let interval = self.interval.unwrap_or(Dur::from_millis(100));
+                if target.0 == 0 {
+                    return err("target", "must be greater than 0s".into());
+                }
+                if interval.0 == 0 {
+                    return err("interval", "must be greater than 0s".into());
+                }
+                if self.buckets == Some(0) {
+                    return err("buckets", "must be at least 1 (omit it for one queue per flow)".into());
+                }
+                if matches!(total, Limit::Bytes(_)) {
+                    return err(
+                        "limit",
+                        "must be a number of packets for kind \"fq_codel\" (RFC 8290's packet limit)".into(),
+                    );
+                }
+                let salt = stream(seed, &format!("{stream_base}/fq_codel")).next_u64();
+                let fq =
+                    FqCodel::new(quantum, CodelParams { target: target.0, interval: interval.0 }, self.buckets, salt);
+                Ok(Some(Scheduler::new(Discipline::FqCodel(Box::new(fq)), Vec::new(), total)))
+            }
         }
     }
 }
@@ -1002,7 +1402,9 @@ fn link_params(cfg: &LinkCfg, path: &str) -> Result<LinkParams, ConfigError> {
         }
         _ => {}
     }
-    cfg.queue.red_params(&format!("{path}.queue"), cfg.rate, cfg.delay)?;
+    let qpath = format!("{path}.queue");
+    cfg.queue.red_params(&qpath, cfg.rate, cfg.delay)?;
+    cfg.queue.scheduler(&qpath, cfg.rate, cfg.delay, 0, "check")?;
     Ok(LinkParams { rate: cfg.rate, delay: cfg.delay.0, limit: cfg.queue.limit.0 })
 }
 
@@ -1015,12 +1417,17 @@ fn install_queue(
     path: &str,
     sim: &SimulationCfg,
 ) -> Result<(), ConfigError> {
-    let Some(params) = cfg.queue.red_params(&format!("{path}.queue"), cfg.rate, cfg.delay)? else {
-        return Ok(());
-    };
     let name = &net.link_names[net.link_of[dir as usize] as usize];
     let l = &net.links[dir as usize];
     let stream_name = format!("{name}/{}->{}", net.nodes[l.from as usize], net.to_name(dir));
+    let qpath = format!("{path}.queue");
+    if let Some(s) = cfg.queue.scheduler(&qpath, cfg.rate, cfg.delay, sim.seed, &format!("link/{stream_name}"))? {
+        net.links[dir as usize].set_scheduler(s);
+        return Ok(());
+    }
+    let Some(params) = cfg.queue.red_params(&qpath, cfg.rate, cfg.delay)? else {
+        return Ok(());
+    };
     let mut red = Red::new(params, stream(sim.seed, &format!("link/{stream_name}/red")));
     red.set_horizon(sim.duration.0);
     net.links[dir as usize].aqm = Aqm::Red(Box::new(red));
@@ -1033,7 +1440,7 @@ fn reverse_cfg(cfg: &LinkCfg) -> LinkCfg {
         Some(r) => LinkCfg {
             rate: r.rate.unwrap_or(cfg.rate),
             delay: r.delay.unwrap_or(cfg.delay),
-            queue: r.queue.unwrap_or(cfg.queue),
+            queue: r.queue.clone().unwrap_or_else(|| cfg.queue.clone()),
             loss: None,
             reverse: None,
         },
@@ -1135,7 +1542,7 @@ fn add_lan_cfg(
     let station_cfg = |n: &String| LinkCfg {
         rate: cfg.rate,
         delay: cfg.delay,
-        queue: cfg.queues.get(n).copied().unwrap_or(cfg.queue),
+        queue: cfg.queues.get(n).cloned().unwrap_or_else(|| cfg.queue.clone()),
         loss: None,
         reverse: None,
     };
@@ -1157,6 +1564,18 @@ fn add_lan_cfg(
     let mut params = Vec::new();
     for n in &cfg.nodes {
         params.push(link_params(&station_cfg(n), &station_path(n)).map_err(fix(n))?);
+    }
+    for n in &cfg.nodes {
+        let kind = station_cfg(n).queue.kind;
+        if !matches!(kind, QueueKind::Droptail | QueueKind::Red) {
+            return Err(ConfigError::new(
+                match cfg.queues.contains_key(n) {
+                    true => format!("{path}.queues.{n}.kind"),
+                    false => format!("{path}.queue.kind"),
+                },
+                format!("a LAN station's queue is \"droptail\" or \"red\", not \"{}\"", kind.as_str()),
+            ));
+        }
     }
     let dirs = net.add_lan(cfg.name.clone(), &stations, &params);
     for (n, &d) in cfg.nodes.iter().zip(&dirs) {
@@ -1264,7 +1683,7 @@ impl Scenario {
                     let cfg = LinkCfg {
                         rate: l.rate,
                         delay: l.delay,
-                        queue: l.queue,
+                        queue: l.queue.clone(),
                         loss: l.loss.clone(),
                         reverse: l.reverse.clone(),
                     };
@@ -1446,6 +1865,19 @@ impl Scenario {
                     source: source.clone(),
                     key: format!("flow/{}/{}", group.name, same_name + k),
                 });
+            }
+        }
+        let groups: Vec<&str> = conns.iter().map(|c| c.name.as_str()).collect();
+        for (id, l) in net.links.iter_mut().enumerate() {
+            if let Some(s) = &mut l.sched {
+                let id = id as LinkId;
+                // Link changes may reroute any flow onto this direction: give every flow its
+                // queue from the start.
+                let here: Vec<bool> = conns
+                    .iter()
+                    .map(|c| !self.changes.is_empty() || c.data_route.contains(&id) || c.ack_route.contains(&id))
+                    .collect();
+                s.sched.bind_flows(&groups, &here)?;
             }
         }
         if let Some(trace) = &self.trace {

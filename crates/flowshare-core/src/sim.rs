@@ -3,6 +3,7 @@
 use crate::cc::{CcState, CongestionControl};
 use crate::engine::{stream, uniform, Event, EventQueue, Stream};
 use crate::net::link::GONE;
+use crate::net::sched::{Queued, Removal};
 use crate::net::{shortest_path, Aqm, LinkId, Network, NodeId, Refusal};
 use crate::packet::{ecn, Arena, Kind, Packet, PacketId};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
@@ -121,7 +122,8 @@ impl Simulation {
         // pipe of the link it is on; LAN directions need their offers in time order.
         let fixed = built.changes.is_empty();
         for (l, n) in built.net.links.iter_mut().zip(users) {
-            l.exclusive = n == 1 && fixed && l.lan.is_none();
+            // A scheduled direction cannot be offered packets ahead of time (ADR 0004).
+            l.exclusive = n == 1 && fixed && l.lan.is_none() && l.sched.is_none();
         }
         let mut events = EventQueue::new();
         // Pushed first: a change applies before anything else scheduled at the same time.
@@ -299,6 +301,7 @@ impl Simulation {
                 self.flush(c);
             }
             Event::FlowStop(c) => self.senders[c as usize].stop(),
+            Event::LinkTransmit(link) => self.start_tx(link),
             Event::Source(c) => {
                 let (u, _) = self.udp[c as usize].as_mut().expect("a UDP flow");
                 if let Some(t) = u.on_event(self.now, &mut self.out) {
@@ -364,6 +367,10 @@ impl Simulation {
                         }
                         self.arena.free(id);
                     }
+                    // CoDel may have dropped packets while the scheduler was emptied.
+                    if self.net.links[d as usize].sched.is_some() {
+                        self.drain_removed(d);
+                    }
                     rerouted = true;
                 }
                 _ => {}
@@ -411,7 +418,8 @@ impl Simulation {
             None => last,
         };
         for l in &net.links {
-            for id in l.pipe_ids() {
+            // Packets waiting in a scheduler will reach the same node as those in the pipe.
+            for id in l.pipe_ids().chain(l.waiting_ids()) {
                 let p = self.arena.get_mut(id);
                 if p.hop == STRANDED {
                     continue;
@@ -525,6 +533,11 @@ impl Simulation {
                     }
                     arrival
                 }
+                Err(Refusal::Scheduled) => {
+                    // Never exclusive, so `at` is now.
+                    self.enqueue_scheduled(id, p, link);
+                    return;
+                }
                 Err(refusal) => {
                     if self.trace.is_some() {
                         trace_link(&mut self.trace, &self.net, at, Err(refusal), &p, link);
@@ -564,6 +577,95 @@ impl Simulation {
                 self.events.push(arrival, Event::LinkArrival(link));
             }
             return;
+        }
+    }
+
+    /// Offer packet `id` to scheduled link direction `link` now (ADR 0004).
+    #[inline(never)]
+    fn enqueue_scheduled(&mut self, id: u32, p: Packet, link: LinkId) {
+        let now = self.now;
+        let q = Queued { id, flow: p.conn, size: p.size, at: now };
+        match self.net.links[link as usize].sched_enqueue(now, q) {
+            Err(refusal) => {
+                if self.trace.is_some() {
+                    trace_link(&mut self.trace, &self.net, now, Err(refusal), &p, link);
+                }
+                self.count_drop(&p);
+                self.arena.free(id);
+            }
+            Ok(idle) => {
+                self.arena.get_mut(id).hop = p.hop;
+                if self.trace.is_some() {
+                    trace_sched(&mut self.trace, now, None, &p, link);
+                }
+                self.drain_removed(link);
+                if idle {
+                    self.start_tx(link);
+                }
+            }
+        }
+    }
+
+    /// Count a dropped packet against its connection.
+    #[inline]
+    fn count_drop(&mut self, p: &Packet) {
+        let c = &mut self.counters[p.conn as usize];
+        match p.kind {
+            Kind::Data | Kind::Syn | Kind::Udp => c.data_dropped += 1,
+            Kind::Ack | Kind::SynAck => c.acks_dropped += 1,
+        }
+    }
+
+    /// Account and free the packets scheduled link `link` removed from its queues.
+    fn drain_removed(&mut self, link: LinkId) {
+        let n = self.net.links[link as usize].sched.as_ref().map_or(0, |s| s.removed.len());
+        for i in 0..n {
+            let (q, why) = self.net.links[link as usize].sched.as_ref().expect("scheduled").removed[i];
+            let p = *self.arena.get(q.id);
+            if let Some(t) = &mut self.trace {
+                let reason = match why {
+                    Removal::PushOut => Reason::PushOut,
+                    Removal::Codel => Reason::Codel,
+                };
+                t.dropped(self.now, &p, link, reason);
+            }
+            self.count_drop(&p);
+            self.arena.free(q.id);
+        }
+        if n > 0 {
+            self.net.links[link as usize].sched.as_mut().expect("scheduled").removed.clear();
+        }
+    }
+
+    /// The transmitter of scheduled link `link` is free now: send the next packet, if any,
+    /// and schedule the transmitter's next event at the end of its transmission.
+    fn start_tx(&mut self, link: LinkId) {
+        let l = &mut self.net.links[link as usize];
+        let started = l.sched_start(self.now);
+        let end = l.last_end();
+        self.drain_removed(link);
+        let Some((q, arrival)) = started else {
+            return;
+        };
+        self.events.push(end, Event::LinkTransmit(link));
+        let p = *self.arena.get(q.id);
+        if self.trace.is_some() {
+            trace_sched(&mut self.trace, self.now, Some(end), &p, link);
+        }
+        if self.net.links[link as usize].lost_on_wire(self.now, arrival) {
+            if self.trace.is_some() {
+                trace_link_loss(&mut self.trace, &self.net, &p, link);
+            }
+            let c = &mut self.counters[p.conn as usize];
+            match p.kind {
+                Kind::Data | Kind::Syn | Kind::Udp => c.data_link_lost += 1,
+                Kind::Ack | Kind::SynAck => c.acks_link_lost += 1,
+            }
+            self.arena.free(q.id);
+            return;
+        }
+        if self.net.links[link as usize].push_pipe(arrival, q.id) {
+            self.events.push(arrival, Event::LinkArrival(link));
         }
     }
 
@@ -719,7 +821,7 @@ impl Simulation {
             n[c] += j.as_ref().map_or(0, |j| j.held.len() as u64);
         }
         for l in &self.net.links {
-            for id in l.pipe_ids() {
+            for id in l.pipe_ids().chain(l.waiting_ids()) {
                 let p = self.arena.get(id);
                 if matches!(p.kind, Kind::Data | Kind::Syn | Kind::Udp) {
                     n[p.conn as usize] += 1;
@@ -896,14 +998,14 @@ impl Simulation {
         t.push("delay_s", floats(&|q| secs(net.links[q].params.delay)));
         t.push(
             "limit",
-            ints(&|q| match net.links[q].params.limit {
+            ints(&|q| match net.links[q].limit() {
                 crate::net::Limit::Packets(p) => i64::from(p),
                 crate::net::Limit::Bytes(b) => b as i64,
             }),
         );
         t.push(
             "limit_unit",
-            names(&|q| match net.links[q].params.limit {
+            names(&|q| match net.links[q].limit() {
                 crate::net::Limit::Packets(_) => "packets".into(),
                 crate::net::Limit::Bytes(_) => "bytes".into(),
             }),
@@ -952,6 +1054,24 @@ fn trace_link_loss(trace: &mut Option<Box<Tracer>>, net: &Network, p: &Packet, l
     }
 }
 
+/// Trace packet `p` at scheduled link `link`: put in the queue at `at` (`done` = `None`), or
+/// starting its transmission, which ends at `done`.
+#[cold]
+#[inline(never)]
+fn trace_sched(trace: &mut Option<Box<Tracer>>, at: Time, done: Option<Time>, p: &Packet, link: LinkId) {
+    if let Some(t) = trace {
+        match done {
+            None => {
+                if p.hop == 0 {
+                    t.endpoint(at, EventKind::Send, p, Reason::None);
+                }
+                t.enqueued(at, p, link);
+            }
+            Some(done) => t.transmitted(done, p, link),
+        }
+    }
+}
+
 /// Trace packet `p` offered to `link` at `at`: accepted, reaching the far node at `arrival`,
 /// or refused; at the first hop the packet has just been sent. Out of line: the
 /// untraced path only tests `trace`.
@@ -973,6 +1093,7 @@ fn trace_link(
             Ok(_) => t.accepted(at, net.links[link as usize].last_end(), p, link),
             Err(Refusal::Early) => t.dropped(at, p, link, Reason::Early),
             Err(Refusal::Overflow) => t.dropped(at, p, link, Reason::Overflow),
+            Err(Refusal::Scheduled) => unreachable!("scheduled offers are not refusals"),
         }
     }
 }

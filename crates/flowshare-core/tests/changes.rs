@@ -173,6 +173,37 @@ fn a_link_going_down_reroutes_traffic_and_back_when_it_comes_up() {
     assert!(g1 > 7e6 && g2 > 3e6 && g2 < 4.1e6 && g3 > 7e6, "{g1} {g2} {g3}");
 }
 
+#[test]
+fn a_scheduled_link_going_down_loses_its_queue_and_reroutes() {
+    // The primary bottleneck is DRR (per-flow queues) in both directions; FQ-CoDel on the
+    // backup. Packets waiting in the schedulers are lost when the primary goes down, traffic
+    // moves to the backup and back, and every packet is accounted for.
+    let text = two_paths(
+        "[[changes]]\nat = \"5s\"\nlink = \"pd\"\nup = false\n[[changes]]\nat = \"10s\"\nlink = \"pd\"\nup = true",
+        "[trace]\nevents = true\nkinds = [\"drop\"]",
+    )
+    .replace(
+        "name = \"pd\", rate = \"10Mbps\", delay = \"10ms\", queue = { limit = 50 }",
+        "name = \"pd\", rate = \"10Mbps\", delay = \"10ms\", queue = { kind = \"drr\", limit = 50 }",
+    )
+    .replace(
+        "name = \"bd\", rate = \"5Mbps\", delay = \"20ms\", queue = { limit = 50 }",
+        "name = \"bd\", rate = \"5Mbps\", delay = \"20ms\", queue = { kind = \"fq_codel\", limit = 50 }",
+    );
+    assert!(text.contains("kind = \"drr\"") && text.contains("kind = \"fq_codel\""));
+    let r = run(&text);
+    assert_conservation(&r);
+    let (primary, backup) = (queue_of(&r, "pd", "p") as usize, queue_of(&r, "bd", "b") as usize);
+    let q = &r.queues;
+    assert!(q.i64("down_drops")[primary] > 0, "packets waiting in DRR are lost");
+    assert!(q.i64("arrivals")[backup] > 1000 && q.i64("arrivals")[primary] > 5000);
+    let g = |a: f64, b: f64| series_mean(&r, 0, "goodput_bps", a, b);
+    let (g1, g2, g3) = (g(2.0, 5.0), g(6.0, 10.0), g(12.0, 15.0));
+    assert!(g1 > 7e6 && g2 > 3e6 && g3 > 7e6, "{g1} {g2} {g3}");
+    // Deterministic.
+    assert_eq!(format!("{:?}", r.queues), format!("{:?}", run(&text).queues));
+}
+
 fn count_reason(ev: &Table, reason: Reason) -> i64 {
     ev.i64("reason").iter().filter(|&&x| x == reason as i64).count() as i64
 }

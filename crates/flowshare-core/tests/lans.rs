@@ -219,6 +219,14 @@ fn bad_lans_name_the_field() {
         "topology.lans[0].queues.c: \"c\" is not a node of this LAN; its nodes are a, b"
     );
     assert_eq!(
+        err(&format!("{{ {ok}, nodes = [\"a\", \"b\"], queue = {{ kind = \"drr\" }} }}")),
+        "topology.lans[0].queue.kind: a LAN station's queue is \"droptail\" or \"red\", not \"drr\""
+    );
+    assert_eq!(
+        err(&format!("{{ {ok}, nodes = [\"a\", \"b\"], queues = {{ b = {{ kind = \"fq_codel\" }} }} }}")),
+        "topology.lans[0].queues.b.kind: a LAN station's queue is \"droptail\" or \"red\", not \"fq_codel\""
+    );
+    assert_eq!(
         err(&format!("{{ {ok}, nodes = [\"a\", \"b\"], queues = {{ b = {{ limit = 0 }} }} }}")),
         "topology.lans[0].queues.b.limit: must be at least 1 packet or 1 byte"
     );

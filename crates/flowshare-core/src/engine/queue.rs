@@ -25,6 +25,9 @@ pub enum Event {
     Sample,
     /// Apply the scenario's link change `.0`.
     LinkChange(u32),
+    /// The transmitter of scheduled link direction `.0` frees (ADR 0004): the packet being
+    /// sent, if any, has been sent, and the discipline picks the next.
+    LinkTransmit(u32),
 }
 
 #[derive(Clone, Copy, Debug)]

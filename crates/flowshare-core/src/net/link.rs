@@ -28,6 +28,7 @@
 
 use crate::net::loss::LossProcess;
 use crate::net::red::{Red, Verdict};
+use crate::net::sched::{Queued, Removal, Scheduler};
 use crate::net::NodeId;
 use crate::packet::PacketId;
 use crate::ring::Ring;
@@ -91,6 +92,11 @@ pub enum Refusal {
     Early,
     /// The queue was full.
     Overflow,
+    /// Not refused: the direction is scheduled, and the caller must offer the packet with
+    /// [`LinkDir::sched_enqueue`]. A scheduled direction's FIFO limit is zero, so the FIFO
+    /// path sends every offer down its overflow branch, and the accepted path has no extra
+    /// test (ADR 0004).
+    Scheduled,
 }
 
 /// Admission policy of a FIFO link: which arrivals are refused before the hard limit.
@@ -147,6 +153,29 @@ pub struct LinkDir {
     floor: Time,
     /// RED marked the packet just accepted (see [`LinkDir::take_mark`]).
     marked: bool,
+    /// A discipline that chooses at dequeue time makes the direction *scheduled* (ADR 0004):
+    /// `held` and the precomputed departures are then unused.
+    pub sched: Option<Box<Scheduled>>,
+}
+
+/// The scheduler and transmitter of a scheduled link direction.
+#[derive(Debug)]
+pub struct Scheduled {
+    /// The discipline and the packets waiting in it.
+    pub sched: Scheduler,
+    /// The packet in transmission: (arrival at the queue, end of transmission, bytes). Set
+    /// until the transmitter event at its end has run.
+    tx: Option<(Time, Time, u32)>,
+    /// Packets that had been queued and were removed without being sent (push-outs, CoDel
+    /// drops), already counted in the statistics, for the caller to account and clear.
+    pub removed: Vec<(Queued, Removal)>,
+}
+
+impl Scheduled {
+    /// An idle transmitter in front of `sched`.
+    pub fn new(sched: Scheduler) -> Self {
+        Scheduled { sched, tx: None, removed: Vec::new() }
+    }
 }
 
 /// Pipe entry of a packet that was lost when its direction went down: its arrival event still
@@ -178,7 +207,101 @@ impl LinkDir {
             up: true,
             floor: 0,
             marked: false,
+            sched: None,
         }
+    }
+
+    /// Count the packets removed from a scheduled queue at `now` since index `from` of
+    /// `removed` as drops (CoDel's as early drops) and close their occupancy.
+    fn note_removed(&mut self, now: Time, from: usize) {
+        let s = self.sched.as_ref().expect("a scheduled link");
+        for &(q, why) in &s.removed[from..] {
+            let st = &mut self.stats;
+            st.drops += 1;
+            st.drop_bytes += u64::from(q.size);
+            if why == Removal::Codel {
+                st.early_drops += 1;
+            }
+            let sojourn = now - q.at;
+            st.len_integral += u128::from(sojourn);
+            st.bytes_integral += u128::from(sojourn * u64::from(q.size));
+        }
+    }
+
+    /// Scheduled direction: offer `q`, arriving now. On acceptance returns whether the
+    /// transmitter is idle, so the caller must start it ([`LinkDir::sched_start`]); packets
+    /// pushed out are in `sched.removed`.
+    pub fn sched_enqueue(&mut self, now: Time, q: Queued) -> Result<bool, Refusal> {
+        self.stats.arrivals += 1;
+        self.stats.arrival_bytes += u64::from(q.size);
+        let s = self.sched.as_mut().expect("a scheduled link");
+        let from = s.removed.len();
+        let res = s.sched.enqueue(now, q, &mut s.removed);
+        let idle = s.tx.is_none();
+        let held = s.sched.len().0 + u32::from(!idle);
+        self.note_removed(now, from);
+        match res {
+            Ok(()) => {
+                self.stats.max_len = self.stats.max_len.max(held);
+                Ok(idle)
+            }
+            Err(r) => {
+                self.stats.drops += 1;
+                self.stats.drop_bytes += u64::from(q.size);
+                if r == Refusal::Early {
+                    self.stats.early_drops += 1;
+                }
+                Err(r)
+            }
+        }
+    }
+
+    /// Scheduled direction whose transmitter frees at `now`: take the next packet from the
+    /// discipline and start sending it. Returns it with the time it reaches the far node (its
+    /// transmission ends `delay` earlier), or `None` when nothing waits.
+    pub fn sched_start(&mut self, now: Time) -> Option<(Queued, Time)> {
+        let s = self.sched.as_mut().expect("a scheduled link");
+        s.tx = None;
+        let from = s.removed.len();
+        let next = s.sched.dequeue(now, &mut s.removed);
+        self.note_removed(now, from);
+        let q = next?;
+        let tx = self.tx_time(q.size);
+        let end = now + tx;
+        self.busy_until = end;
+        self.sched.as_mut().expect("a scheduled link").tx = Some((q.at, end, q.size));
+        let st = &mut self.stats;
+        st.busy += tx;
+        let sojourn = end - q.at;
+        st.len_integral += u128::from(sojourn);
+        st.bytes_integral += u128::from(sojourn * u64::from(q.size));
+        Some((q, (end + self.params.delay).max(self.floor)))
+    }
+
+    /// Packets held by a scheduled direction at `now` (waiting or in transmission), and their
+    /// bytes.
+    fn sched_len_at(s: &Scheduled, now: Time) -> (u32, u64) {
+        let (n, b) = s.sched.len();
+        match s.tx {
+            Some((_, end, size)) if end > now => (n + 1, b + u64::from(size)),
+            _ => (n, b),
+        }
+    }
+
+    /// The queue's capacity as configured (a scheduled direction's shared limit).
+    pub fn limit(&self) -> Limit {
+        self.sched.as_ref().map_or(self.params.limit, |s| s.sched.total)
+    }
+
+    /// Make this direction scheduled by `sched` (ADR 0004).
+    pub fn set_scheduler(&mut self, sched: Scheduler) {
+        self.params.limit = Limit::Packets(0);
+        self.sched = Some(Box::new(Scheduled::new(sched)));
+    }
+
+    /// Packet ids waiting in a scheduled direction's queues (for conservation checks).
+    pub fn waiting_ids(&self) -> impl Iterator<Item = PacketId> + '_ {
+        self.sched.iter().flat_map(|s| s.sched.iter().map(|q| q.id))
     }
 
     /// Forget packets whose transmission ended by `now`.
@@ -265,6 +388,11 @@ impl LinkDir {
             Limit::Bytes(b) => self.held_bytes - gone_bytes + u64::from(size) > b,
         };
         if full {
+            if self.sched.is_some() {
+                self.stats.arrivals -= 1;
+                self.stats.arrival_bytes -= u64::from(size);
+                return Err(Refusal::Scheduled);
+            }
             if let Aqm::Red(red) = &mut self.aqm {
                 red.reset_count();
             }
@@ -318,6 +446,31 @@ impl LinkDir {
     pub fn go_down(&mut self, now: Time) -> Vec<PacketId> {
         self.purge(now);
         self.up = false;
+        let mut lost_queued = Vec::new();
+        if let Some(s) = self.sched.as_mut() {
+            // Every waiting packet is lost; CoDel's drops while emptying stay in `removed`.
+            let from = s.removed.len();
+            while let Some(q) = s.sched.dequeue(now, &mut s.removed) {
+                lost_queued.push(q);
+            }
+            // The packet in transmission is in the pipe: its transmission stops now, and
+            // the transmitter event still due at its old end finds the queue empty.
+            if let Some((at, end, size)) = s.tx {
+                s.tx = Some((at, end.min(now), size));
+                let over = end.saturating_sub(now);
+                self.stats.len_integral -= u128::from(over);
+                self.stats.bytes_integral -= u128::from(over * u64::from(size));
+            }
+            self.note_removed(now, from);
+            for q in &lost_queued {
+                let st = &mut self.stats;
+                st.drops += 1;
+                st.down_drops += 1;
+                st.drop_bytes += u64::from(q.size);
+                st.len_integral += u128::from(now - q.at);
+                st.bytes_integral += u128::from((now - q.at) * u64::from(q.size));
+            }
+        }
         let waiting = self.held.len() as u64;
         let mut rest = 0;
         for &(_, end, size) in self.held.iter() {
@@ -356,6 +509,8 @@ impl LinkDir {
         self.gone = 0;
         self.gone_bytes = 0;
         self.busy_until = self.busy_until.min(now);
+        let mut ids = ids;
+        ids.extend(lost_queued.iter().map(|q| q.id));
         ids
     }
 
@@ -373,8 +528,18 @@ impl LinkDir {
     /// whether the loss model discards it on the wire once transmitted. A lost packet keeps
     /// its queue slot and transmission time and is counted in `link_losses`; the caller does
     /// not put it in the pipe.
-    #[inline]
+    #[inline(always)]
     pub fn lost_on_wire(&mut self, now: Time, arrival: Time) -> bool {
+        if self.loss.is_none() {
+            return false;
+        }
+        self.lose(now, arrival)
+    }
+
+    /// [`LinkDir::lost_on_wire`] for a direction with a loss model (out of line: the fast
+    /// path only tests for the model).
+    #[inline(never)]
+    fn lose(&mut self, now: Time, arrival: Time) -> bool {
         let Some(model) = self.loss.as_mut() else {
             return false;
         };
@@ -412,6 +577,9 @@ impl LinkDir {
     /// Packets held at `now` (waiting or in transmission), and their bytes. Packets offered
     /// ahead of time to an exclusive link count only once they have arrived.
     pub fn len_at(&mut self, now: Time) -> (u32, u64) {
+        if let Some(s) = &self.sched {
+            return Self::sched_len_at(s, now);
+        }
         self.purge(now);
         let mut n = self.held.len();
         let mut bytes = self.held_bytes;
@@ -433,6 +601,29 @@ impl LinkDir {
     /// Counters clipped to a run that ended at `end`: work, occupancy and arrivals after
     /// `end` are removed. Returns (stats, packets that finished transmission by `end`).
     pub fn stats_at(&mut self, end: Time) -> (QueueStats, u64) {
+        if let Some(sch) = &self.sched {
+            // Everything up to now happened by `end`; only the packets still held need
+            // clipping: waiting ones count until `end`, the one in transmission stops there.
+            let mut s = self.stats;
+            let mut still_held = sch.sched.len().0 as u64;
+            for q in sch.sched.iter() {
+                let held = end - q.at;
+                s.len_integral += u128::from(held);
+                s.bytes_integral += u128::from(held * u64::from(q.size));
+            }
+            if let Some((_, e, size)) = sch.tx {
+                if e > end {
+                    still_held += 1;
+                    let over = e - end;
+                    s.len_integral -= u128::from(over);
+                    s.bytes_integral -= u128::from(over * u64::from(size));
+                    s.busy -= over;
+                }
+            }
+            s.link_losses -= self.lost_ends.iter().filter(|&&e| e > end).count() as u64;
+            let departures = s.arrivals - s.drops - still_held;
+            return (s, departures);
+        }
         self.purge(end);
         let mut s = self.stats;
         let mut still_held = 0;
@@ -523,6 +714,53 @@ mod tests {
         assert_eq!(s.busy, 1_500_000);
         // held: packet 0 for 1 ms, packet 1 for 1.5 ms (clipped)
         assert_eq!(s.len_integral, 2_500_000);
+    }
+
+    /// A direction scheduled by a one-queue DRR (a FIFO served at dequeue time).
+    fn scheduled(limit: Limit) -> LinkDir {
+        use crate::net::sched::{Discipline, Drr, Overflow, SubAqm, SubQueue};
+        let mut l = link(Limit::Packets(10));
+        let drr = Drr::new(vec![u32::MAX], u32::MAX, Overflow::DropArrival);
+        let mut s = Scheduler::new(Discipline::Drr(drr), vec![SubQueue::new(None, SubAqm::None)], limit);
+        s.bind_flows(&["f"], &[true]).unwrap();
+        l.set_scheduler(s);
+        l
+    }
+
+    fn q(id: u32, at: Time) -> Queued {
+        Queued { id, flow: 0, size: 1000, at }
+    }
+
+    #[test]
+    fn scheduled_statistics_are_clipped_at_the_end_of_the_run() {
+        let mut l = scheduled(Limit::Packets(10));
+        assert_eq!(l.enqueue(0, 0, 1000, false), Err(Refusal::Scheduled));
+        assert_eq!(l.sched_enqueue(0, q(0, 0)), Ok(true));
+        assert_eq!(l.sched_start(0), Some((q(0, 0), 6_000_000)));
+        assert_eq!(l.sched_enqueue(0, q(1, 0)), Ok(false));
+        assert_eq!(l.len_at(500_000), (2, 2000));
+        // The transmitter frees at 1 ms and sends packet 1 until 2 ms.
+        assert_eq!(l.sched_start(1_000_000), Some((q(1, 0), 7_000_000)));
+        assert_eq!(l.sched_enqueue(1_200_000, q(2, 1_200_000)), Ok(false));
+        // At 1.5 ms: packet 0 done, packet 1 half sent, packet 2 waiting for 0.3 ms.
+        let (s, departed) = l.stats_at(1_500_000);
+        assert_eq!((s.arrivals, departed, s.drops), (3, 1, 0));
+        assert_eq!(s.busy, 1_500_000);
+        assert_eq!(s.len_integral, 1_000_000 + 1_500_000 + 300_000);
+        assert_eq!(s.max_len, 2);
+        assert_eq!(l.len_at(1_500_000), (2, 2000));
+        assert_eq!(l.limit(), Limit::Packets(10));
+    }
+
+    #[test]
+    fn scheduled_limit_counts_waiting_packets_only() {
+        let mut l = scheduled(Limit::Packets(1));
+        assert_eq!(l.sched_enqueue(0, q(0, 0)), Ok(true));
+        l.sched_start(0);
+        assert_eq!(l.sched_enqueue(0, q(1, 0)), Ok(false));
+        assert_eq!(l.sched_enqueue(0, q(2, 0)), Err(Refusal::Overflow));
+        let (s, departed) = l.stats_at(10_000_000);
+        assert_eq!((s.arrivals, s.drops, departed), (3, 1, 1));
     }
 
     #[test]

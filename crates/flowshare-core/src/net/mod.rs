@@ -1,13 +1,15 @@
 //! The network: nodes, full-duplex links (one transmitter, queue and pipe per direction),
 //! shared-medium LANs (one direction per attached station, one channel) and static routes.
 
+pub mod codel;
 pub mod link;
 pub mod loss;
 pub mod red;
 pub mod route;
+pub mod sched;
 
 use crate::units::Time;
-pub use link::{Aqm, Limit, LinkDir, QueueStats, Refusal};
+pub use link::{Aqm, Limit, LinkDir, QueueStats, Refusal, Scheduled};
 pub use route::shortest_path;
 
 /// Index of a node.

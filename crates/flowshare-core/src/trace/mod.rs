@@ -77,11 +77,16 @@ pub enum Reason {
     /// No route: at the sender's first hop when the flow has none, or at a node a packet
     /// reached after a route change when that node is not on its flow's new route.
     NoRoute = 6,
+    /// A queued packet was pushed out to make room for an arrival (DRR's `push_out_longest`,
+    /// FQ-CoDel's drop from the fattest queue).
+    PushOut = 7,
+    /// CoDel dropped a queued packet when dequeuing it (FQ-CoDel).
+    Codel = 8,
 }
 
 impl Reason {
     /// Every reason, in code order.
-    pub const ALL: [Reason; 7] = [
+    pub const ALL: [Reason; 9] = [
         Reason::None,
         Reason::Overflow,
         Reason::Forced,
@@ -89,6 +94,8 @@ impl Reason {
         Reason::LinkLoss,
         Reason::LinkDown,
         Reason::NoRoute,
+        Reason::PushOut,
+        Reason::Codel,
     ];
 
     /// The name in result tables (empty for [`Reason::None`], which tables show as missing).
@@ -101,6 +108,8 @@ impl Reason {
             Reason::LinkLoss => "link_loss",
             Reason::LinkDown => "link_down",
             Reason::NoRoute => "no_route",
+            Reason::PushOut => "push_out",
+            Reason::Codel => "codel",
         }
     }
 }
@@ -430,13 +439,24 @@ impl Tracer {
     /// Link direction `link` accepted `p` arriving at `t`; its transmission ends at `done`.
     #[inline]
     pub fn accepted(&mut self, t: Time, done: Time, p: &Packet, link: LinkId) {
-        if self.link_wanted(link) {
-            if self.wanted(t, EventKind::Enqueue, p.conn) {
-                self.push(t, EventKind::Enqueue, p, link as i32, Reason::None, 0);
-            }
-            if self.wanted(done, EventKind::Dequeue, p.conn) {
-                self.push(done, EventKind::Dequeue, p, link as i32, Reason::None, 0);
-            }
+        self.enqueued(t, p, link);
+        self.transmitted(done, p, link);
+    }
+
+    /// Scheduled link direction `link` put `p`, arriving at `t`, in its queue.
+    #[inline]
+    pub fn enqueued(&mut self, t: Time, p: &Packet, link: LinkId) {
+        if self.link_wanted(link) && self.wanted(t, EventKind::Enqueue, p.conn) {
+            self.push(t, EventKind::Enqueue, p, link as i32, Reason::None, 0);
+        }
+    }
+
+    /// Link direction `link` is sending `p`; its transmission ends at `done` (the dequeue
+    /// event and the pcap record).
+    #[inline]
+    pub fn transmitted(&mut self, done: Time, p: &Packet, link: LinkId) {
+        if self.link_wanted(link) && self.wanted(done, EventKind::Dequeue, p.conn) {
+            self.push(done, EventKind::Dequeue, p, link as i32, Reason::None, 0);
         }
         if let Some(w) = self.pcap_of[link as usize] {
             if done <= self.end {

@@ -1,0 +1,849 @@
+//! Queue disciplines that choose what to send when the transmitter frees: strict priority,
+//! deficit round robin (DRR, DRR+ with RED or enhanced RED per queue), a single enhanced-RED
+//! FIFO, and FQ-CoDel.
+//!
+//! Unlike a FIFO (ADR 0003), such a discipline cannot tell on arrival when a packet will leave,
+//! so a link direction that has one keeps a transmitter with one event per transmission (ADR
+//! 0004): [`Scheduler::dequeue`] runs when the transmitter frees. Packets are classified by
+//! flow (connection index) into sub-queues with a table built once the scenario's flows are
+//! known ([`Scheduler::bind_flows`]).
+//!
+//! Occupancy limits of a scheduler count the packets *waiting* in it, not the one being
+//! transmitted (as ns-2's `Queue/DRR` and Linux qdiscs count).
+
+use crate::engine::Stream;
+use crate::net::codel::{Codel, CodelParams};
+use crate::net::red::{Red, RedParams};
+use crate::net::{Limit, Refusal};
+use crate::packet::PacketId;
+use crate::units::{Time, NS_PER_SEC};
+use rand_core::RngCore;
+use std::collections::VecDeque;
+
+/// A packet waiting in a scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Queued {
+    /// Arena index.
+    pub id: PacketId,
+    /// Flow (connection index): the classification key.
+    pub flow: u32,
+    /// Bytes on the wire.
+    pub size: u32,
+    /// Arrival time at the queue.
+    pub at: Time,
+}
+
+/// Why a packet that had been queued left without being sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Removal {
+    /// Pushed out of the longest (fattest) queue to make room for an arrival.
+    PushOut,
+    /// Dropped at dequeue by CoDel.
+    Codel,
+}
+
+/// Whether `pkts` packets of `bytes` bytes exceed `limit`.
+#[inline]
+fn exceeds(limit: Limit, pkts: u32, bytes: u64) -> bool {
+    match limit {
+        Limit::Packets(n) => pkts > n,
+        Limit::Bytes(b) => bytes > b,
+    }
+}
+
+/// Uniform in [0, 1) with 53 random bits.
+fn uniform(rng: &mut Stream) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// Parameters of enhanced RED (Hasegawa, thesis ch. 6.5): RED whose drop probability between
+/// the thresholds is the arriving packet's flow's `p_i`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnhancedRedParams {
+    /// Lower threshold of the average, packets.
+    pub min_th: f64,
+    /// Upper threshold, packets: at or above it every arrival is dropped.
+    pub max_th: f64,
+    /// EWMA weight.
+    pub w_q: f64,
+    /// `p_i` by flow (connection index), filled by [`Scheduler::bind_flows`].
+    pub p: Vec<f64>,
+    /// `p_i` of flows whose group has none.
+    pub default_p: f64,
+    /// `p_i` by flow-group name, as the scenario gives them.
+    pub group_p: Vec<(String, f64)>,
+    /// Linear ramp `p_i · (avg − min_th)/(max_th − min_th)` instead of a constant `p_i`.
+    pub ramp: bool,
+    /// Typical packets per second of the link, for the idle-time correction of the average.
+    pub ptc: f64,
+}
+
+/// State of one enhanced-RED queue.
+#[derive(Clone, Debug)]
+pub struct EnhancedRed {
+    /// Parameters.
+    pub params: EnhancedRedParams,
+    avg: f64,
+    rng: Stream,
+}
+
+impl EnhancedRed {
+    /// An enhanced-RED queue with an empty average.
+    pub fn new(params: EnhancedRedParams, rng: Stream) -> Self {
+        EnhancedRed { params, avg: 0.0, rng }
+    }
+
+    /// The average, packets.
+    pub fn avg_pkts(&self) -> f64 {
+        self.avg
+    }
+
+    /// Decide on an arrival of `flow` at `at` finding `q` packets waiting; `idle_since` is
+    /// when the queue emptied if it is empty. Returns true to drop. The average is RED's EWMA
+    /// with ns-2's idle correction; between the thresholds the drop is a Bernoulli trial with
+    /// the flow's `p_i` (no count spacing: A42's "independent drops with probability p").
+    pub fn early_drop(&mut self, at: Time, flow: u32, q: u32, idle_since: Option<Time>) -> bool {
+        let w = self.params.w_q;
+        let mut decay = 1.0 - w;
+        if let Some(since) = idle_since {
+            let m = (self.params.ptc * at.saturating_sub(since) as f64 / NS_PER_SEC as f64).floor();
+            decay *= (1.0 - w).powf(m);
+        }
+        self.avg = decay * self.avg + w * f64::from(q);
+        let p = &self.params;
+        if self.avg < p.min_th {
+            return false;
+        }
+        if self.avg >= p.max_th {
+            return true;
+        }
+        let p_i = p.p.get(flow as usize).copied().unwrap_or(p.default_p);
+        let p_i = if p.ramp { p_i * (self.avg - p.min_th) / (p.max_th - p.min_th) } else { p_i };
+        uniform(&mut self.rng) < p_i
+    }
+
+    /// Set the average, for tests.
+    #[cfg(test)]
+    pub(crate) fn set_avg(&mut self, avg: f64) {
+        self.avg = avg;
+    }
+}
+
+/// Admission control of one sub-queue, before its limit.
+#[derive(Clone, Debug, Default)]
+pub enum SubAqm {
+    /// Only limits refuse packets.
+    #[default]
+    None,
+    /// RED (DRR+).
+    Red(Box<Red>),
+    /// Enhanced RED (DRR+, or the `enhanced_red` FIFO).
+    Enhanced(Box<EnhancedRed>),
+}
+
+/// One FIFO sub-queue of a scheduler.
+#[derive(Clone, Debug, Default)]
+pub struct SubQueue {
+    pkts: VecDeque<Queued>,
+    bytes: u64,
+    /// Own limit, if any (besides the scheduler's shared one).
+    pub limit: Option<Limit>,
+    /// When it last became empty (RED's idle correction).
+    empty_since: Time,
+    /// Admission control.
+    pub aqm: SubAqm,
+}
+
+impl SubQueue {
+    /// A sub-queue with an optional limit and admission control.
+    pub fn new(limit: Option<Limit>, aqm: SubAqm) -> Self {
+        SubQueue { limit, aqm, ..Default::default() }
+    }
+
+    /// Packets waiting.
+    pub fn len(&self) -> usize {
+        self.pkts.len()
+    }
+
+    /// True when nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.pkts.is_empty()
+    }
+
+    /// Bytes waiting.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Admission control and own limit for `q`; does not add it.
+    fn admit(&mut self, q: &Queued) -> Result<(), Refusal> {
+        let idle = self.pkts.is_empty().then_some(self.empty_since);
+        let early = match &mut self.aqm {
+            SubAqm::None => false,
+            SubAqm::Red(red) => red.early_drop(q.at, q.size, self.pkts.len() as u32, self.bytes, idle),
+            SubAqm::Enhanced(e) => e.early_drop(q.at, q.flow, self.pkts.len() as u32, idle),
+        };
+        if early {
+            return Err(Refusal::Early);
+        }
+        if let Some(limit) = self.limit {
+            if exceeds(limit, self.pkts.len() as u32 + 1, self.bytes + u64::from(q.size)) {
+                if let SubAqm::Red(red) = &mut self.aqm {
+                    red.reset_count();
+                }
+                return Err(Refusal::Overflow);
+            }
+        }
+        Ok(())
+    }
+
+    /// Append `q` (no checks).
+    pub fn push_back(&mut self, q: Queued) {
+        self.bytes += u64::from(q.size);
+        self.pkts.push_back(q);
+    }
+
+    /// Remove the head; `now` is noted when the queue empties.
+    pub fn pop_head(&mut self, now: Time) -> Option<Queued> {
+        let q = self.pkts.pop_front()?;
+        self.bytes -= u64::from(q.size);
+        if self.pkts.is_empty() {
+            self.empty_since = now;
+        }
+        Some(q)
+    }
+
+    fn head_size(&self) -> Option<u32> {
+        self.pkts.front().map(|q| q.size)
+    }
+}
+
+/// What a DRR does when its shared limit is reached.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Overflow {
+    /// Refuse the arrival.
+    #[default]
+    DropArrival,
+    /// Accept it, then drop from the head of the queue with the most bytes until the total
+    /// fits (ns-2's `Queue/DRR`).
+    PushOutLongest,
+}
+
+/// Deficit round robin state (M. Shreedhar, G. Varghese, "Efficient Fair Queueing Using
+/// Deficit Round Robin", SIGCOMM 1995), with ns-2's `Queue/DRR` order of service: a queue that
+/// becomes active joins the end of the round.
+#[derive(Clone, Debug, Default)]
+pub struct Drr {
+    /// Bytes of credit per round, by queue.
+    pub quantum: Vec<u32>,
+    deficit: Vec<u64>,
+    /// The queue at the front of `active` has had its quantum for this turn.
+    turn: Vec<bool>,
+    active: VecDeque<u32>,
+    /// Quantum of queues created for flows no explicit queue lists.
+    pub default_quantum: u32,
+    /// Shared-limit policy.
+    pub overflow: Overflow,
+}
+
+/// FQ-CoDel (RFC 8290) state.
+#[derive(Clone, Debug)]
+pub struct FqCodel {
+    /// Bytes of credit per round (RFC 8290's quantum).
+    pub quantum: u32,
+    /// CoDel parameters of every flow queue.
+    pub codel: CodelParams,
+    /// Hash flows into this many buckets; `None`: one queue per flow.
+    pub buckets: Option<u32>,
+    /// Perturbation of the hash.
+    pub salt: u64,
+    deficit: Vec<i64>,
+    state: Vec<Codel>,
+    /// 0: in no list, 1: new flows, 2: old flows.
+    list: Vec<u8>,
+    new_flows: VecDeque<u32>,
+    old_flows: VecDeque<u32>,
+}
+
+impl Drr {
+    /// A DRR with explicit queues of the given quanta.
+    pub fn new(quantum: Vec<u32>, default_quantum: u32, overflow: Overflow) -> Self {
+        Drr { quantum, default_quantum, overflow, ..Default::default() }
+    }
+}
+
+impl FqCodel {
+    /// An FQ-CoDel with no flows yet.
+    pub fn new(quantum: u32, codel: CodelParams, buckets: Option<u32>, salt: u64) -> Self {
+        FqCodel {
+            quantum,
+            codel,
+            buckets,
+            salt,
+            deficit: Vec::new(),
+            state: Vec::new(),
+            list: Vec::new(),
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+        }
+    }
+
+    /// The CoDel state of queue `k`.
+    pub fn codel_state(&self, k: usize) -> &Codel {
+        &self.state[k]
+    }
+}
+
+/// The discipline of a scheduled link direction.
+#[derive(Clone, Debug)]
+pub enum Discipline {
+    /// Strict priority: queue 0 is served whenever it has a packet, then queue 1, ...
+    Priority,
+    /// Deficit round robin over the queues (one queue: a FIFO, as `enhanced_red` uses it).
+    Drr(Drr),
+    /// FQ-CoDel.
+    FqCodel(Box<FqCodel>),
+}
+
+/// Flow-group names of explicit classes, kept until the flows are known.
+#[derive(Clone, Debug, Default)]
+pub struct ClassNames {
+    /// Field path of the queue, for errors.
+    pub path: String,
+    /// Field holding the classes (`classes` or `queues`).
+    pub field: &'static str,
+    /// Names per class.
+    pub names: Vec<Vec<String>>,
+}
+
+/// Template of the sub-queues a DRR creates for flows no explicit queue lists.
+#[derive(Clone, Debug, Default)]
+pub struct PerFlow {
+    /// Limit of each.
+    pub limit: Option<Limit>,
+    /// RED parameters of each (DRR+), with the base name of their random streams.
+    pub red: Option<(RedParams, u64, String)>,
+    /// Enhanced RED of each (DRR+).
+    pub enhanced: Option<(EnhancedRedParams, u64, String)>,
+}
+
+/// A discipline with its sub-queues, classification table and shared limit.
+#[derive(Clone, Debug)]
+pub struct Scheduler {
+    /// Which discipline.
+    pub disc: Discipline,
+    /// Sub-queues (classes, DRR queues, flow buckets).
+    pub queues: Vec<SubQueue>,
+    /// Sub-queue of each flow.
+    class: Vec<u32>,
+    /// Limit on everything waiting.
+    pub total: Limit,
+    pkts: u32,
+    bytes: u64,
+    /// Explicit classes to resolve against the flows.
+    pub names: Option<ClassNames>,
+    /// Sub-queues made for unlisted flows (DRR).
+    pub per_flow: PerFlow,
+    /// Largest packet seen (CoDel's MAXPACKET).
+    max_packet: u32,
+}
+
+impl Scheduler {
+    /// A scheduler with the given explicit sub-queues (possibly none yet).
+    pub fn new(disc: Discipline, queues: Vec<SubQueue>, total: Limit) -> Self {
+        Scheduler {
+            disc,
+            queues,
+            class: Vec::new(),
+            total,
+            pkts: 0,
+            bytes: 0,
+            names: None,
+            per_flow: PerFlow::default(),
+            max_packet: 0,
+        }
+    }
+
+    /// Kind name, for results.
+    pub fn name(&self) -> &'static str {
+        match &self.disc {
+            Discipline::Priority => "priority",
+            Discipline::Drr(_) if self.names.is_none() && self.queues.len() == 1 => "fifo",
+            Discipline::Drr(_) => "drr",
+            Discipline::FqCodel(_) => "fq_codel",
+        }
+    }
+
+    /// Classify the run's flows: `groups[f]` is flow `f`'s group name. Explicit classes take
+    /// the flows of the groups they name; the others go to the lowest priority class, to a DRR
+    /// queue of their own, to their FQ-CoDel queue (one per flow or a hash bucket), or to the
+    /// single queue of a FIFO. `here[f]` says whether flow `f`'s packets use this direction:
+    /// queues of their own are made only for those.
+    pub fn bind_flows(&mut self, groups: &[&str], here: &[bool]) -> Result<(), crate::ConfigError> {
+        let n = groups.len();
+        self.class = vec![u32::MAX; n];
+        if let Some(names) = &self.names {
+            for (k, class) in names.names.iter().enumerate() {
+                for (j, name) in class.iter().enumerate() {
+                    let path = format!("{}.{}[{k}].flows[{j}]", names.path, names.field);
+                    let mut found = false;
+                    for (f, g) in groups.iter().enumerate() {
+                        if g == name {
+                            found = true;
+                            if self.class[f] != u32::MAX && self.class[f] != k as u32 {
+                                return Err(crate::ConfigError::new(
+                                    path,
+                                    format!("flow group \"{name}\" is already in {}[{}]", names.field, self.class[f]),
+                                ));
+                            }
+                            self.class[f] = k as u32;
+                        }
+                    }
+                    if !found {
+                        let mut known: Vec<&str> = Vec::new();
+                        for g in groups {
+                            if !known.contains(g) {
+                                known.push(g);
+                            }
+                        }
+                        return Err(crate::ConfigError::new(
+                            path,
+                            format!("no flow group is called \"{name}\"; groups are {}", known.join(", ")),
+                        ));
+                    }
+                }
+            }
+        }
+        let explicit = self.queues.len() as u32;
+        let fifo = self.names.is_none() && explicit == 1;
+        let own_queue = match &self.disc {
+            Discipline::Drr(_) => !fifo,
+            Discipline::FqCodel(fq) => fq.buckets.is_none(),
+            Discipline::Priority => false,
+        };
+        let mut exact = 0u32;
+        for (f, &used) in here.iter().enumerate().take(n) {
+            if self.class[f] != u32::MAX || (own_queue && !used) {
+                continue;
+            }
+            self.class[f] = match &mut self.disc {
+                Discipline::Priority => explicit - 1,
+                Discipline::Drr(_) if fifo => 0,
+                Discipline::Drr(d) => {
+                    let k = self.queues.len() as u32;
+                    let pf = &self.per_flow;
+                    let aqm = if let Some((params, seed, base)) = &pf.red {
+                        SubAqm::Red(Box::new(Red::new(
+                            *params,
+                            crate::engine::stream(*seed, &format!("{base}/flow{f}")),
+                        )))
+                    } else if let Some((params, seed, base)) = &pf.enhanced {
+                        let rng = crate::engine::stream(*seed, &format!("{base}/flow{f}"));
+                        SubAqm::Enhanced(Box::new(EnhancedRed::new(params.clone(), rng)))
+                    } else {
+                        SubAqm::None
+                    };
+                    self.queues.push(SubQueue::new(pf.limit, aqm));
+                    d.quantum.push(d.default_quantum);
+                    k
+                }
+                Discipline::FqCodel(fq) => match fq.buckets {
+                    Some(b) => {
+                        // SplitMix64 of (flow, salt): a fixed, platform-independent hash.
+                        let mut z = (f as u64).wrapping_add(fq.salt).wrapping_add(0x9e37_79b9_7f4a_7c15);
+                        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                        z ^= z >> 31;
+                        (z % u64::from(b)) as u32
+                    }
+                    None => {
+                        exact += 1;
+                        exact - 1
+                    }
+                },
+            };
+        }
+        if let Discipline::FqCodel(fq) = &mut self.disc {
+            let k = match fq.buckets {
+                Some(b) => b as usize,
+                None => exact as usize,
+            };
+            self.queues = (0..k).map(|_| SubQueue::new(None, SubAqm::None)).collect();
+            fq.deficit = vec![0; k];
+            fq.state = vec![Codel::default(); k];
+            fq.list = vec![0; k];
+        }
+        // Enhanced RED's p_i by flow.
+        let p_of = |e: &mut EnhancedRedParams| {
+            e.p = groups
+                .iter()
+                .map(|g| e.group_p.iter().find(|(name, _)| name == g).map_or(e.default_p, |x| x.1))
+                .collect();
+        };
+        for q in &mut self.queues {
+            if let SubAqm::Enhanced(e) = &mut q.aqm {
+                p_of(&mut e.params);
+            }
+        }
+        if let Discipline::Drr(d) = &mut self.disc {
+            d.deficit = vec![0; self.queues.len()];
+            d.turn = vec![false; self.queues.len()];
+        }
+        Ok(())
+    }
+
+    /// The sub-queue of flow `f`.
+    pub fn class_of(&self, f: u32) -> u32 {
+        self.class[f as usize]
+    }
+
+    /// Packets and bytes waiting.
+    pub fn len(&self) -> (u32, u64) {
+        (self.pkts, self.bytes)
+    }
+
+    /// True when nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.pkts == 0
+    }
+
+    /// Every waiting packet.
+    pub fn iter(&self) -> impl Iterator<Item = &Queued> + '_ {
+        self.queues.iter().flat_map(|q| q.pkts.iter())
+    }
+
+    /// Remove the head of queue `k` as a push-out.
+    fn push_out(&mut self, k: usize, now: Time, removed: &mut Vec<(Queued, Removal)>) {
+        let q = self.queues[k].pop_head(now).expect("pushing out of an empty queue");
+        self.pkts -= 1;
+        self.bytes -= u64::from(q.size);
+        removed.push((q, Removal::PushOut));
+        if self.queues[k].is_empty() {
+            match &mut self.disc {
+                Discipline::Drr(d) => {
+                    if let Some(pos) = d.active.iter().position(|&a| a as usize == k) {
+                        d.active.remove(pos);
+                    }
+                    d.deficit[k] = 0;
+                    d.turn[k] = false;
+                }
+                Discipline::FqCodel(_) | Discipline::Priority => {}
+            }
+        }
+    }
+
+    /// Offer `q` at `now` (its arrival time). On refusal nothing changed but the AQM state;
+    /// packets pushed out to make room are appended to `removed`.
+    pub fn enqueue(&mut self, now: Time, q: Queued, removed: &mut Vec<(Queued, Removal)>) -> Result<(), Refusal> {
+        let k = self.class[q.flow as usize] as usize;
+        self.max_packet = self.max_packet.max(q.size);
+        let push_out = match &self.disc {
+            Discipline::Drr(d) => d.overflow == Overflow::PushOutLongest,
+            Discipline::FqCodel(_) => true,
+            Discipline::Priority => false,
+        };
+        self.queues[k].admit(&q)?;
+        if !push_out && exceeds(self.total, self.pkts + 1, self.bytes + u64::from(q.size)) {
+            if let SubAqm::Red(red) = &mut self.queues[k].aqm {
+                red.reset_count();
+            }
+            return Err(Refusal::Overflow);
+        }
+        self.queues[k].push_back(q);
+        self.pkts += 1;
+        self.bytes += u64::from(q.size);
+        match &mut self.disc {
+            Discipline::Drr(d) => {
+                if self.queues[k].len() == 1 {
+                    d.active.push_back(k as u32);
+                    d.deficit[k] = 0;
+                    d.turn[k] = false;
+                }
+            }
+            Discipline::FqCodel(fq) => {
+                if fq.list[k] == 0 {
+                    fq.list[k] = 1;
+                    fq.new_flows.push_back(k as u32);
+                    fq.deficit[k] = i64::from(fq.quantum);
+                }
+            }
+            Discipline::Priority => {}
+        }
+        while push_out && exceeds(self.total, self.pkts, self.bytes) {
+            let fattest = match &self.disc {
+                // ns-2: the first queue with the most bytes in round order from the current one.
+                Discipline::Drr(d) => {
+                    let mut best = d.active[0] as usize;
+                    for &a in &d.active {
+                        if self.queues[a as usize].bytes > self.queues[best].bytes {
+                            best = a as usize;
+                        }
+                    }
+                    best
+                }
+                // RFC 8290 §4.1: the queue with the largest byte count (lowest index on ties).
+                _ => {
+                    let mut best = 0;
+                    for (i, sq) in self.queues.iter().enumerate() {
+                        if sq.bytes > self.queues[best].bytes {
+                            best = i;
+                        }
+                    }
+                    best
+                }
+            };
+            self.push_out(fattest, now, removed);
+        }
+        Ok(())
+    }
+
+    /// The packet to transmit next at `now`, if any. Packets a discipline drops on the way
+    /// (CoDel) are appended to `removed`.
+    pub fn dequeue(&mut self, now: Time, removed: &mut Vec<(Queued, Removal)>) -> Option<Queued> {
+        if self.pkts == 0 {
+            return None;
+        }
+        let (k, q) = match &mut self.disc {
+            Discipline::Priority => {
+                let k = self.queues.iter().position(|q| !q.is_empty())?;
+                (k, self.queues[k].pop_head(now)?)
+            }
+            Discipline::Drr(d) => loop {
+                let k = *d.active.front()? as usize;
+                if !d.turn[k] {
+                    d.deficit[k] += u64::from(d.quantum[k]);
+                    d.turn[k] = true;
+                }
+                let size = self.queues[k].head_size().expect("active queues are not empty");
+                if u64::from(size) <= d.deficit[k] {
+                    d.deficit[k] -= u64::from(size);
+                    let q = self.queues[k].pop_head(now).expect("checked");
+                    if self.queues[k].is_empty() {
+                        d.deficit[k] = 0;
+                        d.turn[k] = false;
+                        d.active.pop_front();
+                    }
+                    break (k, q);
+                }
+                d.turn[k] = false;
+                d.active.rotate_left(1);
+            },
+            Discipline::FqCodel(fq) => {
+                let maxpacket = self.max_packet;
+                loop {
+                    let (k, from_new) = match (fq.new_flows.front(), fq.old_flows.front()) {
+                        (Some(&k), _) => (k as usize, true),
+                        (None, Some(&k)) => (k as usize, false),
+                        (None, None) => return None,
+                    };
+                    if fq.deficit[k] <= 0 {
+                        fq.deficit[k] += i64::from(fq.quantum);
+                        if from_new {
+                            fq.new_flows.pop_front();
+                        } else {
+                            fq.old_flows.pop_front();
+                        }
+                        fq.old_flows.push_back(k as u32);
+                        fq.list[k] = 2;
+                        continue;
+                    }
+                    let before = removed.len();
+                    let got = fq.state[k].dequeue(now, &fq.codel, &mut self.queues[k], maxpacket, removed);
+                    for (r, _) in &removed[before..] {
+                        self.pkts -= 1;
+                        self.bytes -= u64::from(r.size);
+                    }
+                    match got {
+                        Some(q) => {
+                            fq.deficit[k] -= i64::from(q.size);
+                            break (k, q);
+                        }
+                        None => {
+                            // RFC 8290 §4.2: an emptied new queue goes to the end of the old
+                            // list (so it cannot stay "new"); an emptied old queue leaves.
+                            if from_new {
+                                fq.new_flows.pop_front();
+                                fq.old_flows.push_back(k as u32);
+                                fq.list[k] = 2;
+                            } else {
+                                fq.old_flows.pop_front();
+                                fq.list[k] = 0;
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        debug_assert!(k < self.queues.len());
+        self.pkts -= 1;
+        self.bytes -= u64::from(q.size);
+        Some(q)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::stream;
+
+    fn pkt(id: u32, flow: u32, size: u32) -> Queued {
+        Queued { id, flow, size, at: 0 }
+    }
+
+    fn drr(quanta: &[u32], total: Limit, overflow: Overflow) -> Scheduler {
+        let d = Drr { quantum: quanta.to_vec(), default_quantum: 1500, overflow, ..Default::default() };
+        let queues = quanta.iter().map(|_| SubQueue::new(None, SubAqm::None)).collect();
+        let mut s = Scheduler::new(Discipline::Drr(d), queues, total);
+        s.names = Some(ClassNames {
+            path: "q".into(),
+            field: "queues",
+            names: (0..quanta.len()).map(|i| vec![format!("g{i}")]).collect(),
+        });
+        let groups: Vec<String> = (0..quanta.len()).map(|i| format!("g{i}")).collect();
+        let refs: Vec<&str> = groups.iter().map(String::as_str).collect();
+        s.bind_flows(&refs, &vec![true; refs.len()]).unwrap();
+        s
+    }
+
+    #[test]
+    fn drr_serves_bytes_in_proportion_to_the_quanta() {
+        let mut s = drr(&[500, 1000, 1500], Limit::Packets(10_000), Overflow::DropArrival);
+        let mut removed = Vec::new();
+        for i in 0..3000 {
+            s.enqueue(0, pkt(i, i % 3, 500), &mut removed).unwrap();
+        }
+        let mut sent = [0u64; 3];
+        for _ in 0..1200 {
+            let q = s.dequeue(0, &mut removed).unwrap();
+            sent[q.flow as usize] += u64::from(q.size);
+        }
+        // 1200 packets = 200 rounds of 1 + 2 + 3 packets.
+        assert_eq!(sent, [100_000, 200_000, 300_000]);
+        assert!(removed.is_empty());
+    }
+
+    #[test]
+    fn drr_carries_the_deficit_when_the_head_does_not_fit() {
+        // Quantum 600, packets of 1000: the queue sends once every two rounds.
+        let mut s = drr(&[600, 1000], Limit::Packets(100), Overflow::DropArrival);
+        let mut removed = Vec::new();
+        for i in 0..20 {
+            s.enqueue(0, pkt(i, i % 2, 1000), &mut removed).unwrap();
+        }
+        let order: Vec<u32> = (0..6).map(|_| s.dequeue(0, &mut removed).unwrap().flow).collect();
+        assert_eq!(order, [1, 0, 1, 1, 0, 1]);
+    }
+
+    #[test]
+    fn ns2_push_out_drops_the_head_of_the_longest_queue() {
+        let mut s = drr(&[1500, 1500], Limit::Bytes(4000), Overflow::PushOutLongest);
+        let mut removed = Vec::new();
+        s.enqueue(0, pkt(0, 0, 1000), &mut removed).unwrap();
+        s.enqueue(0, pkt(1, 0, 1000), &mut removed).unwrap();
+        s.enqueue(0, pkt(2, 0, 1000), &mut removed).unwrap();
+        s.enqueue(0, pkt(3, 1, 1000), &mut removed).unwrap();
+        assert!(removed.is_empty());
+        // 5000 bytes > 4000: flow 0 (3000 bytes) loses its head, packet 0.
+        s.enqueue(0, pkt(4, 1, 1000), &mut removed).unwrap();
+        assert_eq!(removed, vec![(pkt(0, 0, 1000), Removal::PushOut)]);
+        assert_eq!(s.len(), (4, 4000));
+        // Without push-out the arrival itself is refused.
+        let mut s = drr(&[1500, 1500], Limit::Bytes(4000), Overflow::DropArrival);
+        for i in 0..4 {
+            s.enqueue(0, pkt(i, i / 3, 1000), &mut removed).unwrap();
+        }
+        assert_eq!(s.enqueue(0, pkt(4, 1, 1000), &mut removed), Err(Refusal::Overflow));
+    }
+
+    #[test]
+    fn priority_serves_the_highest_non_empty_class() {
+        let queues = vec![SubQueue::new(Some(Limit::Packets(2)), SubAqm::None), SubQueue::new(None, SubAqm::None)];
+        let mut s = Scheduler::new(Discipline::Priority, queues, Limit::Packets(100));
+        s.names = Some(ClassNames { path: "q".into(), field: "classes", names: vec![vec!["hi".into()], vec![]] });
+        s.bind_flows(&["lo", "hi", "other"], &[true; 3]).unwrap();
+        assert_eq!((s.class_of(0), s.class_of(1), s.class_of(2)), (1, 0, 1));
+        let mut removed = Vec::new();
+        s.enqueue(0, pkt(0, 0, 100), &mut removed).unwrap();
+        s.enqueue(0, pkt(1, 1, 100), &mut removed).unwrap();
+        s.enqueue(0, pkt(2, 1, 100), &mut removed).unwrap();
+        // The class limit of 2 refuses a third high-priority packet.
+        assert_eq!(s.enqueue(0, pkt(3, 1, 100), &mut removed), Err(Refusal::Overflow));
+        let order: Vec<u32> = std::iter::from_fn(|| s.dequeue(0, &mut removed)).map(|q| q.id).collect();
+        assert_eq!(order, [1, 2, 0]);
+    }
+
+    #[test]
+    fn unknown_and_repeated_group_names_are_errors() {
+        let queues = vec![SubQueue::default(), SubQueue::default()];
+        let mut s = Scheduler::new(Discipline::Priority, queues, Limit::Packets(100));
+        s.names = Some(ClassNames {
+            path: "topology.bottleneck.queue".into(),
+            field: "classes",
+            names: vec![vec!["vbr".into()], vec!["x".into()]],
+        });
+        let e = s.bind_flows(&["vbr", "data"], &[true; 2]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "topology.bottleneck.queue.classes[1].flows[0]: no flow group is called \"x\"; groups are vbr, data"
+        );
+        s.names.as_mut().unwrap().names[1] = vec!["vbr".into()];
+        let e = s.bind_flows(&["vbr", "data"], &[true; 2]).unwrap_err().to_string();
+        assert!(e.contains("already in classes[0]"), "{e}");
+    }
+
+    #[test]
+    fn enhanced_red_drops_each_flow_with_its_own_probability() {
+        let params = EnhancedRedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            w_q: 0.002,
+            p: vec![0.01, 0.05, 0.2],
+            default_p: 0.02,
+            group_p: Vec::new(),
+            ramp: false,
+            ptc: 1000.0,
+        };
+        let mut e = EnhancedRed::new(params, stream(3, "test"));
+        e.set_avg(10.0);
+        let n = 20_000u32;
+        let mut drops = [0u32; 3];
+        for i in 0..3 * n {
+            // The queue seen is held at 10: the average stays between the thresholds.
+            if e.early_drop(0, i % 3, 10, None) {
+                drops[(i % 3) as usize] += 1;
+            }
+        }
+        assert!((e.avg_pkts() - 10.0).abs() < 1e-9);
+        for (f, &p) in [0.01, 0.05, 0.2].iter().enumerate() {
+            let mean = f64::from(n) * p;
+            let sd = (mean * (1.0 - p)).sqrt();
+            // 99.9 % binomial interval (normal approximation, ±3.29 σ).
+            assert!((f64::from(drops[f]) - mean).abs() < 3.29 * sd, "flow {f}: {} drops, expected {mean}", drops[f]);
+        }
+        // Below min_th nothing is dropped, at max_th everything is.
+        e.set_avg(0.0);
+        assert!(!(0..100).any(|i| e.early_drop(0, 2, 0, None) && i >= 0));
+        e.set_avg(15.0);
+        assert!(e.early_drop(0, 0, 15, None));
+    }
+
+    #[test]
+    fn enhanced_red_ramp_scales_p_with_the_average() {
+        let params = EnhancedRedParams {
+            min_th: 0.0,
+            max_th: 10.0,
+            w_q: 1e-12,
+            p: vec![0.4],
+            default_p: 0.4,
+            group_p: Vec::new(),
+            ramp: true,
+            ptc: 1000.0,
+        };
+        let mut e = EnhancedRed::new(params, stream(4, "test"));
+        e.set_avg(2.5); // p = 0.4 · 0.25 = 0.1
+        let n = 40_000;
+        let drops = (0..n).filter(|_| e.early_drop(0, 0, 2, None)).count() as f64;
+        let sd = (f64::from(n) * 0.1 * 0.9).sqrt();
+        assert!((drops - f64::from(n) * 0.1).abs() < 3.29 * sd, "{drops}");
+    }
+}
