@@ -349,7 +349,7 @@ impl LinkDir {
     /// link's pipe ([`LinkDir::push_pipe`]) or hands it straight to an exclusive next link.
     /// `ect` says the packet is ECN-capable: RED may then mark it instead of dropping it, and
     /// the caller must ask [`LinkDir::take_mark`] after an acceptance.
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, now: Time, at: Time, size: u32, ect: bool) -> Result<Time, Refusal> {
         self.purge(now);
         self.stats.arrivals += 1;

@@ -118,14 +118,23 @@ impl Network {
     #[inline]
     pub fn enqueue(&mut self, link: LinkId, now: Time, at: Time, size: u32, ect: bool) -> Result<Time, Refusal> {
         let l = &mut self.links[link as usize];
-        let Some(lan) = l.lan else {
-            return l.enqueue(now, at, size, ect);
-        };
-        let channel = &mut self.lans[lan as usize].busy_until;
-        l.channel_free = *channel;
+        if l.lan.is_some() {
+            return self.enqueue_on_lan(link, now, at, size, ect);
+        }
+        l.enqueue(now, at, size, ect)
+    }
+
+    /// [`Network::enqueue`] for a LAN station, out of line so that the point-to-point path
+    /// keeps the link's enqueue inlined.
+    #[cold]
+    #[inline(never)]
+    fn enqueue_on_lan(&mut self, link: LinkId, now: Time, at: Time, size: u32, ect: bool) -> Result<Time, Refusal> {
+        let l = &mut self.links[link as usize];
+        let lan = l.lan.expect("a LAN station") as usize;
+        l.channel_free = self.lans[lan].busy_until;
         let r = l.enqueue(now, at, size, ect);
         if r.is_ok() {
-            *channel = l.last_end();
+            self.lans[lan].busy_until = l.last_end();
         }
         r
     }
