@@ -11,6 +11,7 @@ import copy
 import json
 import re
 import tomllib
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -175,6 +176,22 @@ def test_two_parameters_give_a_heatmap_and_lines(tmp_path):
     assert "Rank matrices of queue.kind" in text
     assert re.search(r"<td>mean rank goodput</td><td class=\"num\">2</td>"
                      r"<td class=\"num\">1</td>", text)
+
+
+def test_undefined_and_constant_responses_plot_without_warnings(tmp_path):
+    # A response that is nan in every run (Jain's index with a UDP flow, say) keeps its row
+    # and column in the heatmap; a constant one gets a usable colour scale.
+    arms = [{"a": a, "b": b} for a in (1, 2, 3) for b in ("x", "y")]
+
+    def value(params: dict[str, Any], rep: int) -> dict[str, float]:
+        return {"undefined": float("nan"), "constant": 4.0, "varying": params["a"] + 0.1 * rep}
+
+    store = write_store(tmp_path / "s", arms, value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        files = report.write_report(store)
+    names = {p.name for p in files}
+    assert {"undefined_heatmap.png", "constant_heatmap.png", "varying_heatmap.png"} <= names
 
 
 def test_rank_by_an_unknown_parameter_is_one_line(one_factor, capsys):

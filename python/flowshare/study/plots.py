@@ -145,7 +145,12 @@ def heatmap(
     rows, cols = values.shape
     fig = _figure(max(4.5, min(16.0, 0.6 * cols + 2.5)), max(3.0, min(14.0, 0.35 * rows + 1.8)))
     ax = fig.subplots()
-    image = ax.imshow(np.ma.masked_invalid(values), aspect="auto", cmap=cmap)
+    finite = values[np.isfinite(values)]
+    # An all-nan or constant matrix still gets a non-degenerate colour scale.
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    image = ax.imshow(np.ma.masked_invalid(values), aspect="auto", cmap=cmap, vmin=lo, vmax=hi)
     fig.colorbar(image, ax=ax, label=colorbar or "")
     ax.set_xticks(range(cols), [str(c) for c in matrix.columns], fontsize=8,
                   rotation=30 if cols > 6 else 0, ha="right" if cols > 6 else "center")
@@ -153,7 +158,6 @@ def heatmap(
     ax.set_xlabel(str(matrix.columns.name or ""))
     ax.set_ylabel(str(matrix.index.name or ""))
     if annotate and rows * cols <= 400:
-        finite = values[np.isfinite(values)]
         middle = (finite.min() + finite.max()) / 2 if finite.size else 0.0
         for (r, c), v in np.ndenumerate(values):
             if np.isfinite(v):

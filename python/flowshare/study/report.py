@@ -248,7 +248,7 @@ def _response_plots(page: _Page, table: pd.DataFrame, response: str, varying: li
                                    f"{response} against {x} for each {hue}, {band}"))
     if len(varying) == 2:
         matrix = table.pivot_table(index=varying[0], columns=varying[1], values="mean",
-                                   aggfunc="mean", sort=True)
+                                   aggfunc="mean", sort=True, dropna=False)
         fig = plots.heatmap(matrix, title=f"mean {response}", colorbar=response)
         out.append(page.figure(fig, f"{response}_heatmap",
                                f"mean {response} over {varying[0]} × {varying[1]}"))
