@@ -87,6 +87,13 @@ def test_aggregate_figures(result):
     assert agg["timeouts"] == 2
 
 
+def test_jain_index_leaves_out_flows_that_never_started(result):
+    result.flows["goodput_bps"] = [3.0, float("nan")]  # the second flow never started
+    assert result.aggregate()["jain_index"] == 1.0
+    result.flows["goodput_bps"] = [float("nan"), float("nan")]
+    assert result.aggregate()["jain_index"] is None
+
+
 def test_aggregate_goodput_falls_back_to_the_sum_of_rates(result):
     result.flows = result.flows.drop(columns="bytes_delivered")
     assert result.aggregate()["goodput_bps"] == 4e6

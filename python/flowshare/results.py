@@ -226,7 +226,8 @@ class RunResult:
             ``flows`` (count), ``goodput_bps`` (payload bytes delivered by all flows × 8 /
             simulated duration; a flow's own ``goodput_bps`` is over the time it was active,
             so the per-flow figures need not add up to it), ``jain_index`` (Jain's fairness
-            index of the flows' ``goodput_bps``; ``None`` when undefined),
+            index of the ``goodput_bps`` of the flows that were active — a flow that never
+            started has no goodput; ``None`` when undefined),
             ``drops`` (packets dropped at all queues, data and ACKs), ``retransmits`` and
             ``timeouts`` (sums over flows).
         """
@@ -234,6 +235,7 @@ class RunResult:
         goodput: np.ndarray = (
             flows["goodput_bps"].to_numpy(dtype=float) if "goodput_bps" in flows else np.empty(0)
         )
+        active = goodput[~np.isnan(goodput)]
         duration = self.summary.get("duration_s")
         if "bytes_delivered" in flows and duration:
             total = float(flows["bytes_delivered"].sum()) * 8.0 / float(duration)
@@ -243,7 +245,7 @@ class RunResult:
             {
                 "flows": len(flows),
                 "goodput_bps": total,
-                "jain_index": jain_index(goodput) if len(goodput) else None,
+                "jain_index": jain_index(active) if len(active) else None,
                 "drops": _column_sum(queues, "drops"),
                 "retransmits": _column_sum(flows, "retransmits"),
                 "timeouts": _column_sum(flows, "timeouts"),
