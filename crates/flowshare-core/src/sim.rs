@@ -555,15 +555,7 @@ impl Simulation {
                 trace_link(&mut self.trace, &self.net, at, Ok(arrival), &p, link);
             }
             if self.net.links[link as usize].lost_on_wire(self.now, arrival) {
-                if self.trace.is_some() {
-                    trace_link_loss(&mut self.trace, &self.net, &p, link);
-                }
-                let c = &mut self.counters[p.conn as usize];
-                match p.kind {
-                    Kind::Data | Kind::Syn | Kind::Udp => c.data_link_lost += 1,
-                    Kind::Ack | Kind::SynAck => c.acks_link_lost += 1,
-                }
-                self.arena.free(id);
+                self.lost_on_link(id, &p, link);
                 return;
             }
             let next = p.hop as usize + 1;
@@ -653,20 +645,27 @@ impl Simulation {
             trace_sched(&mut self.trace, self.now, Some(end), &p, link);
         }
         if self.net.links[link as usize].lost_on_wire(self.now, arrival) {
-            if self.trace.is_some() {
-                trace_link_loss(&mut self.trace, &self.net, &p, link);
-            }
-            let c = &mut self.counters[p.conn as usize];
-            match p.kind {
-                Kind::Data | Kind::Syn | Kind::Udp => c.data_link_lost += 1,
-                Kind::Ack | Kind::SynAck => c.acks_link_lost += 1,
-            }
-            self.arena.free(q.id);
+            self.lost_on_link(q.id, &p, link);
             return;
         }
         if self.net.links[link as usize].push_pipe(arrival, q.id) {
             self.events.push(arrival, Event::LinkArrival(link));
         }
+    }
+
+    /// Packet `id`, just transmitted on `link`, was discarded by the link's loss model.
+    #[cold]
+    #[inline(never)]
+    fn lost_on_link(&mut self, id: u32, p: &Packet, link: LinkId) {
+        if self.trace.is_some() {
+            trace_link_loss(&mut self.trace, &self.net, p, link);
+        }
+        let c = &mut self.counters[p.conn as usize];
+        match p.kind {
+            Kind::Data | Kind::Syn | Kind::Udp => c.data_link_lost += 1,
+            Kind::Ack | Kind::SynAck => c.acks_link_lost += 1,
+        }
+        self.arena.free(id);
     }
 
     /// Packet `id` reached the far end of a link.
