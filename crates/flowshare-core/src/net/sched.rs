@@ -11,13 +11,12 @@
 //! Occupancy limits of a scheduler count the packets *waiting* in it, not the one being
 //! transmitted (as ns-2's `Queue/DRR` and Linux qdiscs count).
 
-use crate::engine::Stream;
+use crate::engine::{uniform, Stream};
 use crate::net::codel::{Codel, CodelParams};
 use crate::net::red::{Red, RedParams};
 use crate::net::{Limit, Refusal};
 use crate::packet::PacketId;
 use crate::units::{Time, NS_PER_SEC};
-use rand_core::RngCore;
 use std::collections::VecDeque;
 
 /// A packet waiting in a scheduler.
@@ -49,11 +48,6 @@ fn exceeds(limit: Limit, pkts: u32, bytes: u64) -> bool {
         Limit::Packets(n) => pkts > n,
         Limit::Bytes(b) => bytes > b,
     }
-}
-
-/// Uniform in [0, 1) with 53 random bits.
-fn uniform(rng: &mut Stream) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// Parameters of enhanced RED (Hasegawa, thesis ch. 6.5): RED whose drop probability between
