@@ -539,15 +539,7 @@ impl Simulation {
                     return;
                 }
                 Err(refusal) => {
-                    if self.trace.is_some() {
-                        trace_link(&mut self.trace, &self.net, at, Err(refusal), &p, link);
-                    }
-                    let c = &mut self.counters[p.conn as usize];
-                    match p.kind {
-                        Kind::Data | Kind::Syn | Kind::Udp => c.data_dropped += 1,
-                        Kind::Ack | Kind::SynAck => c.acks_dropped += 1,
-                    }
-                    self.arena.free(id);
+                    self.refused(id, &p, link, at, refusal);
                     return;
                 }
             };
@@ -651,6 +643,21 @@ impl Simulation {
         if self.net.links[link as usize].push_pipe(arrival, q.id) {
             self.events.push(arrival, Event::LinkArrival(link));
         }
+    }
+
+    /// Packet `id`, offered to `link` at `at`, was refused by its queue.
+    #[cold]
+    #[inline(never)]
+    fn refused(&mut self, id: u32, p: &Packet, link: LinkId, at: Time, refusal: Refusal) {
+        if self.trace.is_some() {
+            trace_link(&mut self.trace, &self.net, at, Err(refusal), p, link);
+        }
+        let c = &mut self.counters[p.conn as usize];
+        match p.kind {
+            Kind::Data | Kind::Syn | Kind::Udp => c.data_dropped += 1,
+            Kind::Ack | Kind::SynAck => c.acks_dropped += 1,
+        }
+        self.arena.free(id);
     }
 
     /// Packet `id`, just transmitted on `link`, was discarded by the link's loss model.

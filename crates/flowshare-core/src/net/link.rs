@@ -15,8 +15,9 @@
 //! arrival time too, and occupancy counts only packets that have arrived.
 //!
 //! A station's direction onto a shared-medium LAN ([`crate::net::Network::add_lan`]) is a link
-//! direction like any other, except that its transmissions also wait for the LAN's channel
-//! (`channel_free`, set by [`crate::net::Network::enqueue`]), which every station shares.
+//! direction like any other, except that its transmissions also wait for the LAN's channel,
+//! which every station shares: [`crate::net::Network::enqueue`] moves the direction's
+//! `busy_until` to the channel's before offering the packet.
 //!
 //! A direction may be taken down and its rate and delay changed during a run
 //! ([`LinkDir::go_down`], [`LinkDir::set_rate`], [`LinkDir::set_delay`]); a change applies to
@@ -144,8 +145,6 @@ pub struct LinkDir {
     lost_ends: Ring<Time>,
     /// The LAN this direction transmits onto (index into the network's LANs), if any.
     pub lan: Option<u32>,
-    /// When the LAN's channel is free for this direction's next packet (0 off a LAN).
-    pub(crate) channel_free: Time,
     /// Carrying traffic; routes avoid directions that are down.
     pub up: bool,
     /// Earliest arrival of the next accepted packet: after a delay decrease or a down period,
@@ -203,7 +202,6 @@ impl LinkDir {
             loss: None,
             lost_ends: Ring::default(),
             lan: None,
-            channel_free: 0,
             up: true,
             floor: 0,
             marked: false,
@@ -401,7 +399,7 @@ impl LinkDir {
             self.stats.drop_bytes += u64::from(size);
             return Err(Refusal::Overflow);
         }
-        let start = at.max(self.busy_until).max(self.channel_free);
+        let start = at.max(self.busy_until);
         let tx = self.tx_time(size);
         let end = start + tx;
         self.busy_until = end;
@@ -416,7 +414,14 @@ impl LinkDir {
         Ok((end + self.params.delay).max(self.floor))
     }
 
-    /// End of transmission of the packet accepted last.
+    /// The transmitter cannot start before `t` (a LAN station: the channel is busy until then).
+    #[inline]
+    pub(crate) fn wait_for(&mut self, t: Time) {
+        self.busy_until = self.busy_until.max(t);
+    }
+
+    /// End of transmission of the packet accepted last (on a LAN, at least the end of the
+    /// channel's last transmission when this direction was last offered a packet).
     #[inline]
     pub fn last_end(&self) -> Time {
         self.busy_until

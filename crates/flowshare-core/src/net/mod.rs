@@ -131,7 +131,7 @@ impl Network {
     fn enqueue_on_lan(&mut self, link: LinkId, now: Time, at: Time, size: u32, ect: bool) -> Result<Time, Refusal> {
         let l = &mut self.links[link as usize];
         let lan = l.lan.expect("a LAN station") as usize;
-        l.channel_free = self.lans[lan].busy_until;
+        l.wait_for(self.lans[lan].busy_until);
         let r = l.enqueue(now, at, size, ect);
         if r.is_ok() {
             self.lans[lan].busy_until = l.last_end();
