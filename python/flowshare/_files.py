@@ -1,4 +1,5 @@
-"""Atomic output directories: all files appear whole, or none do."""
+"""Files: reading scenario and sweep documents, and atomic output directories (all files
+appear whole, or none do)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,38 @@ import secrets
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
-__all__ = ["atomic_directory"]
+from ._core import ConfigError
+
+__all__ = ["atomic_directory", "read_document_text"]
+
+
+_FORMATS: dict[str, Literal["toml", "json"]] = {".toml": "toml", ".json": "json"}
+
+
+def read_document_text(path: Path, what: str) -> tuple[str, Literal["toml", "json"]]:
+    """The text of the ``.toml`` or ``.json`` file ``path`` and its format.
+
+    ``what`` names the document in errors (``"scenario"``, ``"sweep"``): an unknown suffix or
+    text that is not UTF-8 raises :class:`ConfigError`, a missing file
+    :class:`FileNotFoundError`, a directory :class:`IsADirectoryError`, each one line.
+    """
+    fmt = _FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ConfigError(
+            f"{path}: unknown {what} format {path.suffix or '(no suffix)'!r}; "
+            "expected a .toml or .json file"
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} file not found: {path}") from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"{what} path is a directory: {path}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    return text, fmt
 
 
 @contextlib.contextmanager

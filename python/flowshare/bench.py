@@ -51,6 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._args import positive_int
+
 __all__ = [
     "CASES",
     "Case",
@@ -1146,16 +1148,6 @@ def _cases_arg(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
-    return n
-
-
 def _nonneg_float(text: str) -> float:
     try:
         x = float(text)
@@ -1172,10 +1164,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print exactly one JSON object on stdout (progress goes to stderr)")
     parser.add_argument("--write-doc", metavar="PATH",
                         help="write the report into this markdown file (between its markers)")
-    parser.add_argument("--repeat", type=_positive_int, default=DEFAULT_REPEAT, metavar="N",
+    parser.add_argument("--repeat", type=positive_int, default=DEFAULT_REPEAT, metavar="N",
                         help=f"runs of flowshare and ns-2 per case; the median is reported "
                              f"(default {DEFAULT_REPEAT})")
-    parser.add_argument("--ns3-repeat", type=_positive_int, default=DEFAULT_NS3_REPEAT,
+    parser.add_argument("--ns3-repeat", type=positive_int, default=DEFAULT_NS3_REPEAT,
                         metavar="N", help=f"runs of ns-3 per case (default {DEFAULT_NS3_REPEAT})")
     parser.add_argument("--cases", type=_cases_arg, default=list(CASE_CHOICES),
                         metavar="r1,r2,algorithms",

@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 
 from . import __version__, sim
 from . import scenario as sc
+from ._args import positive_int
 from ._core import ConfigError
 from ._files import atomic_directory
 from .results import RunResult
@@ -122,7 +123,7 @@ def _build_parser(*, with_bench: bool) -> argparse.ArgumentParser:
     sweep.add_argument("--out", required=True, metavar="DIR", help="run store directory")
     sweep.add_argument(
         "--workers",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="local worker processes (default: every core)",
     )
@@ -255,16 +256,6 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             f"{out / 'catalog.parquet'}; rerun with --resume to retry"
         )
     return 0
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

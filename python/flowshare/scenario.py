@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from . import _core
 from ._core import ConfigError
+from ._files import read_document_text
 
 __all__ = [
     "ConfigError",
@@ -55,9 +56,6 @@ __all__ = [
 
 Source = str | os.PathLike[str] | Mapping[str, Any]
 """What :func:`load_scenario` accepts: a path to a ``.toml`` or ``.json`` file, or a mapping."""
-
-_FORMATS: dict[str, Literal["toml", "json"]] = {".toml": "toml", ".json": "json"}
-
 
 def load_scenario(source: Source) -> dict[str, Any]:
     """Validate a scenario and return it normalized, with every default filled in.
@@ -88,20 +86,7 @@ def load_scenario(source: Source) -> dict[str, Any]:
             f"scenario must be a path or a mapping, not {type(source).__name__}"
         )
     path = Path(source)
-    fmt = _FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise ConfigError(
-            f"{path}: unknown scenario format {path.suffix or '(no suffix)'!r}; "
-            "expected a .toml or .json file"
-        )
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"scenario file not found: {path}") from None
-    except IsADirectoryError:
-        raise IsADirectoryError(f"scenario path is a directory: {path}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    text, fmt = read_document_text(path, "scenario")
     try:
         normalized = _core.parse_scenario(text, fmt)
     except ConfigError as exc:

@@ -1,7 +1,7 @@
 //! The simulation: owns the world and runs the event loop.
 
 use crate::cc::{CcState, CongestionControl};
-use crate::engine::{stream, uniform, Event, EventQueue, Stream};
+use crate::engine::{stream, uniform_delay, Event, EventQueue, Stream};
 use crate::net::link::GONE;
 use crate::net::sched::{Queued, Removal};
 use crate::net::{shortest_path, Aqm, LinkId, Network, NodeId, Refusal};
@@ -98,7 +98,7 @@ struct SendJitter {
 
 impl SendJitter {
     fn delay(&mut self) -> Time {
-        ((uniform(&mut self.rng) * (self.max + 1) as f64) as Time).min(self.max)
+        uniform_delay(&mut self.rng, self.max)
     }
 }
 
@@ -383,16 +383,11 @@ impl Simulation {
 
     /// Count packet `p` as dropped by a link going down or for want of a route.
     fn count_route_drop(&mut self, p: &Packet) {
+        self.count_drop(p);
         let c = &mut self.counters[p.conn as usize];
         match p.kind {
-            Kind::Data | Kind::Syn | Kind::Udp => {
-                c.data_dropped += 1;
-                c.data_route_dropped += 1;
-            }
-            Kind::Ack | Kind::SynAck => {
-                c.acks_dropped += 1;
-                c.acks_route_dropped += 1;
-            }
+            Kind::Data | Kind::Syn | Kind::Udp => c.data_route_dropped += 1,
+            Kind::Ack | Kind::SynAck => c.acks_route_dropped += 1,
         }
     }
 
@@ -652,11 +647,7 @@ impl Simulation {
         if self.trace.is_some() {
             trace_link(&mut self.trace, &self.net, at, Err(refusal), p, link);
         }
-        let c = &mut self.counters[p.conn as usize];
-        match p.kind {
-            Kind::Data | Kind::Syn | Kind::Udp => c.data_dropped += 1,
-            Kind::Ack | Kind::SynAck => c.acks_dropped += 1,
-        }
+        self.count_drop(p);
         self.arena.free(id);
     }
 

@@ -9,18 +9,7 @@ use flowshare_core::trace::{EventKind, Reason};
 
 /// A dumbbell with a 10 Mbps / 10 ms bottleneck of `queue` and fast access links.
 fn dumbbell(seconds: u32, queue: &str, flows: &str) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "{seconds}s"
-seed = 5
-[topology]
-kind = "dumbbell"
-bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {queue} }}
-access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 100000 }} }}
-{flows}
-"#
-    )
+    common::dumbbell(seconds, &format!(r#"rate = "10Mbps", delay = "10ms", queue = {queue}"#), flows)
 }
 
 fn cbr(name: &str, rate: &str) -> String {

@@ -38,6 +38,7 @@ import numpy as np
 from .. import __version__
 from .. import sim as _sim
 from .._core import ConfigError
+from .._files import read_document_text
 from ..results import RunResult
 from . import design as _design
 
@@ -414,18 +415,8 @@ def load_sweep(
     else:
         path = Path(source)
         label = str(path)
-        suffix = path.suffix.lower()
-        if suffix not in (".toml", ".json"):
-            raise ConfigError(
-                f"{path}: unknown sweep format {path.suffix or '(no suffix)'!r}; expected a "
-                ".toml or .json file"
-            )
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise FileNotFoundError(f"sweep file not found: {path}") from None
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
+        text, fmt = read_document_text(path, "sweep")
+        suffix = f".{fmt}"
         try:
             document = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
         except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:

@@ -8,4 +8,4 @@ mod queue;
 mod rng;
 
 pub use queue::{Event, EventQueue};
-pub use rng::{stream, uniform, Stream};
+pub use rng::{stream, uniform, uniform_delay, Stream};

@@ -5,6 +5,7 @@
 //! another component draws, and two runs that differ only in the algorithm under test see the
 //! same random inputs (common random numbers).
 
+use crate::units::Time;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -26,6 +27,12 @@ fn stream_seed(seed: u64, name: &str) -> u64 {
 pub fn uniform(rng: &mut Stream) -> f64 {
     use rand_core::RngCore;
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// A uniform whole number of nanoseconds in [0, `max`] (a random delay of at most `max`).
+#[inline]
+pub fn uniform_delay(rng: &mut Stream, max: Time) -> Time {
+    ((uniform(rng) * (max + 1) as f64) as Time).min(max)
 }
 
 /// The stream called `name` of a run with master seed `seed`.

@@ -14,8 +14,8 @@ pub mod poisson;
 pub mod schedule;
 pub mod vbr;
 
-use crate::engine::stream;
 pub use crate::engine::Stream;
+use crate::engine::{stream, uniform_delay};
 use crate::packet::{Kind, Packet};
 use crate::units::{Bytes, Dur, Rate, Time};
 use crate::ConfigError;
@@ -465,8 +465,7 @@ impl UdpSender {
     fn advance(&mut self, after: Time) {
         self.pending = self.source.next_packet().and_then(|(t, size)| {
             let t = if self.jitter > 0 {
-                let j = (uniform(&mut self.jitter_rng) * (self.jitter + 1) as f64) as Time;
-                (t + j.min(self.jitter)).max(after)
+                (t + uniform_delay(&mut self.jitter_rng, self.jitter)).max(after)
             } else {
                 t.max(after)
             };

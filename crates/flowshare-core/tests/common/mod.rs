@@ -10,6 +10,25 @@ pub fn run(toml: &str) -> RunResults {
     Simulation::new(&s).unwrap_or_else(|e| panic!("bad test scenario: {e}")).finish()
 }
 
+/// A dumbbell (seed 5, 1 Gbps / 1 ms access links) whose bottleneck is the inline table
+/// `bottleneck` (e.g. `rate = "10Mbps", delay = "20ms", queue = { limit = 60 }`), with the
+/// flow groups (and other sections) of `rest`, simulated for `seconds`.
+#[allow(dead_code)]
+pub fn dumbbell(seconds: u32, bottleneck: &str, rest: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "{seconds}s"
+seed = 5
+[topology]
+kind = "dumbbell"
+bottleneck = {{ {bottleneck} }}
+access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 100000 }} }}
+{rest}
+"#
+    )
+}
+
 /// Arithmetic mean.
 #[allow(dead_code)]
 pub fn mean(x: &[f64]) -> f64 {
