@@ -34,6 +34,8 @@ test-rust: $(VENV)/.installed
 	cargo fmt --all --check
 	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
 	cargo test --workspace --release --quiet
+	# Again with debug assertions and overflow checks (Cargo.toml's `checked` profile).
+	cargo test --workspace --profile checked --quiet
 
 test-python: develop
 	$(PY) -m pytest
