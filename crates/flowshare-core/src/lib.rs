@@ -6,10 +6,12 @@
 //! uses an unseeded random source: the same scenario and seed give byte-identical results.
 //!
 //! Layers: [`engine`] (time, events, random streams) → [`net`] (nodes, links, queues,
-//! routes) → [`tcp`] (sender and sink mechanism) → [`cc`] (congestion-control policy);
-//! [`traffic`] holds the non-TCP sources and their UDP transport.
+//! routes) → [`agent`] (the endpoints: [`tcp`] sender and sink mechanism, [`traffic`] sources
+//! and their UDP transport) → [`cc`] (congestion-control policy, run by one host for every
+//! connection).
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod cc;
 pub mod engine;
 pub mod error;

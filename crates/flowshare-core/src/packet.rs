@@ -7,6 +7,7 @@ use crate::units::Time;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Kind {
     /// A TCP data segment; `seq` is its segment number.
     Data,
@@ -18,6 +19,38 @@ pub enum Kind {
     SynAck,
     /// A UDP datagram of a traffic source; `seq` numbers the flow's packets from 0.
     Udp,
+}
+
+impl Kind {
+    /// The way packets of this kind travel: data from the connection's source to its
+    /// destination, acknowledgements back. The only place that maps kinds to directions.
+    #[inline]
+    pub const fn dir(self) -> Dir {
+        match self {
+            Kind::Data | Kind::Syn | Kind::Udp => Dir::Forward,
+            Kind::Ack | Kind::SynAck => Dir::Reverse,
+        }
+    }
+}
+
+/// Which way a packet travels on its connection: it picks the route and the endpoint that
+/// receives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Dir {
+    /// From the connection's source host to its destination (data).
+    Forward = 0,
+    /// From the destination back to the source (acknowledgements, feedback).
+    Reverse = 1,
+}
+
+/// Bits of [`Packet::flags`].
+pub mod flags {
+    /// Data: this segment is a retransmission. ACK: the segment it echoes was one (Karn).
+    pub const RETX: u8 = 1;
+    /// The last packet of an application frame (a message, an AAL5 frame's last cell): queue
+    /// disciplines that discard whole frames (early packet discard) look for it.
+    pub const FRAME_END: u8 = 2;
 }
 
 /// Explicit Congestion Notification bits of [`Packet::ecn`] (RFC 3168).
@@ -45,12 +78,16 @@ pub struct Packet {
     pub hop: u16,
     /// Payload type.
     pub kind: Kind,
-    /// Data: this segment is a retransmission. ACK: the segment it echoes was one (Karn).
-    pub retx: bool,
+    /// Which way it travels (set from `kind` when the packet is made).
+    pub dir: Dir,
+    /// Bits of [`flags`].
+    pub flags: u8,
     /// Number of valid entries in `sack`.
     pub n_sack: u8,
     /// ECN bits ([`ecn`]): ECT and CE in the IP header, ECE and CWR in the TCP header.
     pub ecn: u8,
+    /// Congestion-control loop of a data segment (multi-loop controllers; 0 otherwise).
+    pub tag: u8,
     /// Bytes on the wire, headers included.
     pub size: u32,
     /// Data: segment number. ACK: cumulative acknowledgement.
@@ -64,7 +101,32 @@ pub struct Packet {
 impl Packet {
     /// A packet of `kind` on connection `conn`, starting at hop 0.
     pub fn new(conn: u32, kind: Kind, seq: u64, size: u32, ts: Time) -> Packet {
-        Packet { conn, hop: 0, kind, retx: false, n_sack: 0, ecn: 0, size, seq, ts, sack: [(0, 0); 3] }
+        Packet {
+            conn,
+            hop: 0,
+            kind,
+            dir: kind.dir(),
+            flags: 0,
+            n_sack: 0,
+            ecn: 0,
+            tag: 0,
+            size,
+            seq,
+            ts,
+            sack: [(0, 0); 3],
+        }
+    }
+
+    /// Data: a retransmission. ACK: it echoes one (Karn's rule).
+    #[inline]
+    pub fn retx(&self) -> bool {
+        self.flags & flags::RETX != 0
+    }
+
+    /// Mark as a retransmission (or as echoing one).
+    #[inline]
+    pub fn set_retx(&mut self, retx: bool) {
+        self.flags = (self.flags & !flags::RETX) | if retx { flags::RETX } else { 0 };
     }
 
     /// SACK block `i` (below `n_sack`) as segment numbers `[start, end)`.
@@ -89,6 +151,8 @@ impl Packet {
         self.n_sack += 1;
     }
 }
+
+const _: () = assert!(std::mem::size_of::<Packet>() == 56, "a packet stays within 56 bytes");
 
 /// Index of a packet in the [`Arena`].
 pub type PacketId = u32;

@@ -1322,10 +1322,9 @@ pub struct ConnSpec {
     pub src: NodeId,
     /// Receiving node.
     pub dst: NodeId,
-    /// Route of data packets.
-    pub data_route: Vec<LinkId>,
-    /// Route of ACKs.
-    pub ack_route: Vec<LinkId>,
+    /// Routes of forward packets (data) and reverse packets (ACKs), indexed by
+    /// [`crate::packet::Dir`].
+    pub routes: [Vec<LinkId>; 2],
     /// Start time.
     pub start: Time,
     /// Stop time, if any.
@@ -1343,6 +1342,14 @@ pub struct ConnSpec {
     /// Stable name of the flow's random streams: `flow/<group name>/<k>`, with `k` counting
     /// the flows of that name in scenario order.
     pub key: String,
+}
+
+impl ConnSpec {
+    /// The route of packets travelling `dir`.
+    #[inline]
+    pub fn route(&self, dir: crate::packet::Dir) -> &[LinkId] {
+        &self.routes[dir as usize]
+    }
 }
 
 /// The network and connections a scenario describes.
@@ -1854,8 +1861,7 @@ impl Scenario {
                     name: group.name.clone(),
                     src,
                     dst,
-                    data_route,
-                    ack_route,
+                    routes: [data_route, ack_route],
                     start,
                     stop: group.stop.map(|d| d.0),
                     size: group.size.map(|b| b.0),
@@ -1875,7 +1881,7 @@ impl Scenario {
                 // queue from the start.
                 let here: Vec<bool> = conns
                     .iter()
-                    .map(|c| !self.changes.is_empty() || c.data_route.contains(&id) || c.ack_route.contains(&id))
+                    .map(|c| !self.changes.is_empty() || c.routes.iter().any(|r| r.contains(&id)))
                     .collect();
                 s.sched.bind_flows(&groups, &here)?;
             }
@@ -1987,9 +1993,9 @@ tcp = { initial_window = 2 }
         assert_eq!(b.net.nodes.len(), 2 + 32);
         assert_eq!(b.net.links.len(), 2 * (1 + 32));
         assert_eq!(b.conns[3].start, 30_000_000);
-        assert_eq!(b.conns[0].data_route.len(), 3);
-        assert_eq!(b.conns[0].data_route[1], 0, "the bottleneck r0->r1 is link direction 0");
-        assert_eq!(b.conns[0].ack_route[1], 1);
+        assert_eq!(b.conns[0].routes[0].len(), 3);
+        assert_eq!(b.conns[0].routes[0][1], 0, "the bottleneck r0->r1 is link direction 0");
+        assert_eq!(b.conns[0].routes[1][1], 1);
         assert_eq!(b.conns[0].tcp.header, 40);
     }
 
@@ -2117,7 +2123,7 @@ tcp = { initial_window = 2 }
         assert_eq!(f.loss.as_ref().map(|m| m.name()), Some("bernoulli"));
         assert_eq!(r.loss.as_ref().map(|m| m.name()), Some("periodic"));
         // dst access of flow 0: r1 -> d0 forward, d0 -> r1 reverse with its own delay.
-        let d0 = b.conns[0].data_route[2] as usize;
+        let d0 = b.conns[0].routes[0][2] as usize;
         assert_eq!(b.net.links[d0].params.delay, 1_000_000);
         assert_eq!(b.net.links[d0 + 1].params.delay, 30_000_000);
         assert!(b.net.links[d0].loss.is_none() && b.net.links[d0 + 1].loss.is_none());

@@ -1,14 +1,16 @@
 //! The simulation: owns the world and runs the event loop.
 
-use crate::cc::{CcState, CongestionControl};
-use crate::engine::{stream, uniform_delay, Event, EventQueue, Stream};
+use crate::agent::{endpoint, receiver, Agent, EndpointId, Io, Side};
+use crate::cc::host::GroupId;
+use crate::cc::{CcHost, MemberId};
+use crate::engine::{stream, uniform_delay, Event, EventQueue, Stream, WakeTag};
 use crate::net::link::GONE;
 use crate::net::sched::{Queued, Removal};
 use crate::net::{shortest_path, Aqm, LinkId, Network, NodeId, Refusal};
-use crate::packet::{ecn, Arena, Kind, Packet, PacketId};
+use crate::packet::{ecn, Arena, Dir, Kind, Packet, PacketId};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
 use crate::scenario::{ConnSpec, LinkChange, Scenario};
-use crate::tcp::{Sender, Sink};
+use crate::tcp::{Controller, Sender, SenderStats, Sink};
 use crate::trace::{EventKind, FlowWire, Reason, Tracer};
 use crate::traffic::{UdpSender, UdpSink};
 use crate::units::{secs, Time};
@@ -65,12 +67,17 @@ pub struct Simulation {
     arena: Arena,
     net: Network,
     specs: Vec<ConnSpec>,
-    senders: Vec<Sender>,
-    sinks: Vec<Sink>,
-    cc_state: Vec<CcState>,
-    cc: Vec<Box<dyn CongestionControl>>,
-    /// UDP flows' sender and sink, by connection (`None` for TCP).
-    udp: Vec<Option<(UdpSender, UdpSink)>>,
+    /// Every connection's two endpoints ([`crate::agent::endpoint`]).
+    agents: Vec<Agent>,
+    /// Per endpoint, its wake event in the queue.
+    wakes: Vec<Wake>,
+    /// Congestion state and group controllers of every TCP sender.
+    cc: CcHost,
+    /// Per congestion-control member, the endpoint of its sender.
+    owner: Vec<EndpointId>,
+    /// Members a controller asked to send, and group timers to schedule (reused buffers).
+    clocked: Vec<MemberId>,
+    timers: Vec<(Time, GroupId, u16)>,
     counters: Vec<ConnCounters>,
     out: Vec<Packet>,
     sample_interval: Time,
@@ -85,6 +92,17 @@ pub struct Simulation {
     changes: Vec<LinkChange>,
     /// Per connection, the send jitter of its TCP sender, if it has one.
     jitter: Vec<Option<Box<SendJitter>>>,
+}
+
+/// The wake event of an endpoint.
+#[derive(Clone, Copy, Debug, Default)]
+struct Wake {
+    /// Time of its event in the queue, if any. Re-armed lazily: a later deadline keeps the
+    /// earlier event, which finds nothing due and re-arms.
+    entry: Option<Time>,
+    /// Generation its events carry; bumped when the endpoint slot is reused, so a wake-up of
+    /// an earlier occupant is ignored.
+    gen: u16,
 }
 
 /// ns-2's `overhead_`: a TCP sender's data segments leave one at a time, each a random time
@@ -114,7 +132,7 @@ impl Simulation {
         let mut built = built;
         let mut users = vec![0u32; built.net.links.len()];
         for c in &built.conns {
-            for &l in c.data_route.iter().chain(&c.ack_route) {
+            for &l in c.routes.iter().flatten() {
                 users[l as usize] += 1;
             }
         }
@@ -130,40 +148,38 @@ impl Simulation {
         for (i, c) in built.changes.iter().enumerate() {
             events.push(c.at, Event::LinkChange(i as u32));
         }
-        let mut senders = Vec::with_capacity(built.conns.len());
-        let mut sinks = Vec::with_capacity(built.conns.len());
-        let mut cc_state = Vec::with_capacity(built.conns.len());
-        let mut cc = Vec::with_capacity(built.conns.len());
-        let mut udp = Vec::with_capacity(built.conns.len());
+        let mut agents = Vec::with_capacity(2 * built.conns.len());
         let mut jitter = Vec::with_capacity(built.conns.len());
         let seed = scenario.simulation.seed;
         for (i, c) in built.conns.iter().enumerate() {
             let i = i as u32;
-            let mss = u64::from(c.tcp.mss);
-            let (total, last) = match c.size {
-                Some(bytes) => (Some(bytes.div_ceil(mss)), (bytes - (bytes.div_ceil(mss) - 1) * mss) as u32),
-                None => (None, c.tcp.mss),
-            };
-            senders.push(Sender::new(i, c.tcp, total, last));
-            sinks.push(Sink::new(i, &c.tcp, total, last));
-            let mut st = CcState::new(c.tcp.initial_window, c.tcp.initial_ssthresh, c.tcp.mss);
-            st.max_ssthresh = c.tcp.max_ssthresh;
-            cc_state.push(st);
-            cc.push(c.cc.build());
-            udp.push(c.source.as_ref().map(|src| {
-                let stop = c.stop.unwrap_or(Time::MAX).min(end.saturating_add(1));
-                (UdpSender::new(i, src, c.start, stop, seed, &c.key), UdpSink::new(src.header))
-            }));
+            match &c.source {
+                Some(src) => {
+                    let stop = c.stop.unwrap_or(Time::MAX).min(end.saturating_add(1));
+                    agents.push(Agent::UdpSource(Box::new(UdpSender::new(i, src, c.start, stop, seed, &c.key))));
+                    agents.push(Agent::UdpSink(UdpSink::new(src.header)));
+                }
+                None => {
+                    let mss = u64::from(c.tcp.mss);
+                    let (total, last) = match c.size {
+                        Some(bytes) => (Some(bytes.div_ceil(mss)), (bytes - (bytes.div_ceil(mss) - 1) * mss) as u32),
+                        None => (None, c.tcp.mss),
+                    };
+                    let ctl = Controller::Solo(c.cc.build_solo());
+                    agents.push(Agent::TcpSender(Box::new(Sender::new(i, c.tcp, total, last, ctl))));
+                    agents.push(Agent::TcpSink(Sink::new(i, &c.tcp, total, last)));
+                }
+            }
             jitter.push((c.source.is_none() && c.tcp.send_jitter > 0).then(|| {
                 let rng = stream(seed, &format!("{}/send_jitter", c.key));
                 Box::new(SendJitter { max: c.tcp.send_jitter, rng, held: VecDeque::new() })
             }));
             if c.start <= end {
-                events.push(c.start, Event::FlowStart(i));
+                events.push(c.start, Event::Start(i));
             }
             if let Some(stop) = c.stop {
                 if stop <= end {
-                    events.push(stop, Event::FlowStop(i));
+                    events.push(stop, Event::Stop(i));
                 }
             }
         }
@@ -197,11 +213,12 @@ impl Simulation {
             counters: vec![ConnCounters::default(); built.conns.len()],
             net: built.net,
             specs: built.conns,
-            senders,
-            sinks,
-            cc_state,
-            cc,
-            udp,
+            wakes: vec![Wake::default(); agents.len()],
+            agents,
+            cc: CcHost::new(),
+            owner: Vec::new(),
+            clocked: Vec::new(),
+            timers: Vec::new(),
             out: Vec::with_capacity(64),
             sample_interval,
             series: Series::default(),
@@ -272,45 +289,37 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::LinkArrival(_) => unreachable!("handled in run_until"),
-            Event::SenderTimer(c) => {
-                let s = &mut self.senders[c as usize];
-                if s.rto_entry == Some(self.now) {
-                    s.rto_entry = None;
+            Event::Wake(tag) => {
+                let ep = tag.slot();
+                let w = &mut self.wakes[ep as usize];
+                if !tag.is_gen(w.gen) {
+                    return; // a wake-up of an earlier occupant of the slot
                 }
-                let (st, cc) = (&mut self.cc_state[c as usize], &mut self.cc[c as usize]);
-                s.on_timer(self.now, st, cc.as_mut(), &mut self.out);
-                self.flush(c);
-            }
-            Event::SinkTimer(c) => {
-                let k = &mut self.sinks[c as usize];
-                if k.delack_entry == Some(self.now) {
-                    k.delack_entry = None;
+                if w.entry == Some(self.now) {
+                    w.entry = None;
                 }
-                k.on_timer(self.now, &mut self.out);
-                self.flush(c);
+                let mut io = Io { now: self.now, out: &mut self.out, cc: &mut self.cc };
+                let wake = self.agents[ep as usize].on_wake(&mut io);
+                self.after_agent(ep, wake);
             }
-            Event::FlowStart(c) => {
-                if let Some((u, _)) = &mut self.udp[c as usize] {
-                    if let Some(t) = u.start(self.now) {
-                        self.events.push(t, Event::Source(c));
+            Event::Start(c) => {
+                let ep = endpoint(c, Side::Source);
+                let mut io = Io { now: self.now, out: &mut self.out, cc: &mut self.cc };
+                let wake = self.agents[ep as usize].start(&mut io);
+                if let Some(m) = self.agents[ep as usize].tcp_sender().and_then(Sender::member) {
+                    if self.owner.len() <= m as usize {
+                        self.owner.resize(m as usize + 1, 0);
                     }
-                    return;
+                    self.owner[m as usize] = ep;
                 }
-                let s = &mut self.senders[c as usize];
-                s.start(self.now, &mut self.cc_state[c as usize], &mut self.out);
-                self.flush(c);
+                self.after_agent(ep, wake);
             }
-            Event::FlowStop(c) => self.senders[c as usize].stop(),
+            Event::Stop(c) => self.agents[endpoint(c, Side::Source) as usize].stop(self.now),
+            Event::CcTimer(tag) => {
+                self.cc.fire_timer(tag, self.now);
+                self.after_controllers();
+            }
             Event::LinkTransmit(link) => self.start_tx(link),
-            Event::Source(c) => {
-                let (u, _) = self.udp[c as usize].as_mut().expect("a UDP flow");
-                if let Some(t) = u.on_event(self.now, &mut self.out) {
-                    if t <= self.end {
-                        self.events.push(t, Event::Source(c));
-                    }
-                }
-                self.flush(c);
-            }
             Event::Release(c) => {
                 let j = self.jitter[c as usize].as_mut().expect("a sender with send jitter");
                 let id = j.held.pop_front().expect("Release with a held segment");
@@ -318,10 +327,8 @@ impl Simulation {
                     self.events.push(self.now + j.delay(), Event::Release(c));
                 }
                 // Stamped when it really leaves, as ns-2 stamps at output.
-                let p = self.arena.get_mut(id);
-                p.ts = self.now;
-                let p = *p;
-                self.forward(id, p, self.now);
+                self.arena.get_mut(id).ts = self.now;
+                self.forward(id, self.now);
             }
             Event::Sample => {
                 self.sample();
@@ -385,9 +392,9 @@ impl Simulation {
     fn count_route_drop(&mut self, p: &Packet) {
         self.count_drop(p);
         let c = &mut self.counters[p.conn as usize];
-        match p.kind {
-            Kind::Data | Kind::Syn | Kind::Udp => c.data_route_dropped += 1,
-            Kind::Ack | Kind::SynAck => c.acks_route_dropped += 1,
+        match p.dir {
+            Dir::Forward => c.data_route_dropped += 1,
+            Dir::Reverse => c.acks_route_dropped += 1,
         }
     }
 
@@ -420,10 +427,11 @@ impl Simulation {
                     continue;
                 }
                 let spec = &self.specs[p.conn as usize];
-                let (old, fresh, last) = match p.kind {
-                    Kind::Data | Kind::Syn | Kind::Udp => (&spec.data_route, &new[p.conn as usize].0, spec.dst),
-                    Kind::Ack | Kind::SynAck => (&spec.ack_route, &new[p.conn as usize].1, spec.src),
+                let (fresh, last) = match p.dir {
+                    Dir::Forward => (&new[p.conn as usize].0, spec.dst),
+                    Dir::Reverse => (&new[p.conn as usize].1, spec.src),
                 };
+                let old = spec.route(p.dir);
                 let reached = node_at(old, p.hop as usize + 1, last);
                 p.hop = match (1..=fresh.len()).find(|&k| node_at(fresh, k, last) == reached) {
                     Some(k) => (k - 1) as u16,
@@ -432,19 +440,63 @@ impl Simulation {
             }
         }
         for (spec, (data, ack)) in self.specs.iter_mut().zip(new) {
-            spec.data_route = data;
-            spec.ack_route = ack;
+            spec.routes = [data, ack];
         }
     }
 
-    /// Put the packets an endpoint of connection `c` produced on the network and bring the
-    /// connection's timers into the event queue.
+    /// After endpoint `ep` ran: schedule its wake-up for `wake`, put the packets it produced
+    /// on the network, and let the members its congestion controller clocked send.
+    #[inline(always)]
+    fn after_agent(&mut self, ep: EndpointId, wake: Option<Time>) {
+        self.arm(ep, wake);
+        self.flush(ep / 2);
+        if self.cc.has_pending() {
+            self.after_controllers();
+        }
+    }
+
+    /// Members that controllers asked to send do so; group timers are scheduled.
+    #[cold]
+    #[inline(never)]
+    fn after_controllers(&mut self) {
+        loop {
+            self.cc.take_clocked(&mut self.clocked);
+            if self.clocked.is_empty() {
+                break;
+            }
+            let m = self.clocked.remove(0);
+            let ep = self.owner[m as usize];
+            let mut io = Io { now: self.now, out: &mut self.out, cc: &mut self.cc };
+            let wake = self.agents[ep as usize].clock(&mut io);
+            self.arm(ep, wake);
+            self.flush(ep / 2);
+        }
+        self.cc.timer_events(&mut self.timers);
+        for (t, g, gen) in self.timers.drain(..) {
+            self.events.push(t, Event::CcTimer(WakeTag::new(g, gen)));
+        }
+    }
+
+    /// Bring endpoint `ep`'s wake-up at `wake` into the event queue, unless an event at or
+    /// before it is already there.
+    #[inline(always)]
+    fn arm(&mut self, ep: EndpointId, wake: Option<Time>) {
+        if let Some(d) = wake {
+            let w = &mut self.wakes[ep as usize];
+            if w.entry.is_none_or(|e| e > d) {
+                w.entry = Some(d);
+                self.events.push(d, Event::Wake(WakeTag::new(ep, w.gen)));
+            }
+        }
+    }
+
+    /// Put the packets an endpoint of connection `c` produced on the network.
     #[inline]
     fn flush(&mut self, c: u32) {
         let jittered = self.jitter[c as usize].is_some();
         for i in 0..self.out.len() {
             let p = self.out[i];
-            if p.kind == Kind::Data && !p.retx && self.forced_drop(c, p.seq) {
+            if p.kind == Kind::Data && !p.retx() && self.forced_drop(c, p.seq) {
                 self.counters[c as usize].data_dropped += 1;
                 if self.trace.is_some() {
                     self.trace_forced_drop(i);
@@ -461,23 +513,9 @@ impl Simulation {
                     continue;
                 }
             }
-            self.forward(id, p, self.now);
+            self.forward(id, self.now);
         }
         self.out.clear();
-        let s = &mut self.senders[c as usize];
-        if let Some(d) = s.rto_deadline {
-            if s.rto_entry.is_none_or(|e| e > d) {
-                self.events.push(d, Event::SenderTimer(c));
-                s.rto_entry = Some(d);
-            }
-        }
-        let k = &mut self.sinks[c as usize];
-        if let Some(d) = k.delack_deadline {
-            if k.delack_entry.is_none_or(|e| e > d) {
-                self.events.push(d, Event::SinkTimer(c));
-                k.delack_entry = Some(d);
-            }
-        }
     }
 
     /// Whether the first transmission of segment `seq` of connection `c` is to be lost.
@@ -496,62 +534,60 @@ impl Simulation {
         false
     }
 
-    fn route(&self, p: &Packet) -> &[LinkId] {
-        let spec = &self.specs[p.conn as usize];
-        match p.kind {
-            Kind::Data | Kind::Syn | Kind::Udp => &spec.data_route,
-            Kind::Ack | Kind::SynAck => &spec.ack_route,
-        }
-    }
-
     /// Offer packet `id` to the link at its current hop, arriving there at `at`. While the
     /// next link is exclusive to this route the packet is handed on at once, at the time it
     /// will get there; it waits in the pipe of the last link reached, whose head has an event.
     #[inline]
-    fn forward(&mut self, id: u32, mut p: Packet, mut at: Time) {
-        let spec = &self.specs[p.conn as usize];
-        let route = match p.kind {
-            Kind::Data | Kind::Syn | Kind::Udp => &spec.data_route,
-            Kind::Ack | Kind::SynAck => &spec.ack_route,
+    fn forward(&mut self, id: u32, mut at: Time) {
+        // The few fields forwarding needs; the arena copy is updated where it must be.
+        let (conn, dir, size, ecn_bits, mut hop) = {
+            let p = self.arena.get(id);
+            (p.conn, p.dir, p.size, p.ecn, p.hop)
         };
+        let route = self.specs[conn as usize].route(dir);
         loop {
-            let Some(&link) = route.get(p.hop as usize) else {
+            let Some(&link) = route.get(hop as usize) else {
                 // Only a route emptied by a link change gets here (at hop 0).
+                let p = *self.arena.get(id);
                 self.drop_no_route(id, p);
                 return;
             };
-            let arrival = match self.net.enqueue(link, self.now, at, p.size, p.ecn & ecn::ECT != 0) {
+            let arrival = match self.net.enqueue(link, self.now, at, size, ecn_bits & ecn::ECT != 0) {
                 Ok(arrival) => {
-                    if p.ecn != 0 && self.net.links[link as usize].take_mark() {
-                        p.ecn |= ecn::CE;
-                        self.arena.get_mut(id).ecn = p.ecn;
+                    if ecn_bits != 0 && self.net.links[link as usize].take_mark() {
+                        self.arena.get_mut(id).ecn |= ecn::CE;
                     }
                     arrival
                 }
                 Err(Refusal::Scheduled) => {
                     // Never exclusive, so `at` is now.
-                    self.enqueue_scheduled(id, p, link);
+                    self.arena.get_mut(id).hop = hop;
+                    self.enqueue_scheduled(id, link);
                     return;
                 }
                 Err(refusal) => {
-                    self.refused(id, &p, link, at, refusal);
+                    self.arena.get_mut(id).hop = hop;
+                    self.refused(id, link, at, refusal);
                     return;
                 }
             };
             if self.trace.is_some() {
+                let mut p = *self.arena.get(id);
+                p.hop = hop;
                 trace_link(&mut self.trace, &self.net, at, Ok(arrival), &p, link);
             }
             if self.net.links[link as usize].lost_on_wire(self.now, arrival) {
-                self.lost_on_link(id, &p, link);
+                self.arena.get_mut(id).hop = hop;
+                self.lost_on_link(id, link);
                 return;
             }
-            let next = p.hop as usize + 1;
+            let next = hop as usize + 1;
             if next < route.len() && self.net.links[route[next] as usize].exclusive {
-                p.hop += 1;
+                hop += 1;
                 at = arrival;
                 continue;
             }
-            self.arena.get_mut(id).hop = p.hop;
+            self.arena.get_mut(id).hop = hop;
             if self.net.links[link as usize].push_pipe(arrival, id) {
                 self.events.push(arrival, Event::LinkArrival(link));
             }
@@ -561,8 +597,9 @@ impl Simulation {
 
     /// Offer packet `id` to scheduled link direction `link` now (ADR 0004).
     #[inline(never)]
-    fn enqueue_scheduled(&mut self, id: u32, p: Packet, link: LinkId) {
+    fn enqueue_scheduled(&mut self, id: u32, link: LinkId) {
         let now = self.now;
+        let p = *self.arena.get(id);
         let q = Queued { id, flow: p.conn, size: p.size, at: now };
         match self.net.links[link as usize].sched_enqueue(now, q) {
             Err(refusal) => {
@@ -573,7 +610,6 @@ impl Simulation {
                 self.arena.free(id);
             }
             Ok(idle) => {
-                self.arena.get_mut(id).hop = p.hop;
                 if self.trace.is_some() {
                     trace_sched(&mut self.trace, now, None, &p, link);
                 }
@@ -589,9 +625,9 @@ impl Simulation {
     #[inline]
     fn count_drop(&mut self, p: &Packet) {
         let c = &mut self.counters[p.conn as usize];
-        match p.kind {
-            Kind::Data | Kind::Syn | Kind::Udp => c.data_dropped += 1,
-            Kind::Ack | Kind::SynAck => c.acks_dropped += 1,
+        match p.dir {
+            Dir::Forward => c.data_dropped += 1,
+            Dir::Reverse => c.acks_dropped += 1,
         }
     }
 
@@ -632,7 +668,7 @@ impl Simulation {
             trace_sched(&mut self.trace, self.now, Some(end), &p, link);
         }
         if self.net.links[link as usize].lost_on_wire(self.now, arrival) {
-            self.lost_on_link(q.id, &p, link);
+            self.lost_on_link(q.id, link);
             return;
         }
         if self.net.links[link as usize].push_pipe(arrival, q.id) {
@@ -643,25 +679,27 @@ impl Simulation {
     /// Packet `id`, offered to `link` at `at`, was refused by its queue.
     #[cold]
     #[inline(never)]
-    fn refused(&mut self, id: u32, p: &Packet, link: LinkId, at: Time, refusal: Refusal) {
+    fn refused(&mut self, id: u32, link: LinkId, at: Time, refusal: Refusal) {
+        let p = *self.arena.get(id);
         if self.trace.is_some() {
-            trace_link(&mut self.trace, &self.net, at, Err(refusal), p, link);
+            trace_link(&mut self.trace, &self.net, at, Err(refusal), &p, link);
         }
-        self.count_drop(p);
+        self.count_drop(&p);
         self.arena.free(id);
     }
 
     /// Packet `id`, just transmitted on `link`, was discarded by the link's loss model.
     #[cold]
     #[inline(never)]
-    fn lost_on_link(&mut self, id: u32, p: &Packet, link: LinkId) {
+    fn lost_on_link(&mut self, id: u32, link: LinkId) {
+        let p = *self.arena.get(id);
         if self.trace.is_some() {
-            trace_link_loss(&mut self.trace, &self.net, p, link);
+            trace_link_loss(&mut self.trace, &self.net, &p, link);
         }
         let c = &mut self.counters[p.conn as usize];
-        match p.kind {
-            Kind::Data | Kind::Syn | Kind::Udp => c.data_link_lost += 1,
-            Kind::Ack | Kind::SynAck => c.acks_link_lost += 1,
+        match p.dir {
+            Dir::Forward => c.data_link_lost += 1,
+            Dir::Reverse => c.acks_link_lost += 1,
         }
         self.arena.free(id);
     }
@@ -670,50 +708,32 @@ impl Simulation {
     fn on_arrival(&mut self, id: u32) {
         let p = self.arena.get_mut(id);
         p.hop += 1;
-        let p = *p;
-        if (p.hop as usize) < self.route(&p).len() {
-            self.forward(id, p, self.now);
+        let (conn, dir, hop) = (p.conn, p.dir, p.hop);
+        if (hop as usize) < self.specs[conn as usize].route(dir).len() {
+            self.forward(id, self.now);
             return;
         }
+        let p = *self.arena.get(id);
         if p.hop == STRANDED + 1 {
             self.drop_no_route(id, p);
             return;
         }
         self.arena.free(id);
         let c = p.conn as usize;
-        match p.kind {
-            Kind::Data => {
-                self.counters[c].data_received += 1;
-                self.sinks[c].on_data(self.now, &p, &mut self.out);
-            }
-            Kind::Syn => {
-                self.counters[c].data_received += 1;
-                self.sinks[c].on_syn(self.now, &p, &mut self.out);
-            }
-            Kind::Ack => {
-                self.senders[c].on_ack(self.now, &p, &mut self.cc_state[c], self.cc[c].as_mut(), &mut self.out);
-            }
-            Kind::SynAck => {
-                self.senders[c].on_synack(self.now, &p, &mut self.cc_state[c], &mut self.out);
-            }
-            Kind::Udp => {
-                self.counters[c].data_received += 1;
-                self.udp[c].as_mut().expect("a UDP flow").1.on_packet(self.now, &p);
-                if self.trace.is_some() {
-                    self.trace_endpoint(EventKind::Receive, &p, Reason::None);
-                }
-                return;
-            }
+        if p.dir == Dir::Forward {
+            self.counters[c].data_received += 1;
         }
+        let ep = receiver(p.conn, p.dir);
+        let mut io = Io { now: self.now, out: &mut self.out, cc: &mut self.cc };
+        let wake = self.agents[ep as usize].on_packet(&p, &mut io);
         if self.trace.is_some() {
-            let kind = match p.kind {
-                Kind::Data | Kind::Syn => EventKind::Receive,
-                Kind::Ack | Kind::SynAck => EventKind::Ack,
-                Kind::Udp => unreachable!("UDP packets return above"),
+            let kind = match p.dir {
+                Dir::Forward => EventKind::Receive,
+                Dir::Reverse => EventKind::Ack,
             };
             self.trace_endpoint(kind, &p, Reason::None);
         }
-        self.flush(p.conn);
+        self.after_agent(ep, wake);
     }
 
     /// Drop packet `id` for want of a route: a sender's packet at its first hop, or a packet
@@ -753,34 +773,38 @@ impl Simulation {
         let t = secs(self.now);
         let interval = secs(self.sample_interval);
         let s = &mut self.series;
-        for (i, snd) in self.senders.iter().enumerate() {
-            let st = &self.cc_state[i];
+        for i in 0..self.specs.len() {
             let c = &mut self.counters[i];
             s.f_time.push(t);
             s.f_flow.push(i as i64);
-            if let Some((u, k)) = &self.udp[i] {
+            let (src, dst) = (&self.agents[2 * i], &self.agents[2 * i + 1]);
+            let (Agent::TcpSender(snd), Agent::TcpSink(sink)) = (src, dst) else {
                 // No window, no RTT: NaN, as for an algorithm metric a flow does not have.
+                let sent = src.udp_source().map_or(0, |u| u.stats.bytes_sent);
+                let delivered = dst.udp_sink().map_or(0, |k| k.bytes);
                 s.f_cwnd.push(f64::NAN);
                 s.f_ssthresh.push(f64::NAN);
                 s.f_srtt.push(f64::NAN);
-                s.f_send_rate.push((u.stats.bytes_sent - c.last_sent_bytes) as f64 * 8.0 / interval);
-                s.f_goodput.push((k.bytes - c.last_delivered_bytes) as f64 * 8.0 / interval);
-                c.last_sent_bytes = u.stats.bytes_sent;
-                c.last_delivered_bytes = k.bytes;
+                s.f_send_rate.push((sent - c.last_sent_bytes) as f64 * 8.0 / interval);
+                s.f_goodput.push((delivered - c.last_delivered_bytes) as f64 * 8.0 / interval);
+                c.last_sent_bytes = sent;
+                c.last_delivered_bytes = delivered;
                 continue;
-            }
+            };
+            let st = snd.cc_state(&self.cc);
             let sent = snd.stats.bytes_sent;
-            let delivered = self.sinks[i].bytes_delivered;
+            let delivered = sink.bytes_delivered;
             s.f_cwnd.push(st.cwnd);
             s.f_ssthresh.push(st.ssthresh);
-            s.f_srtt.push(if snd.rtt.samples > 0 { snd.rtt.srtt / 1e9 } else { f64::NAN });
+            s.f_srtt.push(if st.rtt.samples > 0 { st.rtt.srtt / 1e9 } else { f64::NAN });
             s.f_send_rate.push((sent - c.last_sent_bytes) as f64 * 8.0 / interval);
             s.f_goodput.push((delivered - c.last_delivered_bytes) as f64 * 8.0 / interval);
             c.last_sent_bytes = sent;
             c.last_delivered_bytes = delivered;
+            let Some(m) = snd.member() else { continue };
             let row = s.f_time.len();
             let columns = &mut s.f_algo;
-            self.cc[i].metrics(&mut |name, value| {
+            self.cc.metrics(m, &mut |name, value| {
                 let col = match columns.iter().position(|(n, _)| *n == name) {
                     Some(k) => &mut columns[k].1,
                     None => {
@@ -820,7 +844,7 @@ impl Simulation {
         for l in &self.net.links {
             for id in l.pipe_ids().chain(l.waiting_ids()) {
                 let p = self.arena.get(id);
-                if matches!(p.kind, Kind::Data | Kind::Syn | Kind::Udp) {
+                if p.dir == Dir::Forward {
                     n[p.conn as usize] += 1;
                 }
             }
@@ -832,8 +856,10 @@ impl Simulation {
     pub fn finish(mut self) -> RunResults {
         self.run_until(self.end);
         let end = self.end;
-        for (i, s) in self.senders.iter_mut().enumerate() {
-            s.finish(end, &self.cc_state[i]);
+        for a in &mut self.agents {
+            if let Agent::TcpSender(s) = a {
+                s.finish(end, &self.cc);
+            }
         }
         let flows = self.flow_table();
         let queues = self.queue_table();
@@ -880,7 +906,10 @@ impl Simulation {
         let names = |f: &dyn Fn(usize) -> String| Column::Str((0..n).map(f).collect());
         let floats = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
         let ints = |f: &dyn Fn(usize) -> i64| Column::I64((0..n).map(f).collect());
-        let st = |i: usize| &self.senders[i].stats;
+        // UDP flows have no TCP sender: their TCP counters read as a sender's that never ran.
+        let never = SenderStats { rtt_min: u64::MAX, ..SenderStats::default() };
+        let sender = |i: usize| self.agents[2 * i].tcp_sender();
+        let st = |i: usize| sender(i).map_or(&never, |s| &s.stats);
         let nan_or = |o: Option<Time>| o.map_or(f64::NAN, secs);
         let active_end = |i: usize| {
             let spec = &self.specs[i];
@@ -888,12 +917,17 @@ impl Simulation {
         };
         // UDP flows: sender and sink counters in place of TCP's; TCP-only values are NaN
         // (floats), 0 (counts) or "" (text).
-        let udp = |i: usize| self.udp[i].as_ref();
-        let tcp = |i: usize| self.udp[i].is_none();
-        let bytes_sent = |i: usize| udp(i).map_or(st(i).bytes_sent, |u| u.0.stats.bytes_sent);
-        let delivered = |i: usize| udp(i).map_or(self.sinks[i].bytes_delivered, |u| u.1.bytes);
-        let started = |i: usize| udp(i).map_or(st(i).started_at, |u| u.0.stats.started_at).is_some();
-        let tcp_f = |i: usize, v: f64| if tcp(i) { v } else { f64::NAN };
+        let source = |i: usize| self.agents[2 * i].udp_source();
+        let udp_sink = |i: usize| self.agents[2 * i + 1].udp_sink();
+        let tcp_sink = |i: usize| self.agents[2 * i + 1].tcp_sink();
+        let tcp = |i: usize| sender(i).is_some();
+        let bytes_sent = |i: usize| source(i).map_or(st(i).bytes_sent, |u| u.stats.bytes_sent);
+        let delivered = |i: usize| match (tcp_sink(i), udp_sink(i)) {
+            (Some(k), _) => k.bytes_delivered,
+            (_, Some(k)) => k.bytes,
+            _ => 0,
+        };
+        let started = |i: usize| source(i).map_or(st(i).started_at, |u| u.stats.started_at).is_some();
         let tcp_s = |i: usize, v: &str| if tcp(i) { v.to_string() } else { String::new() };
         let mut t = Table::default();
         t.push("flow", ints(&|i| i as i64));
@@ -909,7 +943,7 @@ impl Simulation {
         t.push("size_bytes", ints(&|i| self.specs[i].size.map_or(-1, |b| b as i64)));
         t.push("bytes_sent", ints(&|i| bytes_sent(i) as i64));
         t.push("bytes_delivered", ints(&|i| delivered(i) as i64));
-        t.push("packets_sent", ints(&|i| udp(i).map_or(st(i).packets_sent, |u| u.0.stats.packets_sent) as i64));
+        t.push("packets_sent", ints(&|i| source(i).map_or(st(i).packets_sent, |u| u.stats.packets_sent) as i64));
         t.push("packets_received", ints(&|i| self.counters[i].data_received as i64));
         t.push("retransmits", ints(&|i| st(i).retransmits as i64));
         t.push("fast_retransmits", ints(&|i| st(i).fast_retransmits as i64));
@@ -924,7 +958,7 @@ impl Simulation {
             t.push("ack_route_drops", ints(&|i| self.counters[i].acks_route_dropped as i64));
         }
         t.push("in_network_end", ints(&|i| in_net[i] as i64));
-        t.push("ecn_marks", ints(&|i| self.sinks[i].ce_received as i64));
+        t.push("ecn_marks", ints(&|i| tcp_sink(i).map_or(0, |k| k.ce_received) as i64));
         t.push("ecn_reductions", ints(&|i| st(i).ecn_reductions as i64));
         t.push(
             "goodput_bps",
@@ -942,8 +976,8 @@ impl Simulation {
             "rtt_mean_s",
             floats(&|i| if st(i).rtt_n > 0 { st(i).rtt_sum / st(i).rtt_n as f64 / 1e9 } else { f64::NAN }),
         );
-        let owd = |i: usize, f: &dyn Fn(&UdpSink) -> f64| match udp(i) {
-            Some((_, k)) if k.packets > 0 => f(k),
+        let owd = |i: usize, f: &dyn Fn(&UdpSink) -> f64| match udp_sink(i) {
+            Some(k) if k.packets > 0 => f(k),
             _ => f64::NAN,
         };
         t.push("delay_mean_s", floats(&|i| owd(i, &|k| k.delay_sum as f64 / k.packets as f64 / 1e9)));
@@ -964,7 +998,7 @@ impl Simulation {
             }),
         );
         t.push("cwnd_max", floats(&|i| if st(i).started_at.is_some() { st(i).cwnd_max } else { f64::NAN }));
-        t.push("cwnd_final", floats(&|i| tcp_f(i, self.cc_state[i].cwnd)));
+        t.push("cwnd_final", floats(&|i| sender(i).map_or(f64::NAN, |s| s.cc_state(&self.cc).cwnd)));
         t.push(
             "completion_time_s",
             floats(&|i| st(i).completed_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))),

@@ -3,9 +3,9 @@
 
 mod common;
 
-use flowshare_core::cc::{CcConfig, CcState};
+use flowshare_core::cc::{CcConfig, CcHost};
 use flowshare_core::packet::{ecn, Kind, Packet};
-use flowshare_core::tcp::{Sender, Sink};
+use flowshare_core::tcp::{Controller, Sender, Sink, TcpConfig};
 
 const RED: &str =
     r#"{ kind = "red", limit = 60, min_th = 5, max_th = 15, max_p = 0.1, w_q = 0.002, mode = "packets", ecn = true }"#;
@@ -85,28 +85,35 @@ fn ack(seq: u64, bits: u8) -> Packet {
     p
 }
 
+/// A Reno sender of `cfg` joined to a fresh congestion-control host.
+fn reno_sender(cfg: TcpConfig) -> Sender {
+    Sender::new(0, cfg, None, cfg.mss, Controller::Solo(CcConfig::Reno.build_solo()))
+}
+
 #[test]
 fn sender_halves_once_per_window_and_signals_cwr() {
-    let cfg = tcp(true);
-    let mut cc = CcConfig::Reno.build();
-    let mut st = CcState::new(10.0, f64::INFINITY, cfg.mss);
-    st.ssthresh = 5.0; // congestion avoidance
-    let mut s = Sender::new(0, cfg, None, cfg.mss);
+    let mut cfg = tcp(true);
+    cfg.initial_window = 10.0;
+    cfg.initial_ssthresh = 5.0; // congestion avoidance
+    let mut cc = CcHost::new();
+    let mut s = reno_sender(cfg);
     let mut out = Vec::new();
-    s.start(0, &mut st, &mut out);
+    s.start(0, &mut cc, &mut out);
+    let m = s.member().unwrap();
     assert_eq!(out.len(), 10);
     assert!(out.iter().all(|p| p.ecn == ecn::ECT), "new data is ECN-capable, without CWR");
     out.clear();
     // The first echo halves the window: Reno's ssthresh = FlightSize / 2 (9 segments still
     // out), and cwnd = ssthresh (RFC 3168 §6.1.2).
-    s.on_ack(1_000, &ack(1, ecn::ECE), &mut st, cc.as_mut(), &mut out);
+    s.on_ack(1_000, &ack(1, ecn::ECE), &mut cc, &mut out);
+    let st = cc.state(m);
     assert_eq!((st.cwnd, st.ssthresh, s.stats.ecn_reductions), (4.5, 4.5, 1));
     // The first new segment after the reduction carries CWR, the next ones do not.
     let sent: Vec<u8> = out.iter().map(|p| p.ecn).collect();
     out.clear();
     // More echoes for the same window change nothing.
     for a in 2..=10 {
-        s.on_ack(1_000 + a, &ack(a, ecn::ECE), &mut st, cc.as_mut(), &mut out);
+        s.on_ack(1_000 + a, &ack(a, ecn::ECE), &mut cc, &mut out);
     }
     assert_eq!(s.stats.ecn_reductions, 1);
     let cwr: Vec<u8> = sent.iter().chain(out.iter().map(|p| &p.ecn)).copied().filter(|b| b & ecn::CWR != 0).collect();
@@ -114,34 +121,33 @@ fn sender_halves_once_per_window_and_signals_cwr() {
     // An echo for data sent after the reduction reduces again.
     let beyond = s.snd_max;
     out.clear();
-    s.on_ack(5_000, &ack(beyond - 1, 0), &mut st, cc.as_mut(), &mut out);
-    let before = st.cwnd;
-    s.on_ack(6_000, &ack(s.snd_una + 1, ecn::ECE), &mut st, cc.as_mut(), &mut out);
+    s.on_ack(5_000, &ack(beyond - 1, 0), &mut cc, &mut out);
+    let before = cc.state(m).cwnd;
+    s.on_ack(6_000, &ack(s.snd_una + 1, ecn::ECE), &mut cc, &mut out);
     assert_eq!(s.stats.ecn_reductions, 2);
-    assert!(st.cwnd < before);
+    assert!(cc.state(m).cwnd < before);
 }
 
 #[test]
 fn retransmissions_are_not_ecn_capable_and_ecn_off_sends_plain_packets() {
-    let cfg = tcp(true);
-    let mut cc = CcConfig::Reno.build();
-    let mut st = CcState::new(10.0, f64::INFINITY, cfg.mss);
-    let mut s = Sender::new(0, cfg, None, cfg.mss);
+    let mut cfg = tcp(true);
+    cfg.initial_window = 10.0;
+    let mut cc = CcHost::new();
+    let mut s = reno_sender(cfg);
     let mut out = Vec::new();
-    s.start(0, &mut st, &mut out);
+    s.start(0, &mut cc, &mut out);
     out.clear();
     for t in 1..=3 {
-        s.on_ack(t, &ack(0, 0), &mut st, cc.as_mut(), &mut out);
+        s.on_ack(t, &ack(0, 0), &mut cc, &mut out);
     }
-    let retx: Vec<&Packet> = out.iter().filter(|p| p.retx).collect();
+    let retx: Vec<&Packet> = out.iter().filter(|p| p.retx()).collect();
     assert_eq!(retx.len(), 1, "fast retransmit");
     assert_eq!(retx[0].ecn, 0);
 
     let plain = tcp(false);
-    let mut s = Sender::new(0, plain, None, plain.mss);
-    let mut st = CcState::new(3.0, f64::INFINITY, plain.mss);
+    let mut s = reno_sender(plain);
     out.clear();
-    s.start(0, &mut st, &mut out);
+    s.start(0, &mut cc, &mut out);
     assert!(out.iter().all(|p| p.ecn == 0));
 }
 

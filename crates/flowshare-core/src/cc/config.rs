@@ -13,7 +13,33 @@ use super::htcp::{Htcp, HtcpParams, HtcpVariant};
 use super::multcp::{LossPolicy, MulTcp, MulTcpSlowStart};
 use super::scalable::{Scalable, ScalableVariant};
 use super::vegas::{RefreshTo, Vegas, VegasDiff, VegasRule, VegasSlowStart};
-use super::{Aimd, CongestionControl};
+use super::{Aimd, CongestionControl, GroupControl, Solo};
+
+/// How [`CcConfig`] packages the algorithm it builds.
+trait Make {
+    type Out;
+    fn make<C: CongestionControl + 'static>(alg: C) -> Self::Out;
+}
+
+/// A boxed algorithm.
+struct Boxed;
+
+impl Make for Boxed {
+    type Out = Box<dyn CongestionControl>;
+    fn make<C: CongestionControl + 'static>(alg: C) -> Self::Out {
+        Box::new(alg)
+    }
+}
+
+/// The algorithm as a group of one.
+struct AsSolo;
+
+impl Make for AsSolo {
+    type Out = Box<dyn GroupControl>;
+    fn make<C: CongestionControl + 'static>(alg: C) -> Self::Out {
+        Solo::boxed(alg)
+    }
+}
 use crate::units::Dur;
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
@@ -497,18 +523,28 @@ impl CcConfig {
 
     /// Build a fresh algorithm instance.
     pub fn build(self) -> Box<dyn CongestionControl> {
+        self.build_with::<Boxed>()
+    }
+
+    /// The algorithm as a group of one ([`Solo`]) for the congestion-control host: one
+    /// indirect call per ACK reaches the algorithm's own code.
+    pub fn build_solo(self) -> Box<dyn GroupControl> {
+        self.build_with::<AsSolo>()
+    }
+
+    fn build_with<M: Make>(self) -> M::Out {
         match self {
-            CcConfig::Reno => Box::new(Aimd::reno()),
-            CcConfig::Scalable { variant } => Box::new(Scalable::new(variant)),
-            CcConfig::Multcp { n, slow_start, loss_policy } => Box::new(MulTcp::new(n, slow_start, loss_policy)),
-            CcConfig::Highspeed { variant } => Box::new(HighSpeed::new(variant)),
-            CcConfig::Bic(p) => Box::new(Bic::new(p)),
-            CcConfig::Cubic(p) => Box::new(Cubic::new(p)),
-            CcConfig::Fast(p) | CcConfig::FastAt(p) => Box::new(Fast::new(p)),
-            CcConfig::Htcp(p) => Box::new(Htcp::new(p)),
-            CcConfig::Compound(p) => Box::new(Compound::new(p)),
+            CcConfig::Reno => M::make(Aimd::reno()),
+            CcConfig::Scalable { variant } => M::make(Scalable::new(variant)),
+            CcConfig::Multcp { n, slow_start, loss_policy } => M::make(MulTcp::new(n, slow_start, loss_policy)),
+            CcConfig::Highspeed { variant } => M::make(HighSpeed::new(variant)),
+            CcConfig::Bic(p) => M::make(Bic::new(p)),
+            CcConfig::Cubic(p) => M::make(Cubic::new(p)),
+            CcConfig::Fast(p) | CcConfig::FastAt(p) => M::make(Fast::new(p)),
+            CcConfig::Htcp(p) => M::make(Htcp::new(p)),
+            CcConfig::Compound(p) => M::make(Compound::new(p)),
             CcConfig::Vegas { alpha, beta, gamma, slow_start, diff, base_rtt_refresh, refresh_to } => {
-                Box::new(Vegas::new(
+                M::make(Vegas::new(
                     VegasRule::DeadZone { alpha, beta },
                     gamma,
                     slow_start,
@@ -518,7 +554,7 @@ impl CcConfig {
                 ))
             }
             CcConfig::VegasEnhanced { delta, gamma, slow_start, diff, base_rtt_refresh, refresh_to } => {
-                Box::new(Vegas::new(
+                M::make(Vegas::new(
                     VegasRule::Enhanced { delta },
                     gamma,
                     slow_start,

@@ -176,7 +176,7 @@ impl CongestionControl for Cubic {
         let alpha = 3.0 * (1.0 - self.p.beta) / (1.0 + self.p.beta);
         match self.p.variant {
             CubicVariant::Rfc => {
-                let rtt = if st.srtt > 0.0 { st.srtt / NS_PER_SEC as f64 } else { min_rtt };
+                let rtt = if st.rtt.srtt > 0.0 { st.rtt.srtt / NS_PER_SEC as f64 } else { min_rtt };
                 let target = self.w_cubic(t + rtt).clamp(st.cwnd, MAX_TARGET_RATIO * st.cwnd);
                 if self.p.tcp_friendliness {
                     let a = if self.w_est >= self.cwnd_prior { 1.0 } else { alpha };
@@ -238,13 +238,13 @@ mod tests {
     const MS: Time = 1_000_000;
 
     fn ack_at(now: Time) -> AckSample {
-        AckSample { now, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 0 }
+        AckSample { now, ..crate::cc::testing::ack() }
     }
 
     /// Congestion-avoidance state after a reduction to ssthresh, with the given RTTs.
     fn ca_state(cwnd: f64, srtt_ms: f64, min_rtt_ms: u64) -> CcState {
         let mut st = CcState::new(cwnd, cwnd, 1460);
-        st.srtt = srtt_ms * MS as f64;
+        st.rtt.srtt = srtt_ms * MS as f64;
         st.min_rtt = min_rtt_ms * MS;
         st
     }

@@ -452,7 +452,7 @@ mod tests {
     const S: Time = 1_000 * MS;
 
     fn ack_at(now: Time, rtt: Option<Time>) -> AckSample {
-        AckSample { now, newly_acked: 1, rtt, round_start: false, in_flight_before: 0 }
+        AckSample { now, rtt, ..crate::cc::testing::ack() }
     }
 
     fn loss_at(now: Time, flight: u64) -> LossSignal {
@@ -463,7 +463,7 @@ mod tests {
     fn ca_state(cwnd: f64, min_rtt_ms: u64) -> CcState {
         let mut st = CcState::new(cwnd, cwnd, 1460);
         st.min_rtt = min_rtt_ms * MS;
-        st.srtt = (min_rtt_ms * MS) as f64;
+        st.rtt.srtt = (min_rtt_ms * MS) as f64;
         st
     }
 

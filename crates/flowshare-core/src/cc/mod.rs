@@ -7,9 +7,13 @@
 //! Windows are `f64` segments because the literature reasons in fractional packets; the
 //! sender floors them when it decides whether a segment may go.
 //!
-//! The state an algorithm reads and writes ([`CcState`]) lives in its own arena in the
-//! simulation, not inside the sender, so that an ensemble controller can update several
-//! connections' windows at once (see `docs/adr/0001-congestion-control-interface.md`).
+//! Every connection runs through one host ([`host::CcHost`]): the state an algorithm reads
+//! and writes ([`CcState`]) lives in the host's arena, not inside the sender, and every
+//! connection belongs to a group controller ([`host::GroupControl`]), a plain algorithm being a
+//! group of one ([`host::Solo`]). So an ensemble controller can update several connections'
+//! windows and RTT estimates at once and let an ACK on one clock sending on the others, and a
+//! multi-loop controller can tag each segment to a loop (see
+//! `docs/adr/0001-congestion-control-interface.md`).
 
 pub mod bic;
 pub mod compound;
@@ -17,14 +21,18 @@ mod config;
 pub mod cubic;
 pub mod fast;
 pub mod highspeed;
+pub mod host;
 pub mod htcp;
 pub mod multcp;
 mod reno;
+pub mod rtt;
 pub mod scalable;
 pub mod vegas;
 
 pub use config::{CcConfig, ALGORITHMS};
+pub use host::{Caps, CcHost, GroupControl, LostSegment, MemberId, Members, Pacing, Solo, Tag};
 pub use reno::Aimd;
+pub use rtt::RttEstimator;
 
 use crate::units::Time;
 
@@ -52,8 +60,8 @@ pub struct CcState {
     pub phase: Phase,
     /// Segments sent and not yet cumulatively acknowledged.
     pub in_flight: u64,
-    /// Smoothed RTT in nanoseconds (0 before the first sample).
-    pub srtt: f64,
+    /// SRTT, RTTVAR and the RTO they give (SRTT is 0 before the first sample).
+    pub rtt: RttEstimator,
     /// Smallest RTT sample seen, nanoseconds (`u64::MAX` before the first sample).
     pub min_rtt: Time,
     /// Limited slow start (RFC 3742): above this window, slow start adds at most
@@ -62,15 +70,18 @@ pub struct CcState {
 }
 
 impl CcState {
-    /// Fresh state with the given initial window and threshold.
+    /// Fresh state with the given initial window and threshold, and RFC 6298's timer
+    /// constants (initial RTO 1 s, minimum 1 s, maximum 60 s, 1 ms ticks) until the sender
+    /// sets its own.
     pub fn new(cwnd: f64, ssthresh: f64, mss: u32) -> Self {
+        const MS: Time = 1_000_000;
         CcState {
             cwnd,
             ssthresh,
             mss,
             phase: Phase::Open,
             in_flight: 0,
-            srtt: 0.0,
+            rtt: RttEstimator::new(1000 * MS, MS, 1000 * MS, 60_000 * MS),
             min_rtt: u64::MAX,
             max_ssthresh: None,
         }
@@ -102,6 +113,10 @@ pub struct AckSample {
     pub round_start: bool,
     /// Segments in flight before this ACK.
     pub in_flight_before: u64,
+    /// The ACK arrived in fast recovery, or carried an ECN echo the sender has just reacted
+    /// to: the window is the loss reaction's, and algorithms must not grow it. Group
+    /// controllers still see the ACK (to account it per member or per loop).
+    pub in_recovery: bool,
 }
 
 /// How a loss was detected.
@@ -111,6 +126,8 @@ pub enum LossKind {
     DupAcks,
     /// The retransmission timer expired.
     Timeout,
+    /// The receiver echoed a congestion mark (RFC 3168): nothing was lost.
+    Ecn,
 }
 
 /// A congestion signal.
@@ -140,6 +157,11 @@ pub trait CongestionControl: Send + Sync + std::fmt::Debug {
     fn on_phase(&mut self, _st: &mut CcState, _from: Phase, _to: Phase) {}
     /// Algorithm-specific state for time series, as (name, value) pairs.
     fn metrics(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+    /// The reduction decided by the last [`CongestionControl::ssthresh_after`] proved
+    /// spurious (a mis-retransmission was detected): restore the algorithm's own state to what
+    /// it was before it. The sender restores the window; an algorithm without loss-time state
+    /// has nothing to do.
+    fn undo(&mut self, _st: &mut CcState) {}
 }
 
 /// Hand-made inputs for algorithm unit tests.
@@ -149,7 +171,7 @@ pub(crate) mod testing {
 
     /// An ACK of one new segment at time 0, without an RTT sample.
     pub(crate) fn ack() -> AckSample {
-        AckSample { now: 0, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 0 }
+        AckSample { now: 0, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 0, in_recovery: false }
     }
 
     /// A loss of `kind` at time 0 with `flight` segments outstanding.

@@ -330,7 +330,7 @@ mod tests {
     const MS: Time = 1_000_000;
 
     fn ack(now: Time, rtt: Option<Time>, round_start: bool) -> AckSample {
-        AckSample { now, newly_acked: 1, rtt, round_start, in_flight_before: 0 }
+        AckSample { now, rtt, round_start, ..crate::cc::testing::ack() }
     }
 
     /// Feed one round of `n` ACKs with RTT `rtt` (the last one closes the round).

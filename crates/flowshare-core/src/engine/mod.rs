@@ -7,5 +7,5 @@
 mod queue;
 mod rng;
 
-pub use queue::{Event, EventQueue};
+pub use queue::{Event, EventQueue, WakeTag};
 pub use rng::{stream, uniform, uniform_delay, Stream};

@@ -1,12 +1,10 @@
 //! TCP mechanism: a one-way sender and sink in the style of ns-2 (no handshake unless asked
 //! for), counted in segments, with the classic loss-recovery variants.
 
-pub mod rtt;
 pub mod sender;
 pub mod sink;
 
-pub use rtt::RttEstimator;
-pub use sender::{Sender, SenderStats};
+pub use sender::{Controller, Sender, SenderStats};
 pub use sink::Sink;
 
 use crate::units::Time;

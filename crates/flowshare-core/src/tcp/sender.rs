@@ -4,12 +4,23 @@
 //! expected. The sender is sans-IO: it is handed `now` and a packet, pushes the packets it
 //! sends into `out`, and exposes its timer deadline for the simulation to schedule.
 //!
-//! Loss recovery follows the variant chosen ([`Recovery`]); the window policy is delegated to
-//! a [`CongestionControl`]. Every variant refuses a second fast retransmit for losses from a
-//! window that is already being recovered (RFC 6582 §4 with `recover`; ns-2's `bug_fix_`).
+//! Loss recovery follows the variant chosen ([`Recovery`]); the window policy is asked of the
+//! connection's group controller through the congestion-control host ([`CcHost`]), where the
+//! connection is a member from its start until its transfer completes. Every variant refuses a
+//! second fast retransmit for losses from a window that is already being recovered (RFC 6582 §4
+//! with `recover`; ns-2's `bug_fix_`).
+//!
+//! Controllers with optional capabilities ([`Caps`]) are served here too: with `tags` the
+//! controller admits each new segment under a loop tag, kept in a send record beside the
+//! scoreboard and reported back per tag on delivery and loss; with `pacing` segments leave no
+//! faster than the controller's pacing, released by the sender's pacing timer.
 
-use super::{MisRxReference, Recovery, RttEstimator, TcpConfig};
-use crate::cc::{AckSample, CcState, CongestionControl, LossKind, LossSignal, Phase};
+use super::{MisRxReference, Recovery, TcpConfig};
+use crate::cc::host::GroupId;
+use crate::cc::{
+    AckSample, Caps, CcHost, CcState, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase, RttEstimator,
+    Tag,
+};
 use crate::packet::{ecn, Kind, Packet};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -67,6 +78,18 @@ pub struct SenderStats {
     pub ecn_reductions: u64,
 }
 
+/// `Sender::member` of a sender that is not in the congestion-control host.
+const NOT_A_MEMBER: MemberId = MemberId::MAX;
+
+/// Where a sender's congestion control comes from.
+#[derive(Debug)]
+pub enum Controller {
+    /// A group of its own, run by this controller (a plain algorithm).
+    Solo(Box<dyn GroupControl>),
+    /// A member of an existing group.
+    Group(GroupId),
+}
+
 /// What the sender remembers at a timeout to undo it if it proves spurious.
 #[derive(Clone, Copy, Debug)]
 struct TimeoutRecord {
@@ -102,13 +125,9 @@ pub struct Sender {
     high_sacked: u64,
     /// One past the highest segment retransmitted in this recovery (RFC 6675 HighRxt + 1).
     high_rxt: u64,
-    /// RTT estimator.
-    pub rtt: RttEstimator,
     backoff: u32,
     /// When the retransmission (or SYN) timer expires.
     pub rto_deadline: Option<Time>,
-    /// Time of the timer event already in the event queue, if any.
-    pub rto_entry: Option<Time>,
     round_end: u64,
     last_cwnd_t: Time,
     /// Last valid RTT sample, ns.
@@ -124,11 +143,32 @@ pub struct Sender {
     cwr_pending: bool,
     /// Counters.
     pub stats: SenderStats,
+    /// The controller until the sender starts (and joins the host).
+    controller: Option<Controller>,
+    /// Member of the congestion-control host from the start until the transfer completes
+    /// ([`NOT_A_MEMBER`] otherwise).
+    member: MemberId,
+    /// The member's controller's optional hooks.
+    caps: Caps,
+    /// The congestion state when the sender left the host (a completed transfer).
+    last_state: Option<CcState>,
+    /// With tags: (loop tag, last send time) of each segment from `snd_una` to `snd_max`.
+    record: VecDeque<(Tag, Time)>,
+    /// With tags: segments newly acknowledged per tag, reused from ACK to ACK.
+    delivered: Vec<u32>,
+    /// How the losses being repaired were found (reported with each retransmission).
+    loss_kind: LossKind,
+    /// Pacing: segments left in the current burst, and when the next burst may start.
+    pace_left: u32,
+    pace_next: Time,
+    /// When the pacing timer releases the next segment.
+    pace_wake: Option<Time>,
 }
 
 impl Sender {
-    /// A sender for connection `conn`. `total_segs`/`last_payload` describe a finite transfer.
-    pub fn new(conn: u32, cfg: TcpConfig, total_segs: Option<u64>, last_payload: u32) -> Self {
+    /// A sender for connection `conn` under `controller`. `total_segs`/`last_payload` describe
+    /// a finite transfer.
+    pub fn new(conn: u32, cfg: TcpConfig, total_segs: Option<u64>, last_payload: u32, controller: Controller) -> Self {
         Sender {
             conn,
             cfg,
@@ -145,10 +185,8 @@ impl Sender {
             sacked: VecDeque::new(),
             high_sacked: 0,
             high_rxt: 0,
-            rtt: RttEstimator::new(&cfg),
             backoff: 1,
             rto_deadline: None,
-            rto_entry: None,
             round_end: 0,
             last_cwnd_t: 0,
             last_rtt: None,
@@ -157,21 +195,86 @@ impl Sender {
             ecn_recover: None,
             cwr_pending: false,
             stats: SenderStats { rtt_min: u64::MAX, ..SenderStats::default() },
+            controller: Some(controller),
+            member: NOT_A_MEMBER,
+            caps: Caps::default(),
+            last_state: None,
+            record: VecDeque::new(),
+            delivered: Vec::new(),
+            loss_kind: LossKind::DupAcks,
+            pace_left: 0,
+            pace_next: 0,
+            pace_wake: None,
         }
     }
 
-    /// Begin: send a SYN or the first window.
-    pub fn start(&mut self, now: Time, st: &mut CcState, out: &mut Vec<Packet>) {
+    /// The congestion state the connection starts with.
+    fn initial_state(&self) -> CcState {
+        let c = &self.cfg;
+        let mut st = CcState::new(c.initial_window, c.initial_ssthresh, c.mss);
+        st.max_ssthresh = c.max_ssthresh;
+        st.rtt = RttEstimator::new(c.rto_initial, c.timer_tick, c.rto_min, c.rto_max);
+        st
+    }
+
+    /// The connection's congestion state: in the host while it is a member, the initial state
+    /// before it starts, the state it left with after its transfer completed.
+    pub fn cc_state(&self, cc: &CcHost) -> CcState {
+        match (self.member(), self.last_state) {
+            (Some(m), _) => *cc.state(m),
+            (None, Some(st)) => st,
+            (None, None) => self.initial_state(),
+        }
+    }
+
+    /// Its member id in the congestion-control host while it has one.
+    pub fn member(&self) -> Option<MemberId> {
+        (self.member != NOT_A_MEMBER).then_some(self.member)
+    }
+
+    /// The member id of a started sender (only called while it is one).
+    #[inline]
+    fn m(&self) -> MemberId {
+        debug_assert!(self.member != NOT_A_MEMBER, "a started sender is a member of the congestion-control host");
+        self.member
+    }
+
+    /// Begin: join the congestion-control host, send a SYN or the first window.
+    pub fn start(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        let (group, solo) = match self.controller.take().expect("a sender starts once") {
+            Controller::Solo(ctl) => (None, Some(ctl)),
+            Controller::Group(g) => (Some(g), None),
+        };
+        let m = cc.join(self.initial_state(), group, solo, now);
+        self.member = m;
+        self.caps = cc.caps(m);
         self.stats.started_at = Some(now);
         self.last_cwnd_t = now;
-        self.stats.cwnd_max = st.cwnd;
+        self.stats.cwnd_max = cc.state(m).cwnd;
         if self.cfg.handshake {
             self.state = State::SynSent;
             out.push(Packet::new(self.conn, Kind::Syn, 0, self.cfg.ack_size, now));
-            self.arm_timer(now);
+            self.arm_timer(now, cc);
         } else {
             self.state = State::Open;
-            self.send_available(now, st, out);
+            self.send_available(now, cc, out);
+        }
+    }
+
+    /// The congestion-control host asked this sender to send what its window allows (an
+    /// ACK on another member of its group).
+    pub fn clock(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        if self.member != NOT_A_MEMBER {
+            self.send_available(now, cc, out);
+        }
+    }
+
+    /// When the sender next needs to run: its retransmission timer or its pacing timer.
+    #[inline]
+    pub fn next_wake(&self) -> Option<Time> {
+        match self.pace_wake {
+            None => self.rto_deadline,
+            Some(p) => Some(self.rto_deadline.map_or(p, |r| r.min(p))),
         }
     }
 
@@ -212,11 +315,15 @@ impl Sender {
         seq >= self.snd_una && self.sacked.get((seq - self.snd_una) as usize) == Some(&true)
     }
 
-    fn emit(&mut self, now: Time, seq: u64, out: &mut Vec<Packet>) {
+    /// Send segment `seq`; a new one under loop `tag` (with tags).
+    fn emit(&mut self, now: Time, seq: u64, tag: Tag, cc: &mut CcHost, out: &mut Vec<Packet>) {
         let retx = seq < self.snd_max;
         let payload = self.payload(seq);
         let mut p = Packet::new(self.conn, Kind::Data, seq, payload + self.cfg.header, now);
-        p.retx = retx;
+        p.set_retx(retx);
+        if self.caps.tags {
+            p.tag = self.note_sent(now, seq, tag, cc);
+        }
         // Retransmissions are not ECN-capable (RFC 3168 §6.1.5); CWR rides on new data.
         if self.cfg.ecn && !retx {
             p.ecn = ecn::ECT;
@@ -237,56 +344,134 @@ impl Sender {
             if let Some((forced, after)) = self.cfg.force_timeout {
                 if seq == forced {
                     self.forced_deadline = Some(now + after);
-                    self.arm_timer(now);
+                    self.arm_timer(now, cc);
                 }
             }
         }
         if self.rto_deadline.is_none() {
-            self.arm_timer(now);
+            self.arm_timer(now, cc);
         }
     }
 
-    fn window(&self, st: &CcState) -> u64 {
-        // cwnd ≥ 1, so truncation is floor (and avoids a libm call on the per-ACK path).
-        (st.cwnd as u64).max(1).min(self.cfg.rwnd)
+    /// With tags: record segment `seq` as sent at `now` and return its tag (`tag` for a new
+    /// segment, the original one for a retransmission, which is reported as a lost segment).
+    #[cold]
+    fn note_sent(&mut self, now: Time, seq: u64, tag: Tag, cc: &mut CcHost) -> Tag {
+        if seq >= self.snd_max {
+            debug_assert_eq!(seq, self.snd_una + self.record.len() as u64, "send record out of step");
+            self.record.push_back((tag, now));
+            return tag;
+        }
+        let entry = &mut self.record[(seq - self.snd_una) as usize];
+        let (tag, sent_at) = *entry;
+        entry.1 = now;
+        let lost = LostSegment { now, seq, tag, sent_at, kind: self.loss_kind };
+        cc.on_lost_segment(self.m(), &lost);
+        tag
+    }
+
+    /// With pacing: whether a segment may leave now. If not, the pacing timer is set for the
+    /// start of the next burst.
+    #[inline(always)]
+    fn pace_ready(&mut self, now: Time, cc: &mut CcHost) -> bool {
+        !self.caps.pacing || self.paced_ready(now, cc)
+    }
+
+    #[inline(never)]
+    fn paced_ready(&mut self, now: Time, cc: &mut CcHost) -> bool {
+        if self.pace_left > 0 || now >= self.pace_next || cc.pacing(self.m()).is_none() {
+            return true;
+        }
+        self.pace_wake = Some(self.pace_next);
+        false
+    }
+
+    /// With pacing: a segment left at `now`; a new burst starts if the last one is used up.
+    #[inline(always)]
+    fn pace_sent(&mut self, now: Time, cc: &mut CcHost) {
+        if self.caps.pacing {
+            self.paced_sent(now, cc);
+        }
+    }
+
+    #[inline(never)]
+    fn paced_sent(&mut self, now: Time, cc: &mut CcHost) {
+        if let Some(p) = cc.pacing(self.m()) {
+            if self.pace_left == 0 {
+                self.pace_left = p.burst.max(1);
+                self.pace_next = now + p.gap;
+            }
+            self.pace_left -= 1;
+        }
     }
 
     /// Send what the window allows.
-    fn send_available(&mut self, now: Time, st: &mut CcState, out: &mut Vec<Packet>) {
+    fn send_available(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        let m = self.m();
+        let st = cc.state(m);
+        self.send_with(now, m, st.phase, st.cwnd, cc, out);
+        let in_flight = self.in_flight();
+        cc.state_mut(m).in_flight = in_flight;
+    }
+
+    /// [`Sender::send_available`] with member `m`'s phase and window at hand; the caller
+    /// updates the member's in-flight count.
+    fn send_with(&mut self, now: Time, m: MemberId, phase: Phase, cwnd: f64, cc: &mut CcHost, out: &mut Vec<Packet>) {
         if self.state != State::Open {
             return;
         }
-        if self.cfg.recovery == Recovery::Sack && st.phase == Phase::Recovery {
-            self.send_sack_recovery(now, st, out);
+        if self.cfg.recovery == Recovery::Sack && phase == Phase::Recovery {
+            self.send_sack_recovery(now, cc, out);
         } else {
-            let win = self.window(st);
+            // cwnd ≥ 1, so truncation is floor (and avoids a libm call on the per-ACK path).
+            let win = (cwnd as u64).max(1).min(self.cfg.rwnd);
+            let (tags, pacing, max_burst) = (self.caps.tags, self.caps.pacing, self.cfg.max_burst);
             let mut burst = 0;
             loop {
                 while self.snd_nxt < self.snd_max && self.is_sacked(self.snd_nxt) {
                     self.snd_nxt += 1;
                 }
                 let seq = self.snd_nxt;
-                if seq - self.snd_una >= win || !self.has_data(seq) {
+                // With tags the controller admits new segments; the receiver window holds.
+                let new_tagged = tags && seq >= self.snd_max;
+                let limit = if new_tagged { self.cfg.rwnd } else { win };
+                if seq - self.snd_una >= limit || !self.has_data(seq) {
                     break;
                 }
-                if self.cfg.max_burst > 0 && burst >= self.cfg.max_burst {
+                if max_burst > 0 && burst >= max_burst {
                     break;
                 }
-                self.emit(now, seq, out);
+                if pacing && !self.paced_ready(now, cc) {
+                    break;
+                }
+                let tag = if new_tagged {
+                    match cc.admit(m, now) {
+                        Some(tag) => tag,
+                        None => break,
+                    }
+                } else {
+                    0
+                };
+                self.emit(now, seq, tag, cc, out);
+                if pacing {
+                    self.paced_sent(now, cc);
+                }
                 self.snd_nxt = seq + 1;
                 burst += 1;
             }
         }
-        st.in_flight = self.in_flight();
     }
 
     /// RFC 6675 §5: while cwnd − pipe ≥ 1, send NextSeg().
-    fn send_sack_recovery(&mut self, now: Time, st: &mut CcState, out: &mut Vec<Packet>) {
+    fn send_sack_recovery(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
         let (mut pipe, highest_lost) = self.set_pipe();
-        let cwnd = (st.cwnd as u64).max(1);
+        let cwnd = (cc.state(self.m()).cwnd as u64).max(1);
         let mut burst = 0;
         while pipe < cwnd {
             if self.cfg.max_burst > 0 && burst >= self.cfg.max_burst {
+                break;
+            }
+            if !self.pace_ready(now, cc) {
                 break;
             }
             // First un-SACKed segment not yet retransmitted in this recovery.
@@ -295,19 +480,29 @@ impl Sender {
                 s += 1;
             }
             let hole = s < self.high_sacked;
+            // Rule 2 sends new data; with tags only when the controller admits it.
+            let new_data = self.has_data(self.snd_max) && self.snd_max - self.snd_una < self.cfg.rwnd;
+            let admitted = |this: &mut Self, cc: &mut CcHost| {
+                if this.caps.tags {
+                    cc.admit(this.m(), now)
+                } else {
+                    Some(0)
+                }
+            };
             if hole && highest_lost.is_some_and(|l| s <= l) {
-                self.emit(now, s, out); // rule 1: a lost segment
+                self.emit(now, s, 0, cc, out); // rule 1: a lost segment
                 self.high_rxt = s + 1;
-            } else if self.has_data(self.snd_max) && self.snd_max - self.snd_una < self.cfg.rwnd {
+            } else if let Some(tag) = if new_data { admitted(self, cc) } else { None } {
                 let seq = self.snd_max; // rule 2: new data
-                self.emit(now, seq, out);
+                self.emit(now, seq, tag, cc, out);
                 self.snd_nxt = self.snd_max;
             } else if hole {
-                self.emit(now, s, out); // rule 3: a hole not yet deemed lost
+                self.emit(now, s, 0, cc, out); // rule 3: a hole not yet deemed lost
                 self.high_rxt = s + 1;
             } else {
                 break;
             }
+            self.pace_sent(now, cc);
             pipe += 1;
             burst += 1;
         }
@@ -344,9 +539,32 @@ impl Sender {
         self.sacked.resize(len, false);
         for (a, b) in ack.sack_blocks() {
             for seq in a.max(una)..b.min(self.snd_max) {
-                self.sacked[(seq - una) as usize] = true;
+                let k = (seq - una) as usize;
+                if self.caps.tags && !self.sacked[k] {
+                    Self::count(&mut self.delivered, self.record[k].0);
+                }
+                self.sacked[k] = true;
             }
             self.high_sacked = self.high_sacked.max(b.min(self.snd_max));
+        }
+    }
+
+    /// One more segment of loop `tag` left the network.
+    #[inline]
+    fn count(delivered: &mut Vec<u32>, tag: Tag) {
+        let t = usize::from(tag);
+        if delivered.len() <= t {
+            delivered.resize(t + 1, 0);
+        }
+        delivered[t] += 1;
+    }
+
+    /// With tags: report the segments this ACK delivered, per tag, and reset the counts.
+    #[cold]
+    fn report_delivered(&mut self, cc: &mut CcHost) {
+        if self.delivered.iter().any(|&n| n > 0) {
+            cc.on_delivered(self.m(), &self.delivered);
+            self.delivered.iter_mut().for_each(|n| *n = 0);
         }
     }
 
@@ -355,102 +573,120 @@ impl Sender {
         self.last_cwnd_t = now;
     }
 
-    fn set_phase(&mut self, st: &mut CcState, cc: &mut dyn CongestionControl, to: Phase) {
-        let from = st.phase;
-        if from != to {
-            st.phase = to;
-            cc.on_phase(st, from, to);
-        }
-    }
-
     /// (Re)start the retransmission timer: RTO from now, or earlier if a forced timeout is
     /// pending; never when the timer is disabled (unless forced).
-    fn arm_timer(&mut self, now: Time) {
-        let rto = self.cfg.rto_enabled.then(|| now + self.rtt.timeout(self.backoff));
+    fn arm_timer(&mut self, now: Time, cc: &CcHost) {
+        self.arm_timer_from(now, &cc.state(self.m()).rtt);
+    }
+
+    /// [`Sender::arm_timer`] with the member's RTT estimator at hand.
+    #[inline]
+    fn arm_timer_from(&mut self, now: Time, rtt: &RttEstimator) {
+        let rto = self.cfg.rto_enabled.then(|| now + rtt.timeout(self.backoff));
         self.rto_deadline = match (rto, self.forced_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
     }
 
+    /// A packet arrived from the receiver (an ACK or a SYN-ACK).
+    #[inline]
+    pub fn on_packet(&mut self, now: Time, p: &Packet, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        if p.kind == Kind::Ack {
+            self.on_ack(now, p, cc, out);
+        } else {
+            debug_assert_eq!(p.kind, Kind::SynAck, "a TCP sender receives ACKs");
+            self.on_synack(now, p, cc, out);
+        }
+    }
+
     /// The handshake's SYN-ACK arrived.
-    pub fn on_synack(&mut self, now: Time, p: &Packet, st: &mut CcState, out: &mut Vec<Packet>) {
+    pub fn on_synack(&mut self, now: Time, p: &Packet, cc: &mut CcHost, out: &mut Vec<Packet>) {
         if self.state != State::SynSent {
             return;
         }
-        if !p.retx {
-            self.rtt.sample(now - p.ts);
-            st.srtt = self.rtt.srtt;
+        if !p.retx() {
+            cc.state_mut(self.m()).rtt.sample(now - p.ts);
         }
         self.backoff = 1;
         self.state = State::Open;
         self.stats.established_at = Some(now);
         self.rto_deadline = None;
-        self.send_available(now, st, out);
+        self.send_available(now, cc, out);
     }
 
     /// An ACK arrived.
-    pub fn on_ack(
-        &mut self,
-        now: Time,
-        p: &Packet,
-        st: &mut CcState,
-        cc: &mut dyn CongestionControl,
-        out: &mut Vec<Packet>,
-    ) {
+    pub fn on_ack(&mut self, now: Time, p: &Packet, cc: &mut CcHost, out: &mut Vec<Packet>) {
         if self.state != State::Open {
             return;
         }
-        self.account_cwnd(now, st);
+        let m = self.m();
         let ack = p.seq;
         if self.cfg.recovery == Recovery::Sack {
             self.update_scoreboard(p);
         }
         if ack > self.snd_una && ack <= self.snd_max {
-            self.on_new_ack(now, p, st, cc, out);
-        } else if ack == self.snd_una && self.snd_una < self.snd_max {
-            self.on_dup_ack(now, st, cc, out);
+            self.on_new_ack(now, p, cc, out);
+        } else {
+            self.account_cwnd(now, cc.state(m));
+            if ack == self.snd_una && self.snd_una < self.snd_max {
+                self.on_dup_ack(now, cc, out);
+            }
         }
-        st.in_flight = self.in_flight();
+        if self.member == NOT_A_MEMBER {
+            return; // the transfer completed and left the host
+        }
+        if self.caps.tags {
+            self.report_delivered(cc);
+        }
+        let in_flight = self.in_flight();
+        let st = cc.state_mut(m);
+        st.in_flight = in_flight;
         self.stats.cwnd_max = self.stats.cwnd_max.max(st.cwnd);
     }
 
-    fn on_new_ack(
-        &mut self,
-        now: Time,
-        p: &Packet,
-        st: &mut CcState,
-        cc: &mut dyn CongestionControl,
-        out: &mut Vec<Packet>,
-    ) {
+    fn on_new_ack(&mut self, now: Time, p: &Packet, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        let m = self.m();
+        let st = cc.state_mut(m);
+        self.account_cwnd(now, st);
+        // Only the sender changes the phase, so it holds through the hooks below.
+        let phase = st.phase;
         let ack = p.seq;
         let newly = ack - self.snd_una;
         let in_flight_before = self.in_flight();
         // Karn's rule: no sample from an ACK echoing a retransmitted segment.
-        let rtt = (!p.retx).then(|| now - p.ts);
+        let rtt = (!p.retx()).then(|| now - p.ts);
         if let Some(r) = rtt {
-            self.rtt.sample(r);
+            st.rtt.sample(r);
+            st.min_rtt = st.min_rtt.min(r);
             self.last_rtt = Some(r);
             self.backoff = 1;
-            st.srtt = self.rtt.srtt;
-            st.min_rtt = st.min_rtt.min(r);
             let s = &mut self.stats;
             s.rtt_n += 1;
             s.rtt_sum += r as f64;
             s.rtt_min = s.rtt_min.min(r);
             s.rtt_max = s.rtt_max.max(r);
         }
+        if self.caps.tags {
+            for k in 0..newly as usize {
+                if !self.sacked.get(k).copied().unwrap_or(false) {
+                    Self::count(&mut self.delivered, self.record[k].0);
+                }
+            }
+            self.record.drain(..newly as usize);
+        }
         self.snd_una = ack;
         if self.forced_deadline.is_some() && self.cfg.force_timeout.is_some_and(|(seg, _)| ack > seg) {
             self.forced_deadline = None;
         }
         // Hasegawa Eq 3.16: the first ACK after a timeout, back sooner than k·RTT, acknowledges
-        // the original transmission: restore ssthresh to the window before the timeout and
-        // cancel the go-back-N by restoring snd_nxt.
+        // the original transmission: undo the controller's reduction, restore ssthresh to the
+        // window before the timeout and cancel the go-back-N by restoring snd_nxt.
         let mut spurious_snd_nxt = None;
         if let (Some(rec), Some(cfg)) = (self.misrx_check.take(), self.cfg.misrx) {
             if ((now - rec.at) as f64) < cfg.k * rec.rtt {
-                st.ssthresh = rec.cwnd;
+                cc.undo(m);
+                cc.state_mut(m).ssthresh = rec.cwnd;
                 spurious_snd_nxt = Some(rec.snd_nxt);
                 self.stats.misrx_detected += 1;
             }
@@ -474,58 +710,87 @@ impl Sender {
         self.dupacks = 0;
         let full = self.recover.is_none_or(|r| ack >= r);
         let mut restart_timer = true;
-        match st.phase {
-            Phase::Recovery => match self.cfg.recovery {
-                Recovery::Newreno if !full => {
-                    // RFC 6582 §3.2 step 5, partial ACK: retransmit the next hole, deflate by
-                    // the amount acknowledged, add back one segment; reset the timer on the
-                    // first partial ACK only (the "impatient" variant).
-                    self.emit(now, self.snd_una, out);
-                    st.cwnd = (st.cwnd - newly as f64 + 1.0).max(1.0);
-                    restart_timer = self.first_partial;
-                    self.first_partial = false;
+        let sample =
+            |in_recovery| AckSample { now, newly_acked: newly, rtt, round_start, in_flight_before, in_recovery };
+        match phase {
+            Phase::Recovery => {
+                match self.cfg.recovery {
+                    Recovery::Newreno if !full => {
+                        // RFC 6582 §3.2 step 5, partial ACK: retransmit the next hole, deflate
+                        // by the amount acknowledged, add back one segment; reset the timer on
+                        // the first partial ACK only (the "impatient" variant).
+                        self.emit(now, self.snd_una, 0, cc, out);
+                        let st = cc.state_mut(m);
+                        st.cwnd = (st.cwnd - newly as f64 + 1.0).max(1.0);
+                        restart_timer = self.first_partial;
+                        self.first_partial = false;
+                    }
+                    Recovery::Sack if !full => {}
+                    _ => {
+                        // Full ACK (or Reno's first new ACK): deflate to ssthresh, leave
+                        // recovery.
+                        let st = cc.state_mut(m);
+                        st.cwnd = st.ssthresh;
+                        cc.set_phase(m, Phase::Open);
+                    }
                 }
-                Recovery::Sack if !full => {}
-                _ => {
-                    // Full ACK (or Reno's first new ACK): deflate to ssthresh, leave recovery.
-                    st.cwnd = st.ssthresh;
-                    self.set_phase(st, cc, Phase::Open);
-                }
-            },
+                cc.on_ack(m, &sample(true));
+            }
             Phase::Loss | Phase::Open => {
-                if st.phase == Phase::Loss && full {
-                    self.set_phase(st, cc, Phase::Open);
+                if phase == Phase::Loss && full {
+                    cc.set_phase(m, Phase::Open);
                 }
+                let st = cc.state_mut(m);
                 st.in_flight = self.in_flight();
                 if p.ecn & ecn::ECE != 0 && st.phase == Phase::Open && self.ecn_may_reduce(ack) {
-                    self.reduce_for_ecn(now, st, cc);
+                    self.reduce_for_ecn(now, cc);
+                    cc.on_ack(m, &sample(true));
                 } else {
-                    let sample = AckSample { now, newly_acked: newly, rtt, round_start, in_flight_before };
-                    cc.on_ack(st, &sample);
+                    cc.on_ack(m, &sample(false));
                 }
             }
         }
         if self.total_segs == Some(self.snd_una) {
-            self.state = State::Finished;
-            self.stats.completed_at = Some(now);
-            self.rto_deadline = None;
+            self.complete(now, cc);
             return;
         }
+        let st = cc.state(m);
         if self.snd_una == self.snd_max {
             self.rto_deadline = None;
         } else if restart_timer {
-            self.arm_timer(now);
+            self.arm_timer_from(now, &st.rtt);
         }
-        self.send_available(now, st, out);
+        self.send_with(now, m, st.phase, st.cwnd, cc, out);
     }
 
-    fn on_dup_ack(&mut self, now: Time, st: &mut CcState, cc: &mut dyn CongestionControl, out: &mut Vec<Packet>) {
+    /// Every byte of the finite transfer is acknowledged: leave the congestion-control host,
+    /// keeping the final state for the results.
+    fn complete(&mut self, now: Time, cc: &mut CcHost) {
+        let m = self.m();
+        self.state = State::Finished;
+        self.stats.completed_at = Some(now);
+        self.rto_deadline = None;
+        self.pace_wake = None;
+        if self.caps.tags {
+            self.report_delivered(cc);
+        }
+        let in_flight = self.in_flight();
+        let st = cc.state_mut(m);
+        st.in_flight = in_flight;
+        self.stats.cwnd_max = self.stats.cwnd_max.max(st.cwnd);
+        self.last_state = Some(*st);
+        cc.leave(m, now);
+        self.member = NOT_A_MEMBER;
+    }
+
+    fn on_dup_ack(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        let m = self.m();
         self.dupacks += 1;
-        if st.phase == Phase::Recovery {
+        if cc.state(m).phase == Phase::Recovery {
             if self.cfg.recovery != Recovery::Sack {
-                st.cwnd += 1.0; // window inflation (RFC 5681 §3.2 step 4)
+                cc.state_mut(m).cwnd += 1.0; // window inflation (RFC 5681 §3.2 step 4)
             }
-            self.send_available(now, st, out);
+            self.send_available(now, cc, out);
             return;
         }
         let lost_by_sack = self.cfg.recovery == Recovery::Sack && self.set_pipe().1.is_some_and(|l| l >= self.snd_una);
@@ -537,35 +802,39 @@ impl Sender {
         }
         // After an ECN reduction in this window the loss is repaired without a second cut.
         if self.ecn_recover.is_none_or(|r| self.snd_una >= r) {
-            let flight = self.flight_for_decrease(st);
-            st.ssthresh = cc.ssthresh_after(st, &LossSignal { kind: LossKind::DupAcks, now, flight_size: flight });
+            let flight = self.flight_for_decrease(cc.state(m));
+            let ss = cc.on_loss(m, &LossSignal { kind: LossKind::DupAcks, now, flight_size: flight });
+            cc.state_mut(m).ssthresh = ss;
         }
         self.recover = Some(self.snd_max);
         self.stats.fast_retransmits += 1;
         self.first_partial = true;
+        self.loss_kind = LossKind::DupAcks;
         match self.cfg.recovery {
             Recovery::Tahoe => {
                 // No fast recovery: slow start again from one segment, going back N.
-                st.cwnd = 1.0;
+                cc.state_mut(m).cwnd = 1.0;
                 self.snd_nxt = self.snd_una;
-                self.arm_timer(now);
-                self.send_available(now, st, out);
+                self.arm_timer(now, cc);
+                self.send_available(now, cc, out);
             }
             Recovery::Reno | Recovery::Newreno => {
-                self.emit(now, self.snd_una, out);
+                self.emit(now, self.snd_una, 0, cc, out);
+                let st = cc.state_mut(m);
                 st.cwnd = st.ssthresh + f64::from(DUP_THRESH);
-                self.set_phase(st, cc, Phase::Recovery);
-                self.arm_timer(now);
-                self.send_available(now, st, out);
+                cc.set_phase(m, Phase::Recovery);
+                self.arm_timer(now, cc);
+                self.send_available(now, cc, out);
             }
             Recovery::Sack => {
+                let st = cc.state_mut(m);
                 st.cwnd = st.ssthresh;
-                self.set_phase(st, cc, Phase::Recovery);
+                cc.set_phase(m, Phase::Recovery);
                 self.high_rxt = self.snd_una;
-                self.emit(now, self.snd_una, out);
+                self.emit(now, self.snd_una, 0, cc, out);
                 self.high_rxt = self.snd_una + 1;
-                self.arm_timer(now);
-                self.send_available(now, st, out);
+                self.arm_timer(now, cc);
+                self.send_available(now, cc, out);
             }
         }
     }
@@ -577,18 +846,32 @@ impl Sender {
     }
 
     /// React to an ECN echo as to a loss found by duplicate ACKs, without retransmitting:
-    /// ssthresh from the algorithm, cwnd down to it, CWR on the next new segment.
-    fn reduce_for_ecn(&mut self, now: Time, st: &mut CcState, cc: &mut dyn CongestionControl) {
-        let flight = self.flight_for_decrease(st);
-        st.ssthresh = cc.ssthresh_after(st, &LossSignal { kind: LossKind::DupAcks, now, flight_size: flight });
+    /// ssthresh from the controller, cwnd down to it, CWR on the next new segment.
+    fn reduce_for_ecn(&mut self, now: Time, cc: &mut CcHost) {
+        let m = self.m();
+        let flight = self.flight_for_decrease(cc.state(m));
+        let ss = cc.on_loss(m, &LossSignal { kind: LossKind::Ecn, now, flight_size: flight });
+        let st = cc.state_mut(m);
+        st.ssthresh = ss;
         st.cwnd = st.ssthresh.max(1.0);
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
     }
 
-    /// The timer event fired at `now`; acts only if the deadline has really passed.
-    pub fn on_timer(&mut self, now: Time, st: &mut CcState, cc: &mut dyn CongestionControl, out: &mut Vec<Packet>) {
+    /// A wake-up at `now`: the pacing timer releases what may go, the retransmission timer
+    /// acts if its deadline has really passed.
+    pub fn on_wake(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        if self.pace_wake.is_some_and(|t| t <= now) {
+            self.pace_wake = None;
+            self.send_available(now, cc, out);
+        }
+        self.on_timer(now, cc, out);
+    }
+
+    /// The retransmission timer may have expired at `now`; acts only if the deadline has
+    /// really passed.
+    fn on_timer(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
         match self.rto_deadline {
             Some(d) if d <= now => {}
             _ => return,
@@ -599,45 +882,50 @@ impl Sender {
         self.backoff = (self.backoff * 2).min(self.cfg.max_backoff);
         if self.state == State::SynSent {
             let mut syn = Packet::new(self.conn, Kind::Syn, 0, self.cfg.ack_size, now);
-            syn.retx = true;
+            syn.set_retx(true);
             out.push(syn);
             self.stats.timeouts += 1;
-            self.arm_timer(now);
+            self.arm_timer(now, cc);
             return;
         }
         if self.state != State::Open || self.snd_una >= self.snd_max {
             self.rto_deadline = None;
             return;
         }
-        self.account_cwnd(now, st);
+        let m = self.m();
+        self.account_cwnd(now, cc.state(m));
         self.stats.timeouts += 1;
-        let flight = self.flight_for_decrease(st);
+        let flight = self.flight_for_decrease(cc.state(m));
         if let Some(cfg) = self.cfg.misrx {
+            let st = cc.state(m);
             let rtt = match cfg.reference {
                 MisRxReference::LastSample => self.last_rtt.map(|r| r as f64),
-                MisRxReference::Srtt => (self.rtt.samples > 0).then_some(self.rtt.srtt),
+                MisRxReference::Srtt => (st.rtt.samples > 0).then_some(st.rtt.srtt),
             };
             let window = if st.phase == Phase::Recovery { st.ssthresh } else { st.cwnd };
             self.misrx_check = rtt.map(|rtt| TimeoutRecord { at: now, cwnd: window, snd_nxt: self.snd_nxt, rtt });
         }
-        st.ssthresh = cc.ssthresh_after(st, &LossSignal { kind: LossKind::Timeout, now, flight_size: flight });
+        let ss = cc.on_loss(m, &LossSignal { kind: LossKind::Timeout, now, flight_size: flight });
+        let st = cc.state_mut(m);
+        st.ssthresh = ss;
         st.cwnd = 1.0;
-        self.set_phase(st, cc, Phase::Loss);
+        cc.set_phase(m, Phase::Loss);
         self.recover = Some(self.snd_max);
         self.dupacks = 0;
+        self.loss_kind = LossKind::Timeout;
         // Go back N: resend from the first unacknowledged segment (skipping SACKed ones).
         self.snd_nxt = self.snd_una;
         self.high_rxt = self.snd_una;
-        self.arm_timer(now);
-        self.send_available(now, st, out);
+        self.arm_timer(now, cc);
+        self.send_available(now, cc, out);
     }
 
     /// Close the books at `now` (end of the run).
-    pub fn finish(&mut self, now: Time, st: &CcState) {
+    pub fn finish(&mut self, now: Time, cc: &CcHost) {
         if self.stats.started_at.is_some() {
             let end = self.stats.completed_at.unwrap_or(now);
             if end > self.last_cwnd_t {
-                self.stats.cwnd_integral += st.cwnd * (end - self.last_cwnd_t) as f64;
+                self.stats.cwnd_integral += self.cc_state(cc).cwnd * (end - self.last_cwnd_t) as f64;
                 self.last_cwnd_t = end;
             }
         }

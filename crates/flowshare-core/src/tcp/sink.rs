@@ -29,8 +29,6 @@ pub struct Sink {
     pending_echo: (Time, bool),
     /// When the delayed ACK is due.
     pub delack_deadline: Option<Time>,
-    /// Time of the delayed-ACK event already in the event queue, if any.
-    pub delack_entry: Option<Time>,
     /// Payload bytes delivered in order to the application.
     pub bytes_delivered: u64,
     /// ACKs sent.
@@ -61,7 +59,6 @@ impl Sink {
             pending: 0,
             pending_echo: (0, false),
             delack_deadline: None,
-            delack_entry: None,
             bytes_delivered: 0,
             acks_sent: 0,
             ecn: cfg.ecn,
@@ -80,11 +77,28 @@ impl Sink {
         bytes
     }
 
+    /// A packet arrived from the sender (a data segment or a SYN).
+    #[inline]
+    pub fn on_packet(&mut self, now: Time, p: &Packet, out: &mut Vec<Packet>) {
+        if p.kind == Kind::Data {
+            self.on_data(now, p, out);
+        } else {
+            debug_assert_eq!(p.kind, Kind::Syn, "a TCP sink receives data");
+            self.on_syn(now, p, out);
+        }
+    }
+
+    /// When the sink next needs to run: its delayed-ACK timer.
+    #[inline]
+    pub fn next_wake(&self) -> Option<Time> {
+        self.delack_deadline
+    }
+
     /// Answer a SYN with a SYN-ACK.
     pub fn on_syn(&mut self, now: Time, syn: &Packet, out: &mut Vec<Packet>) {
         let _ = now;
         let mut p = Packet::new(self.conn, Kind::SynAck, 0, self.ack_size, syn.ts);
-        p.retx = syn.retx;
+        p.set_retx(syn.retx());
         out.push(p);
     }
 
@@ -94,7 +108,7 @@ impl Sink {
             self.note_ecn(seg.ecn);
         }
         let seq = seg.seq;
-        let echo = (seg.ts, seg.retx);
+        let echo = (seg.ts, seg.retx());
         if seq < self.rcv_nxt {
             // Duplicate: acknowledge at once so the sender learns where we are.
             self.send_ack(echo, out);
@@ -181,7 +195,7 @@ impl Sink {
 
     fn send_ack(&mut self, echo: (Time, bool), out: &mut Vec<Packet>) {
         let mut p = Packet::new(self.conn, Kind::Ack, self.rcv_nxt, self.ack_size, echo.0);
-        p.retx = echo.1;
+        p.set_retx(echo.1);
         if self.ece {
             p.ecn = ecn::ECE;
         }

@@ -404,7 +404,7 @@ impl Tracer {
         c.acked.push(u32::try_from(acked).unwrap_or(u32::MAX));
         c.kind.push(kind as u8);
         c.packet.push(packet_code(p.kind));
-        c.retx.push(p.retx);
+        c.retx.push(p.retx());
         c.reason.push(reason as u8);
     }
 

@@ -213,7 +213,7 @@ mod tests {
     fn ipv4_checksum_verifies_and_fields_are_in_place() {
         let wire = FlowWire { mss: 1460, header: 40, size: None };
         let mut p = Packet::new(300, Kind::Data, 7, 1500, 0);
-        p.retx = true;
+        p.set_retx(true);
         let mut buf = [0u8; 128];
         let (n, total) = headers(&mut buf, &p, &wire, 9);
         assert_eq!((n, total), (40, 1500));

@@ -473,19 +473,32 @@ impl UdpSender {
         });
     }
 
-    /// Start at `now`; returns the time of the first send event, if any.
-    pub fn start(&mut self, now: Time) -> Option<Time> {
+    /// Start at `now`.
+    pub fn start(&mut self, now: Time) {
         self.stats.started_at = Some(now);
         self.advance(now);
+    }
+
+    /// Send nothing at or after `now`.
+    pub fn stop(&mut self, now: Time) {
+        self.stop = self.stop.min(now);
+        if self.pending.is_some_and(|(t, _)| t >= self.stop) {
+            self.pending = None;
+        }
+    }
+
+    /// When the next packet is due.
+    #[inline]
+    pub fn next_wake(&self) -> Option<Time> {
         self.pending.map(|p| p.0)
     }
 
-    /// Send every packet due at `now` into `out`; returns the time of the next send event.
+    /// Send every packet due at `now` into `out`.
     #[inline]
-    pub fn on_event(&mut self, now: Time, out: &mut Vec<Packet>) -> Option<Time> {
+    pub fn on_wake(&mut self, now: Time, out: &mut Vec<Packet>) {
         while let Some((t, size)) = self.pending {
             if t > now {
-                return Some(t);
+                return;
             }
             out.push(Packet::new(self.conn, Kind::Udp, self.seq, size + self.header, now));
             self.seq += 1;
@@ -493,7 +506,6 @@ impl UdpSender {
             self.stats.bytes_sent += u64::from(size);
             self.advance(now);
         }
-        None
     }
 }
 
@@ -540,10 +552,10 @@ mod tests {
     fn send_times(spec: &SourceSpec, key: &str) -> Vec<Time> {
         let mut s = UdpSender::new(0, spec, 0, 1_000_000_000, 1, key);
         let mut out = Vec::new();
-        let mut t = s.start(0);
+        s.start(0);
         let mut times = Vec::new();
-        while let Some(now) = t {
-            t = s.on_event(now, &mut out);
+        while let Some(now) = s.next_wake() {
+            s.on_wake(now, &mut out);
             times.extend(out.drain(..).map(|p| p.ts));
         }
         times

@@ -1,6 +1,9 @@
 //! Retransmission-timeout estimation (RFC 6298) with ns-2-compatible options.
+//!
+//! The estimator is part of a connection's congestion state ([`super::CcState`]) rather than of
+//! the sender, so that an ensemble controller can read and set its members' SRTT, RTTVAR and
+//! RTO (EFCM shares them across an ensemble).
 
-use super::TcpConfig;
 use crate::units::Time;
 
 /// SRTT/RTTVAR filter and the RTO it gives.
@@ -20,16 +23,28 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
-    /// Before any sample the RTO is the configured initial value (RFC 6298 §2.1).
-    pub fn new(cfg: &TcpConfig) -> Self {
-        RttEstimator {
-            srtt: 0.0,
-            rttvar: 0.0,
-            rto: cfg.rto_initial,
-            samples: 0,
-            tick: cfg.timer_tick.max(1),
-            rto_min: cfg.rto_min,
-            rto_max: cfg.rto_max,
+    /// Before any sample the RTO is `initial` (RFC 6298 §2.1); it is a whole number of `tick`s
+    /// within [`min`, `max`] once measured.
+    pub fn new(initial: Time, tick: Time, min: Time, max: Time) -> Self {
+        RttEstimator { srtt: 0.0, rttvar: 0.0, rto: initial, samples: 0, tick: tick.max(1), rto_min: min, rto_max: max }
+    }
+
+    /// Set SRTT and RTTVAR (an ensemble controller's shared values) and recompute the RTO as a
+    /// sample would; counts as having samples from now on.
+    pub fn set(&mut self, srtt: f64, rttvar: f64) {
+        self.srtt = srtt;
+        self.rttvar = rttvar;
+        self.samples = self.samples.max(1);
+        self.rto = self.rto_of(srtt, rttvar);
+    }
+
+    fn rto_of(&self, srtt: f64, rttvar: f64) -> Time {
+        let raw = srtt + (self.tick as f64).max(4.0 * rttvar);
+        if raw <= self.rto_min as f64 {
+            self.rto_min // the common case: no need to round to a tick
+        } else {
+            let ticks = (raw / self.tick as f64).ceil() as u64;
+            (ticks * self.tick).clamp(self.rto_min, self.rto_max)
         }
     }
 
@@ -46,13 +61,7 @@ impl RttEstimator {
             self.srtt = 0.875 * self.srtt + 0.125 * r;
         }
         self.samples += 1;
-        let raw = self.srtt + (self.tick as f64).max(4.0 * self.rttvar);
-        self.rto = if raw <= self.rto_min as f64 {
-            self.rto_min // the common case: no need to round to a tick
-        } else {
-            let ticks = (raw / self.tick as f64).ceil() as u64;
-            (ticks * self.tick).clamp(self.rto_min, self.rto_max)
-        };
+        self.rto = self.rto_of(self.srtt, self.rttvar);
     }
 
     /// The timeout to arm with backoff multiplier `backoff`.
@@ -64,38 +73,13 @@ impl RttEstimator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::Recovery;
 
-    fn cfg(tick_ms: u64, min_ms: u64) -> TcpConfig {
-        TcpConfig {
-            recovery: Recovery::Newreno,
-            mss: 1460,
-            header: 40,
-            ack_size: 40,
-            initial_window: 3.0,
-            initial_ssthresh: f64::INFINITY,
-            max_ssthresh: None,
-            rwnd: u64::MAX,
-            max_burst: 0,
-            delayed_ack: None,
-            handshake: false,
-            rto_initial: 1_000_000_000,
-            rto_min: min_ms * 1_000_000,
-            rto_max: 60_000_000_000,
-            timer_tick: tick_ms * 1_000_000,
-            max_backoff: 64,
-            rto_enabled: true,
-            misrx: None,
-            force_timeout: None,
-            ecn: false,
-            send_jitter: 0,
-        }
-    }
+    const MS: Time = 1_000_000;
 
     #[test]
     fn rfc6298_worked_example() {
         // algorithms_reference §2: R1 = 100 ms -> RTO 300 ms; R2 = 120 ms -> 272.5 ms.
-        let mut e = RttEstimator::new(&cfg(1, 200));
+        let mut e = RttEstimator::new(1000 * MS, MS, 200 * MS, 60_000 * MS);
         assert_eq!(e.rto, 1_000_000_000);
         e.sample(100_000_000);
         assert_eq!(e.rto, 300_000_000);
@@ -107,10 +91,21 @@ mod tests {
 
     #[test]
     fn minimum_rto_and_backoff_cap() {
-        let mut e = RttEstimator::new(&cfg(10, 1000));
+        let mut e = RttEstimator::new(1000 * MS, 10 * MS, 1000 * MS, 60_000 * MS);
         e.sample(100_000_000);
         assert_eq!(e.rto, 1_000_000_000, "raised to the RFC minimum of 1 s");
         assert_eq!(e.timeout(4), 4_000_000_000);
         assert_eq!(e.timeout(1 << 20), 60_000_000_000);
+    }
+
+    #[test]
+    fn set_values_give_the_rto_a_sample_would() {
+        let mut a = RttEstimator::new(1000 * MS, MS, 200 * MS, 60_000 * MS);
+        a.sample(100 * MS);
+        a.sample(120 * MS);
+        let mut b = RttEstimator::new(1000 * MS, MS, 200 * MS, 60_000 * MS);
+        b.set(a.srtt, a.rttvar);
+        assert_eq!((b.srtt, b.rttvar, b.rto), (a.srtt, a.rttvar, a.rto));
+        assert_eq!(b.samples, 1);
     }
 }
