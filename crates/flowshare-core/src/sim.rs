@@ -2,7 +2,7 @@
 
 use crate::agent::{endpoint, receiver, Agent, EndpointId, Io, Side};
 use crate::cc::host::GroupId;
-use crate::cc::{CcHost, MemberId};
+use crate::cc::{CcHost, GroupControl, MemberId};
 use crate::engine::{stream, uniform_delay, Event, EventQueue, Stream, WakeTag};
 use crate::net::link::GONE;
 use crate::net::sched::{Queued, Removal};
@@ -238,6 +238,42 @@ impl Simulation {
             Some(t) => t.open_pcap(dir, &self.net),
             None => Ok(Vec::new()),
         }
+    }
+
+    /// Put TCP flows `flows` under one group controller `ctl` (an ensemble, a multi-loop or a
+    /// paced controller; see [`GroupControl`]) in place of their own algorithms; call before
+    /// running. Each flow joins the group when it starts and leaves it when its transfer
+    /// completes. Returns the group's id in the congestion-control host.
+    pub fn add_group(&mut self, flows: &[u32], ctl: Box<dyn GroupControl>) -> Result<GroupId, ConfigError> {
+        let n = self.specs.len();
+        for (i, &f) in flows.iter().enumerate() {
+            let path = format!("flows[{i}]");
+            let Some(agent) = self.agents.get(2 * f as usize) else {
+                return Err(ConfigError::new(
+                    path,
+                    format!("flow {f} does not exist; flows are 0..{}", n.saturating_sub(1)),
+                ));
+            };
+            match agent.tcp_sender() {
+                None => return Err(ConfigError::new(path, format!("flow {f} is not a TCP flow"))),
+                Some(s) if s.stats.started_at.is_some() => {
+                    return Err(ConfigError::new(path, format!("flow {f} has started; add groups before running")))
+                }
+                Some(s) if s.group().is_some() => {
+                    return Err(ConfigError::new(path, format!("flow {f} is already in a group")))
+                }
+                Some(_) => {}
+            }
+            if flows[..i].contains(&f) {
+                return Err(ConfigError::new(path, format!("flow {f} is listed twice")));
+            }
+        }
+        let g = self.cc.add_group(ctl);
+        for &f in flows {
+            let s = self.agents[2 * f as usize].tcp_sender_mut().expect("checked: a TCP sender");
+            s.set_controller(Controller::Group(g));
+        }
+        Ok(g)
     }
 
     /// Simulated time reached.

@@ -91,3 +91,36 @@ fn a_real_loss_repaired_by_the_timer_is_not_undone() {
     assert_eq!(lossy.timeouts, 1);
     assert_eq!(lossy.detected, 0, "a real loss must not be taken for a mis-retransmission");
 }
+
+/// The detection undoes the algorithm's reduction too: CUBIC's W_max, set by the spurious
+/// timeout, goes back to what it was (0: there has been no real loss on this path).
+#[test]
+fn a_detected_mis_retransmission_restores_the_algorithms_state() {
+    let w_max_after_timeout = |detect: bool| {
+        let text = format!(
+            r#"
+[simulation]
+duration = "1s"
+sample_interval = "2ms"
+[topology]
+kind = "graph"
+nodes = ["a", "b"]
+links = [ {{ from = "a", to = "b", rate = "150Mbps", delay = "1ms", queue = {{ limit = 100 }} }} ]
+[[flows]]
+src = "a"
+dst = "b"
+size = "4096000B"
+tcp = {{ cc = "cubic", mss = "4096B", rwnd = 16, rto_min = "1ms", timer_tick = "10us", misrx_detection = {detect} {FORCED} }}
+"#
+        );
+        let r = Simulation::new(&scenario::from_toml(&text).unwrap()).unwrap().finish();
+        assert_eq!(r.flows.i64("misrx_detected")[0], i64::from(detect));
+        assert_eq!(r.flows.i64("timeouts")[0], 1);
+        // 10 ms after the timeout (the sample where cwnd dropped), still in slow start.
+        let (cwnd, w_max) = (r.flow_series.f64("cwnd"), r.flow_series.f64("cubic_w_max"));
+        let timeout = (1..cwnd.len()).find(|&i| cwnd[i] < cwnd[i - 1]).expect("the timeout cut the window");
+        w_max[timeout + 5]
+    };
+    assert!(w_max_after_timeout(false) > 10.0, "the timeout sets W_max to the flight size");
+    assert_eq!(w_max_after_timeout(true), 0.0, "the undo restores it");
+}

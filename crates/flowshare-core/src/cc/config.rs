@@ -18,7 +18,7 @@ use super::{Aimd, CongestionControl, GroupControl, Solo};
 /// How [`CcConfig`] packages the algorithm it builds.
 trait Make {
     type Out;
-    fn make<C: CongestionControl + 'static>(alg: C) -> Self::Out;
+    fn make<C: CongestionControl + Copy + 'static>(alg: C) -> Self::Out;
 }
 
 /// A boxed algorithm.
@@ -26,7 +26,7 @@ struct Boxed;
 
 impl Make for Boxed {
     type Out = Box<dyn CongestionControl>;
-    fn make<C: CongestionControl + 'static>(alg: C) -> Self::Out {
+    fn make<C: CongestionControl + Copy + 'static>(alg: C) -> Self::Out {
         Box::new(alg)
     }
 }
@@ -36,7 +36,7 @@ struct AsSolo;
 
 impl Make for AsSolo {
     type Out = Box<dyn GroupControl>;
-    fn make<C: CongestionControl + 'static>(alg: C) -> Self::Out {
+    fn make<C: CongestionControl + Copy + 'static>(alg: C) -> Self::Out {
         Solo::boxed(alg)
     }
 }

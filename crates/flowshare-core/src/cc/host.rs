@@ -180,42 +180,57 @@ pub trait GroupControl: Send + Sync + Debug {
 
 /// A per-connection algorithm as a group of one: the single path every plain connection takes.
 #[derive(Debug)]
-pub struct Solo<C>(pub C);
+pub struct Solo<C> {
+    /// The algorithm.
+    pub alg: C,
+    /// The algorithm as it was before its last reduction, restored by an undo.
+    before_loss: Option<C>,
+}
 
-impl<C: CongestionControl + 'static> Solo<C> {
+impl<C: CongestionControl + Copy + 'static> Solo<C> {
+    /// `alg` as a group of one.
+    pub fn new(alg: C) -> Self {
+        Solo { alg, before_loss: None }
+    }
+
     /// `alg` as a boxed group controller.
     pub fn boxed(alg: C) -> Box<dyn GroupControl> {
-        Box::new(Solo(alg))
+        Box::new(Solo::new(alg))
     }
 }
 
-impl<C: CongestionControl> GroupControl for Solo<C> {
+impl<C: CongestionControl + Copy> GroupControl for Solo<C> {
     fn name(&self) -> &'static str {
-        self.0.name()
+        self.alg.name()
     }
 
     #[inline]
     fn on_ack(&mut self, m: MemberId, ack: &AckSample, g: &mut Members<'_>) {
         if !ack.in_recovery {
-            self.0.on_ack(g.get_mut(m), ack);
+            self.alg.on_ack(g.get_mut(m), ack);
         }
     }
 
     #[inline]
     fn on_loss(&mut self, m: MemberId, loss: &LossSignal, g: &mut Members<'_>) -> f64 {
-        self.0.ssthresh_after(g.get(m), loss)
+        self.before_loss = Some(self.alg);
+        self.alg.ssthresh_after(g.get(m), loss)
     }
 
     fn on_phase(&mut self, m: MemberId, from: Phase, to: Phase, g: &mut Members<'_>) {
-        self.0.on_phase(g.get_mut(m), from, to);
+        self.alg.on_phase(g.get_mut(m), from, to);
     }
 
-    fn undo(&mut self, m: MemberId, g: &mut Members<'_>) {
-        self.0.undo(g.get_mut(m));
+    /// The algorithm's own state goes back to what it was before the last reduction (its
+    /// `W_max`, epoch, α and the like), as if the loss had not happened.
+    fn undo(&mut self, _m: MemberId, _g: &mut Members<'_>) {
+        if let Some(before) = self.before_loss.take() {
+            self.alg = before;
+        }
     }
 
     fn metrics(&self, _m: MemberId, out: &mut dyn FnMut(&'static str, f64)) {
-        self.0.metrics(out);
+        self.alg.metrics(out);
     }
 }
 
@@ -506,6 +521,41 @@ mod tests {
     use super::*;
     use crate::cc::testing::{ack, loss};
     use crate::cc::Aimd;
+
+    fn metrics(host: &CcHost, m: MemberId) -> Vec<(&'static str, f64)> {
+        let mut v = Vec::new();
+        host.metrics(m, &mut |n, x| v.push((n, x)));
+        v
+    }
+
+    #[test]
+    fn undo_restores_the_algorithms_own_state() {
+        use crate::cc::cubic::{Cubic, CubicParams};
+        use crate::cc::LossKind;
+        let params = CubicParams::default();
+        let mut host = CcHost::new();
+        let mut st = CcState::new(80.0, 40.0, 1460);
+        st.rtt.sample(50_000_000);
+        st.min_rtt = 50_000_000;
+        let m = host.join(st, None, Some(Solo::boxed(Cubic::new(params))), 0);
+        // A first loss sets W_max = 80; growth follows the cubic from there.
+        host.on_loss(m, &LossSignal { kind: LossKind::DupAcks, now: 1_000_000_000, flight_size: 80 });
+        host.state_mut(m).cwnd = 60.0;
+        for k in 1..=200 {
+            host.on_ack(m, &AckSample { now: 1_000_000_000 + k * 5_000_000, ..ack() });
+        }
+        let before = metrics(&host, m);
+        // A timeout that proves spurious: W_max and K change at the reduction...
+        host.on_loss(m, &LossSignal { kind: LossKind::Timeout, now: 3_000_000_000, flight_size: 90 });
+        host.set_phase(m, Phase::Loss);
+        assert_ne!(metrics(&host, m), before);
+        // ... and come back with the undo.
+        host.undo(m);
+        assert_eq!(metrics(&host, m), before);
+        // A second undo without a new reduction changes nothing.
+        host.undo(m);
+        assert_eq!(metrics(&host, m), before);
+    }
 
     #[test]
     fn a_plain_algorithm_is_a_group_of_one_that_dissolves() {

@@ -144,7 +144,9 @@ pub struct LossSignal {
 /// A per-connection congestion-control algorithm.
 ///
 /// One virtual call per ACK or loss; no hook allocates. Algorithms never record results:
-/// the sender samples `CcState` and [`CongestionControl::metrics`].
+/// the sender samples `CcState` and [`CongestionControl::metrics`]. An algorithm is a plain
+/// value (`Copy`): to undo a reduction that proved spurious, its host restores the copy taken
+/// just before [`CongestionControl::ssthresh_after`] ([`host::Solo`]).
 pub trait CongestionControl: Send + Sync + std::fmt::Debug {
     /// Name recorded in results.
     fn name(&self) -> &'static str;
@@ -157,11 +159,6 @@ pub trait CongestionControl: Send + Sync + std::fmt::Debug {
     fn on_phase(&mut self, _st: &mut CcState, _from: Phase, _to: Phase) {}
     /// Algorithm-specific state for time series, as (name, value) pairs.
     fn metrics(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
-    /// The reduction decided by the last [`CongestionControl::ssthresh_after`] proved
-    /// spurious (a mis-retransmission was detected): restore the algorithm's own state to what
-    /// it was before it. The sender restores the window; an algorithm without loss-time state
-    /// has nothing to do.
-    fn undo(&mut self, _st: &mut CcState) {}
 }
 
 /// Hand-made inputs for algorithm unit tests.

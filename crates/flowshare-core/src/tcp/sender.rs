@@ -208,6 +208,24 @@ impl Sender {
         }
     }
 
+    /// Put the sender under `controller` instead of the one it was made with; refused (false)
+    /// once it has started.
+    pub fn set_controller(&mut self, controller: Controller) -> bool {
+        if self.controller.is_none() {
+            return false;
+        }
+        self.controller = Some(controller);
+        true
+    }
+
+    /// The group it was put in with [`Sender::set_controller`], before it starts.
+    pub fn group(&self) -> Option<GroupId> {
+        match self.controller {
+            Some(Controller::Group(g)) => Some(g),
+            _ => None,
+        }
+    }
+
     /// The congestion state the connection starts with.
     fn initial_state(&self) -> CcState {
         let c = &self.cfg;
@@ -629,15 +647,15 @@ impl Sender {
             self.on_new_ack(now, p, cc, out);
         } else {
             self.account_cwnd(now, cc.state(m));
+            if self.caps.tags {
+                self.report_delivered(cc);
+            }
             if ack == self.snd_una && self.snd_una < self.snd_max {
                 self.on_dup_ack(now, cc, out);
             }
         }
         if self.member == NOT_A_MEMBER {
             return; // the transfer completed and left the host
-        }
-        if self.caps.tags {
-            self.report_delivered(cc);
         }
         let in_flight = self.in_flight();
         let st = cc.state_mut(m);
@@ -674,6 +692,8 @@ impl Sender {
                 }
             }
             self.record.drain(..newly as usize);
+            // Before anything is sent: the loops' windows have room again.
+            self.report_delivered(cc);
         }
         self.snd_una = ack;
         if self.forced_deadline.is_some() && self.cfg.force_timeout.is_some_and(|(seg, _)| ack > seg) {
@@ -771,9 +791,6 @@ impl Sender {
         self.stats.completed_at = Some(now);
         self.rto_deadline = None;
         self.pace_wake = None;
-        if self.caps.tags {
-            self.report_delivered(cc);
-        }
         let in_flight = self.in_flight();
         let st = cc.state_mut(m);
         st.in_flight = in_flight;
