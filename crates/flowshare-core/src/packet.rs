@@ -154,6 +154,36 @@ impl Packet {
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 56, "a packet stays within 56 bytes");
 
+/// What a queue discipline sees of a packet: enough for per-flow or per-group scheduling and
+/// AQM, ECN marking and frame-aware discard (early packet discard), without the headers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// The connection (its slot: static flows are numbered from 0 in scenario order).
+    pub flow: u32,
+    /// The flow group it belongs to (index of its `[[flows]]` table).
+    pub group: u32,
+    /// Bytes on the wire.
+    pub size: u32,
+    /// ECN bits ([`ecn`]).
+    pub ecn: u8,
+    /// Bits of [`flags`] (a frame's last packet, a retransmission).
+    pub flags: u8,
+}
+
+impl Meta {
+    /// ECN-capable transport: a marking discipline may mark it instead of dropping it.
+    #[inline]
+    pub fn ect(&self) -> bool {
+        self.ecn & ecn::ECT != 0
+    }
+
+    /// The last packet of an application frame.
+    #[inline]
+    pub fn frame_end(&self) -> bool {
+        self.flags & flags::FRAME_END != 0
+    }
+}
+
 /// Index of a packet in the [`Arena`].
 pub type PacketId = u32;
 

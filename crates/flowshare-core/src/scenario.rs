@@ -1318,6 +1318,8 @@ impl TcpCfg {
 pub struct ConnSpec {
     /// Group label.
     pub name: String,
+    /// Index of its flow group (`[[flows]]` table).
+    pub group: u32,
     /// Sending node.
     pub src: NodeId,
     /// Receiving node.
@@ -1437,7 +1439,7 @@ fn install_queue(
     };
     let mut red = Red::new(params, stream(sim.seed, &format!("link/{stream_name}/red")));
     red.set_horizon(sim.duration.0);
-    net.links[dir as usize].aqm = Aqm::Red(Box::new(red));
+    net.links[dir as usize].set_aqm(Aqm::Red(Box::new(red)));
     Ok(())
 }
 
@@ -1859,6 +1861,7 @@ impl Scenario {
                 let start = group.start.0 + group.start_spacing.0 * u64::from(k);
                 conns.push(ConnSpec {
                     name: group.name.clone(),
+                    group: g as u32,
                     src,
                     dst,
                     routes: [data_route, ack_route],
@@ -1875,7 +1878,7 @@ impl Scenario {
         }
         let groups: Vec<&str> = conns.iter().map(|c| c.name.as_str()).collect();
         for (id, l) in net.links.iter_mut().enumerate() {
-            if let Some(s) = &mut l.sched {
+            if let Some(s) = l.scheduled_mut() {
                 let id = id as LinkId;
                 // Link changes may reroute any flow onto this direction: give every flow its
                 // queue from the start.
@@ -2060,12 +2063,12 @@ tcp = { initial_window = 2 }
             .unwrap()
             .build()
             .unwrap();
-        let Aqm::Red(r) = &b.net.links[0].aqm else { panic!("not RED") };
+        let Some(r) = b.net.links[0].red() else { panic!("not RED") };
         assert_eq!((r.params.min_th, r.params.max_th, r.params.max_p, r.params.w_q), (5.0, 15.0, 0.02, 0.002));
         assert!(!r.params.bytes && r.params.gentle && r.params.wait && r.params.adaptive.is_none());
         // Defaults: ns-2.35's (automatic w_q and thresholds, byte mode with 500-byte packets).
         let b = from_toml(&red("")).unwrap().build().unwrap();
-        let Aqm::Red(r) = &b.net.links[0].aqm else { panic!("not RED") };
+        let Some(r) = b.net.links[0].red() else { panic!("not RED") };
         // 100 Mbps / 500 B = 25000 packets/s: min_th = 0.005 * 25000 / 2 = 62.5.
         assert_eq!((r.params.min_th, r.params.max_th, r.params.mean_pktsize), (62.5, 187.5, 500));
         assert!(r.params.bytes);
@@ -2095,7 +2098,7 @@ tcp = { initial_window = 2 }
         let e = err_toml(&red(", mode = \"bits\""));
         assert!(e.starts_with(&format!("{path}.mode: unknown variant `bits`, expected `packets` or `bytes`")), "{e}");
         let b = from_toml(&red(", ecn = true")).unwrap().build().unwrap();
-        let Aqm::Red(r) = &b.net.links[0].aqm else { panic!("not RED") };
+        let Some(r) = b.net.links[0].red() else { panic!("not RED") };
         assert!(r.params.ecn);
         let e = err_toml(&red(", ecn = 1"));
         assert!(e.starts_with(&format!("{path}.ecn: invalid type: integer `1`, expected a boolean")), "{e}");

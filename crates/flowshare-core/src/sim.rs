@@ -6,8 +6,8 @@ use crate::cc::{CcHost, GroupControl, MemberId};
 use crate::engine::{stream, uniform_delay, Event, EventQueue, Stream, WakeTag};
 use crate::net::link::GONE;
 use crate::net::sched::{Queued, Removal};
-use crate::net::{shortest_path, Aqm, LinkId, Network, NodeId, Refusal};
-use crate::packet::{ecn, Arena, Dir, Kind, Packet, PacketId};
+use crate::net::{shortest_path, LinkId, Network, NodeId, Refusal};
+use crate::packet::{ecn, Arena, Dir, Kind, Meta, Packet, PacketId};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
 use crate::scenario::{ConnSpec, LinkChange, Scenario};
 use crate::tcp::{Controller, Sender, SenderStats, Sink};
@@ -141,7 +141,7 @@ impl Simulation {
         let fixed = built.changes.is_empty();
         for (l, n) in built.net.links.iter_mut().zip(users) {
             // A scheduled direction cannot be offered packets ahead of time (ADR 0004).
-            l.exclusive = n == 1 && fixed && l.lan.is_none() && l.sched.is_none();
+            l.exclusive = n == 1 && fixed && l.lan.is_none() && !l.is_scheduled();
         }
         let mut events = EventQueue::new();
         // Pushed first: a change applies before anything else scheduled at the same time.
@@ -202,7 +202,7 @@ impl Simulation {
         if sample_interval > 0 && sample_interval <= end {
             events.push(sample_interval, Event::Sample);
         }
-        let any_red = built.net.links.iter().any(|l| matches!(l.aqm, Aqm::Red(_)));
+        let any_red = built.net.links.iter().any(|l| l.red().is_some());
         Ok(Simulation {
             now: 0,
             end,
@@ -411,7 +411,7 @@ impl Simulation {
                         self.arena.free(id);
                     }
                     // CoDel may have dropped packets while the scheduler was emptied.
-                    if self.net.links[d as usize].sched.is_some() {
+                    if self.net.links[d as usize].is_scheduled() {
                         self.drain_removed(d);
                     }
                     rerouted = true;
@@ -575,12 +575,12 @@ impl Simulation {
     /// will get there; it waits in the pipe of the last link reached, whose head has an event.
     #[inline]
     fn forward(&mut self, id: u32, mut at: Time) {
-        // The few fields forwarding needs; the arena copy is updated where it must be.
-        let (conn, dir, size, ecn_bits, mut hop) = {
-            let p = self.arena.get(id);
-            (p.conn, p.dir, p.size, p.ecn, p.hop)
-        };
-        let route = self.specs[conn as usize].route(dir);
+        // What forwarding and the queues need; the arena copy is updated where it must be.
+        let p = self.arena.get(id);
+        let (conn, dir, mut hop) = (p.conn, p.dir, p.hop);
+        let spec = &self.specs[conn as usize];
+        let meta = Meta { flow: conn, group: spec.group, size: p.size, ecn: p.ecn, flags: p.flags };
+        let route = spec.route(dir);
         loop {
             let Some(&link) = route.get(hop as usize) else {
                 // Only a route emptied by a link change gets here (at hop 0).
@@ -588,18 +588,18 @@ impl Simulation {
                 self.drop_no_route(id, p);
                 return;
             };
-            let arrival = match self.net.enqueue(link, self.now, at, size, ecn_bits & ecn::ECT != 0) {
+            if self.net.links[link as usize].is_scheduled() {
+                // Never exclusive, so `at` is now.
+                self.arena.get_mut(id).hop = hop;
+                self.enqueue_scheduled(id, meta, link);
+                return;
+            }
+            let arrival = match self.net.enqueue(link, self.now, at, &meta) {
                 Ok(arrival) => {
-                    if ecn_bits != 0 && self.net.links[link as usize].take_mark() {
+                    if meta.ecn != 0 && self.net.links[link as usize].take_mark() {
                         self.arena.get_mut(id).ecn |= ecn::CE;
                     }
                     arrival
-                }
-                Err(Refusal::Scheduled) => {
-                    // Never exclusive, so `at` is now.
-                    self.arena.get_mut(id).hop = hop;
-                    self.enqueue_scheduled(id, link);
-                    return;
                 }
                 Err(refusal) => {
                     self.arena.get_mut(id).hop = hop;
@@ -633,10 +633,10 @@ impl Simulation {
 
     /// Offer packet `id` to scheduled link direction `link` now (ADR 0004).
     #[inline(never)]
-    fn enqueue_scheduled(&mut self, id: u32, link: LinkId) {
+    fn enqueue_scheduled(&mut self, id: u32, meta: Meta, link: LinkId) {
         let now = self.now;
         let p = *self.arena.get(id);
-        let q = Queued { id, flow: p.conn, size: p.size, at: now };
+        let q = Queued { id, at: now, meta };
         match self.net.links[link as usize].sched_enqueue(now, q) {
             Err(refusal) => {
                 if self.trace.is_some() {
@@ -669,9 +669,9 @@ impl Simulation {
 
     /// Account and free the packets scheduled link `link` removed from its queues.
     fn drain_removed(&mut self, link: LinkId) {
-        let n = self.net.links[link as usize].sched.as_ref().map_or(0, |s| s.removed.len());
+        let n = self.net.links[link as usize].scheduled().map_or(0, |s| s.removed.len());
         for i in 0..n {
-            let (q, why) = self.net.links[link as usize].sched.as_ref().expect("scheduled").removed[i];
+            let (q, why) = self.net.links[link as usize].scheduled().expect("scheduled").removed[i];
             let p = *self.arena.get(q.id);
             if let Some(t) = &mut self.trace {
                 let reason = match why {
@@ -684,7 +684,7 @@ impl Simulation {
             self.arena.free(q.id);
         }
         if n > 0 {
-            self.net.links[link as usize].sched.as_mut().expect("scheduled").removed.clear();
+            self.net.links[link as usize].scheduled_mut().expect("scheduled").removed.clear();
         }
     }
 
@@ -863,10 +863,7 @@ impl Simulation {
             s.q_len.push(i64::from(pkts));
             s.q_bytes.push(bytes as i64);
             if self.any_red {
-                s.q_red_avg.push(match &l.aqm {
-                    Aqm::Red(r) => r.avg_pkts(),
-                    Aqm::DropTail => f64::NAN,
-                });
+                s.q_red_avg.push(l.red().map_or(f64::NAN, |r| r.avg_pkts()));
             }
         }
     }
@@ -1099,10 +1096,7 @@ impl Simulation {
             t.push("down_drops", ints(&|q| rows[q].0 .0.down_drops as i64));
             t.push("down_losses", ints(&|q| rows[q].0 .0.down_losses as i64));
         }
-        let red = |q: usize| match &net.links[q].aqm {
-            Aqm::Red(r) => Some(r),
-            Aqm::DropTail => None,
-        };
+        let red = |q: usize| net.links[q].red();
         if self.any_red {
             t.push("red_avg_pkts", floats(&|q| red(q).map_or(f64::NAN, |r| r.mean_avg_pkts(end))));
             t.push("red_max_p", floats(&|q| red(q).map_or(f64::NAN, |r| r.max_p())));
@@ -1160,7 +1154,6 @@ fn trace_link(
             Ok(_) => t.accepted(at, net.links[link as usize].last_end(), p, link),
             Err(Refusal::Early) => t.dropped(at, p, link, Reason::Early),
             Err(Refusal::Overflow) => t.dropped(at, p, link, Reason::Overflow),
-            Err(Refusal::Scheduled) => unreachable!("scheduled offers are not refusals"),
         }
     }
 }

@@ -303,7 +303,7 @@ fn per_flow_queues_are_made_only_for_the_flows_that_use_a_direction() {
         "access = { rate = \"1Gbps\", delay = \"1ms\", queue = { kind = \"drr\", limit = 1000 } }",
     );
     let built = scenario::from_toml(&text).unwrap().build().unwrap();
-    let queues = |l: usize| built.net.links[l].sched.as_ref().expect("scheduled").sched.queues.len();
+    let queues = |l: usize| built.net.links[l].scheduled().expect("scheduled").sched.queues.len();
     // Both bottleneck directions carry the three flows (data one way, ACKs the other); each
     // access link direction carries one flow.
     assert_eq!((queues(0), queues(1)), (3, 3));

@@ -80,13 +80,13 @@ fn automatic_parameters_on_a_built_link_are_ns2s() {
         .replace("\"10Mbps\"", &format!("\"{rate}\""));
         let b = scenario::from_toml(&text).unwrap().build().unwrap();
         for dir in 0..2 {
-            let Aqm::Red(r) = &b.net.links[dir].aqm else { panic!("not RED") };
+            let Some(r) = b.net.links[dir].red() else { panic!("not RED") };
             assert!((r.params.w_q / w_q - 1.0).abs() < 1e-9, "{rate}: {}", r.params.w_q);
             assert_eq!((r.params.min_th, r.params.max_th), (min_th, max_th));
             assert!(r.params.bytes && r.params.gentle && r.params.wait, "ns-2 defaults");
             assert_eq!(r.params.max_p, 0.1);
         }
-        assert!(matches!(b.net.links[2].aqm, Aqm::DropTail));
+        assert!(matches!(b.net.links[2].aqm(), Some(Aqm::DropTail)));
     }
 }
 

@@ -3,7 +3,7 @@
 //! stayed above `target` for an `interval`, CoDel enters a dropping state and drops at the
 //! head, the k-th drop of a dropping period `interval / sqrt(k)` after the previous one.
 
-use crate::net::sched::{Queued, Removal, SubQueue};
+use crate::net::subqueue::{Queued, Removal, SubQueue};
 use crate::units::Time;
 
 /// CoDel's parameters.
@@ -101,7 +101,12 @@ impl Codel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::sched::SubAqm;
+    use crate::net::subqueue::SubAqm;
+    use crate::packet::Meta;
+
+    fn meta() -> Meta {
+        Meta { flow: 0, group: 0, size: 1000, ecn: 0, flags: 0 }
+    }
 
     const MS: Time = 1_000_000;
 
@@ -119,7 +124,7 @@ mod tests {
         while t < 2000 * MS {
             // Keep 50 packets that arrived 50 ms before now.
             while q.len() < 60 {
-                q.push_back(Queued { id, flow: 0, size: 1000, at: t.saturating_sub(50 * MS) });
+                q.push_back(Queued { id, at: t.saturating_sub(50 * MS), meta: meta() });
                 id += 1;
             }
             let before = removed.len();
@@ -151,7 +156,7 @@ mod tests {
         let mut removed = Vec::new();
         for t in 0..1000u64 {
             // One packet, 20 ms old: above target, but no more than MAXPACKET bytes are left.
-            q.push_back(Queued { id: t as u32, flow: 0, size: 1000, at: (t * MS).saturating_sub(20 * MS) });
+            q.push_back(Queued { id: t as u32, at: (t * MS).saturating_sub(20 * MS), meta: meta() });
             assert!(c.dequeue(t * MS, &p, &mut q, 1000, &mut removed).is_some());
         }
         assert!(removed.is_empty());

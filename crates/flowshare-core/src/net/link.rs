@@ -26,12 +26,17 @@
 //! A direction may have a loss model ([`crate::net::loss`]); it acts after the queue: an
 //! accepted packet is transmitted as usual and the caller asks [`LinkDir::lost_on_wire`]
 //! whether it then vanishes instead of entering the pipe.
+//!
+//! What waits in a direction is its [`Queue`], chosen once when the link is built: a [`Fifo`]
+//! (the above) or a [`Scheduled`] discipline (ADR 0004). Both see each packet's [`Meta`]
+//! (flow, group, size, ECN, frame boundary), so per-flow AQM, frame discard or marking live in
+//! a discipline, not in the forwarding loop.
 
 use crate::net::loss::LossProcess;
 use crate::net::red::{Red, Verdict};
 use crate::net::sched::{Queued, Removal, Scheduler};
 use crate::net::NodeId;
-use crate::packet::PacketId;
+use crate::packet::{Meta, PacketId};
 use crate::ring::Ring;
 use crate::units::{Rate, Time};
 
@@ -93,11 +98,6 @@ pub enum Refusal {
     Early,
     /// The queue was full.
     Overflow,
-    /// Not refused: the direction is scheduled, and the caller must offer the packet with
-    /// [`LinkDir::sched_enqueue`]. A scheduled direction's FIFO limit is zero, so the FIFO
-    /// path sends every offer down its overflow branch, and the accepted path has no extra
-    /// test (ADR 0004).
-    Scheduled,
 }
 
 /// Admission policy of a FIFO link: which arrivals are refused before the hard limit.
@@ -117,28 +117,21 @@ pub struct LinkDir {
     pub from: NodeId,
     /// Receiving node.
     pub to: NodeId,
-    /// Rate, delay and queue limit.
+    /// Rate, delay and queue limit (a FIFO's; a scheduler has its own limits).
     pub params: LinkParams,
     busy_until: Time,
     carry: u64,
-    /// Accepted packets whose transmission has not ended: (arrival, end of transmission, bytes).
-    held: Ring<(Time, Time, u32)>,
     /// Last (size, whole ns, remainder) of a serialization-time computation: data and ACK
     /// sizes repeat, so the division is rarely needed.
     tx_cache: [(u32, u64, u64); 2],
     /// Only one route uses this direction.
     pub exclusive: bool,
-    held_bytes: u64,
-    /// The first `gone` entries of `held` (`gone_bytes` bytes) end by the latest offer time;
-    /// only offers ahead of time make this non-zero.
-    gone: usize,
-    gone_bytes: u64,
     /// Packets on their way to `to`, with their arrival times, in order.
     pipe: Ring<(Time, PacketId)>,
     /// Counters.
     pub stats: QueueStats,
-    /// Admission policy.
-    pub aqm: Aqm,
+    /// What waits to be sent, and how the next is chosen.
+    pub queue: Queue,
     /// Loss model applied after the queue, if any.
     pub loss: Option<Box<LossProcess>>,
     /// End of transmission of lost packets not yet fully transmitted (for end-of-run clipping).
@@ -150,11 +143,50 @@ pub struct LinkDir {
     /// Earliest arrival of the next accepted packet: after a delay decrease or a down period,
     /// packets must not overtake those already in the pipe.
     floor: Time,
+}
+
+/// The queue of a link direction, chosen once when the link is built.
+#[derive(Debug)]
+pub enum Queue {
+    /// First in, first out: departures are known when a packet is accepted (ADR 0003).
+    Fifo(Fifo),
+    /// A discipline that chooses the next packet when the transmitter frees (ADR 0004).
+    Scheduled(Box<Scheduled>),
+}
+
+/// A FIFO queue with its admission policy.
+#[derive(Debug, Default)]
+pub struct Fifo {
+    /// Accepted packets whose transmission has not ended: (arrival, end of transmission, bytes).
+    held: Ring<(Time, Time, u32)>,
+    held_bytes: u64,
+    /// The first `gone` entries of `held` (`gone_bytes` bytes) end by the latest offer time;
+    /// only offers ahead of time make this non-zero.
+    gone: usize,
+    gone_bytes: u64,
+    /// Admission policy.
+    pub aqm: Aqm,
     /// RED marked the packet just accepted (see [`LinkDir::take_mark`]).
     marked: bool,
-    /// A discipline that chooses at dequeue time makes the direction *scheduled* (ADR 0004):
-    /// `held` and the precomputed departures are then unused.
-    pub sched: Option<Box<Scheduled>>,
+}
+
+impl Fifo {
+    /// Forget packets whose transmission ended by `now`.
+    #[inline]
+    fn purge(&mut self, now: Time) {
+        while let Some(&(_, end, size)) = self.held.front() {
+            if end > now {
+                break;
+            }
+            self.held.pop_front();
+            self.held_bytes -= u64::from(size);
+            // Everything purged ended by `now`, which is not later than the latest offer.
+            if self.gone > 0 {
+                self.gone -= 1;
+                self.gone_bytes -= u64::from(size);
+            }
+        }
+    }
 }
 
 /// The scheduler and transmitter of a scheduled link direction.
@@ -177,12 +209,35 @@ impl Scheduled {
     }
 }
 
+/// Serialization time of `size` bytes at `rate`, carrying the sub-nanosecond remainder in
+/// `carry`. `cache` keeps the last two (size, whole ns, remainder): data and ACK sizes repeat,
+/// so the division is rarely needed.
+#[inline]
+fn serialization(cache: &mut [(u32, u64, u64); 2], carry: &mut u64, rate: Rate, size: u32) -> u64 {
+    let slot = usize::from(cache[0].0 != size);
+    let (cached, whole, rem) = cache[slot];
+    if cached != size {
+        let bits_ns = u64::from(size) * 8 * crate::units::NS_PER_SEC;
+        // Keep the most recent size in slot 0.
+        cache[1] = cache[0];
+        cache[0] = (size, bits_ns / rate.0, bits_ns % rate.0);
+        return rate.tx_time(u64::from(size), carry);
+    }
+    *carry += rem;
+    if *carry >= rate.0 {
+        *carry -= rate.0;
+        whole + 1
+    } else {
+        whole
+    }
+}
+
 /// Pipe entry of a packet that was lost when its direction went down: its arrival event still
 /// pops, and finds nothing to deliver.
 pub const GONE: PacketId = PacketId::MAX;
 
 impl LinkDir {
-    /// An idle link direction.
+    /// An idle link direction with a DropTail FIFO.
     pub fn new(from: NodeId, to: NodeId, params: LinkParams) -> Self {
         LinkDir {
             from,
@@ -190,39 +245,79 @@ impl LinkDir {
             params,
             busy_until: 0,
             carry: 0,
-            held: Ring::default(),
-            held_bytes: 0,
-            gone: 0,
-            gone_bytes: 0,
             tx_cache: [(0, 0, 0); 2],
             exclusive: false,
             pipe: Ring::default(),
             stats: QueueStats::default(),
-            aqm: Aqm::DropTail,
+            queue: Queue::Fifo(Fifo::default()),
             loss: None,
             lost_ends: Ring::default(),
             lan: None,
             up: true,
             floor: 0,
-            marked: false,
-            sched: None,
+        }
+    }
+
+    /// Whether the direction is scheduled (ADR 0004) rather than a FIFO.
+    #[inline]
+    pub fn is_scheduled(&self) -> bool {
+        matches!(self.queue, Queue::Scheduled(_))
+    }
+
+    /// The scheduler and transmitter of a scheduled direction.
+    pub fn scheduled(&self) -> Option<&Scheduled> {
+        match &self.queue {
+            Queue::Scheduled(s) => Some(s),
+            Queue::Fifo(_) => None,
+        }
+    }
+
+    /// The scheduler and transmitter of a scheduled direction, mutably.
+    pub fn scheduled_mut(&mut self) -> Option<&mut Scheduled> {
+        match &mut self.queue {
+            Queue::Scheduled(s) => Some(s),
+            Queue::Fifo(_) => None,
+        }
+    }
+
+    /// A FIFO direction's admission policy.
+    pub fn aqm(&self) -> Option<&Aqm> {
+        match &self.queue {
+            Queue::Fifo(f) => Some(&f.aqm),
+            Queue::Scheduled(_) => None,
+        }
+    }
+
+    /// A FIFO direction's RED, if it has one.
+    pub fn red(&self) -> Option<&Red> {
+        match self.aqm() {
+            Some(Aqm::Red(r)) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Give a FIFO direction the admission policy `aqm`.
+    pub fn set_aqm(&mut self, aqm: Aqm) {
+        match &mut self.queue {
+            Queue::Fifo(f) => f.aqm = aqm,
+            Queue::Scheduled(_) => panic!("a scheduled direction has no FIFO admission policy"),
         }
     }
 
     /// Count the packets removed from a scheduled queue at `now` since index `from` of
     /// `removed` as drops (CoDel's as early drops) and close their occupancy.
     fn note_removed(&mut self, now: Time, from: usize) {
-        let s = self.sched.as_ref().expect("a scheduled link");
+        let Queue::Scheduled(s) = &self.queue else { unreachable!("a scheduled link") };
         for &(q, why) in &s.removed[from..] {
             let st = &mut self.stats;
             st.drops += 1;
-            st.drop_bytes += u64::from(q.size);
+            st.drop_bytes += u64::from(q.meta.size);
             if why == Removal::Codel {
                 st.early_drops += 1;
             }
             let sojourn = now - q.at;
             st.len_integral += u128::from(sojourn);
-            st.bytes_integral += u128::from(sojourn * u64::from(q.size));
+            st.bytes_integral += u128::from(sojourn * u64::from(q.meta.size));
         }
     }
 
@@ -231,8 +326,8 @@ impl LinkDir {
     /// pushed out are in `sched.removed`.
     pub fn sched_enqueue(&mut self, now: Time, q: Queued) -> Result<bool, Refusal> {
         self.stats.arrivals += 1;
-        self.stats.arrival_bytes += u64::from(q.size);
-        let s = self.sched.as_mut().expect("a scheduled link");
+        self.stats.arrival_bytes += u64::from(q.meta.size);
+        let Queue::Scheduled(s) = &mut self.queue else { unreachable!("a scheduled link") };
         let from = s.removed.len();
         let res = s.sched.enqueue(now, q, &mut s.removed);
         let idle = s.tx.is_none();
@@ -245,7 +340,7 @@ impl LinkDir {
             }
             Err(r) => {
                 self.stats.drops += 1;
-                self.stats.drop_bytes += u64::from(q.size);
+                self.stats.drop_bytes += u64::from(q.meta.size);
                 if r == Refusal::Early {
                     self.stats.early_drops += 1;
                 }
@@ -258,21 +353,24 @@ impl LinkDir {
     /// discipline and start sending it. Returns it with the time it reaches the far node (its
     /// transmission ends `delay` earlier), or `None` when nothing waits.
     pub fn sched_start(&mut self, now: Time) -> Option<(Queued, Time)> {
-        let s = self.sched.as_mut().expect("a scheduled link");
+        let Queue::Scheduled(s) = &mut self.queue else { unreachable!("a scheduled link") };
         s.tx = None;
         let from = s.removed.len();
         let next = s.sched.dequeue(now, &mut s.removed);
         self.note_removed(now, from);
         let q = next?;
-        let tx = self.tx_time(q.size);
+        let size = q.meta.size;
+        let tx = self.tx_time(size);
         let end = now + tx;
         self.busy_until = end;
-        self.sched.as_mut().expect("a scheduled link").tx = Some((q.at, end, q.size));
+        if let Queue::Scheduled(s) = &mut self.queue {
+            s.tx = Some((q.at, end, size));
+        }
         let st = &mut self.stats;
         st.busy += tx;
         let sojourn = end - q.at;
         st.len_integral += u128::from(sojourn);
-        st.bytes_integral += u128::from(sojourn * u64::from(q.size));
+        st.bytes_integral += u128::from(sojourn * u64::from(size));
         Some((q, (end + self.params.delay).max(self.floor)))
     }
 
@@ -288,91 +386,57 @@ impl LinkDir {
 
     /// The queue's capacity as configured (a scheduled direction's shared limit).
     pub fn limit(&self) -> Limit {
-        self.sched.as_ref().map_or(self.params.limit, |s| s.sched.total)
+        self.scheduled().map_or(self.params.limit, |s| s.sched.total)
     }
 
     /// Make this direction scheduled by `sched` (ADR 0004).
     pub fn set_scheduler(&mut self, sched: Scheduler) {
-        self.params.limit = Limit::Packets(0);
-        self.sched = Some(Box::new(Scheduled::new(sched)));
+        self.queue = Queue::Scheduled(Box::new(Scheduled::new(sched)));
     }
 
     /// Packet ids waiting in a scheduled direction's queues (for conservation checks).
     pub fn waiting_ids(&self) -> impl Iterator<Item = PacketId> + '_ {
-        self.sched.iter().flat_map(|s| s.sched.iter().map(|q| q.id))
-    }
-
-    /// Forget packets whose transmission ended by `now`.
-    #[inline]
-    fn purge(&mut self, now: Time) {
-        while let Some(&(_, end, size)) = self.held.front() {
-            if end > now {
-                break;
-            }
-            self.held.pop_front();
-            self.held_bytes -= u64::from(size);
-            // Everything purged ended by `now`, which is not later than the latest offer.
-            if self.gone > 0 {
-                self.gone -= 1;
-                self.gone_bytes -= u64::from(size);
-            }
-        }
+        self.scheduled().into_iter().flat_map(|s| s.sched.iter().map(|q| q.id))
     }
 
     /// Serialization time of `size` bytes, carrying the sub-nanosecond remainder.
     #[inline]
     fn tx_time(&mut self, size: u32) -> u64 {
-        let slot = usize::from(self.tx_cache[0].0 != size);
-        let (cached, whole, rem) = self.tx_cache[slot];
-        if cached != size {
-            let bits_ns = u64::from(size) * 8 * crate::units::NS_PER_SEC;
-            let rate = self.params.rate.0;
-            // Keep the most recent size in slot 0.
-            self.tx_cache[1] = self.tx_cache[0];
-            self.tx_cache[0] = (size, bits_ns / rate, bits_ns % rate);
-            return self.params.rate.tx_time(u64::from(size), &mut self.carry);
-        }
-        self.carry += rem;
-        if self.carry >= self.params.rate.0 {
-            self.carry -= self.params.rate.0;
-            whole + 1
-        } else {
-            whole
-        }
+        serialization(&mut self.tx_cache, &mut self.carry, self.params.rate, size)
     }
 
-    /// Offer `size` bytes arriving at `at` (`now` or later, and not earlier than any previous
-    /// offer). On acceptance returns the time the packet reaches the far node; otherwise the
-    /// packet is dropped, and the error says why. The caller then either puts the packet in this
-    /// link's pipe ([`LinkDir::push_pipe`]) or hands it straight to an exclusive next link.
-    /// `ect` says the packet is ECN-capable: RED may then mark it instead of dropping it, and
-    /// the caller must ask [`LinkDir::take_mark`] after an acceptance.
+    /// Offer a packet (`meta`) arriving at `at` (`now` or later, and not earlier than any
+    /// previous offer) to this FIFO direction. On acceptance returns the time the packet
+    /// reaches the far node; otherwise the packet is dropped, and the error says why. The
+    /// caller then either puts the packet in this link's pipe ([`LinkDir::push_pipe`]) or hands
+    /// it straight to an exclusive next link. RED may mark an ECN-capable packet instead of
+    /// dropping it: the caller asks [`LinkDir::take_mark`] after an acceptance.
     #[inline(always)]
-    pub fn enqueue(&mut self, now: Time, at: Time, size: u32, ect: bool) -> Result<Time, Refusal> {
-        self.purge(now);
+    pub fn enqueue(&mut self, now: Time, at: Time, meta: &Meta) -> Result<Time, Refusal> {
+        let Queue::Fifo(f) = &mut self.queue else { unreachable!("a FIFO direction") };
+        let size = meta.size;
+        f.purge(now);
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += u64::from(size);
         // Packets that will have left by `at` stay listed until `now` reaches their end, so
         // occupancy sampled in between stays right; they do not count against the limit.
-        while let Some(&(_, end, sz)) = self.held.get(self.gone) {
+        while let Some(&(_, end, sz)) = f.held.get(f.gone) {
             if end > at {
                 break;
             }
-            self.gone += 1;
-            self.gone_bytes += u64::from(sz);
+            f.gone += 1;
+            f.gone_bytes += u64::from(sz);
         }
-        let (gone, gone_bytes) = (self.gone as u64, self.gone_bytes);
-        if let Aqm::Red(red) = &mut self.aqm {
+        let (gone, gone_bytes) = (f.gone as u64, f.gone_bytes);
+        if let Aqm::Red(red) = &mut f.aqm {
             // RED sees the packets waiting behind the one in transmission at `at`.
-            let (q, q_bytes, idle) = match self.held.get(self.gone) {
-                Some(&(_, _, first)) => {
-                    (self.held.len() - self.gone - 1, self.held_bytes - gone_bytes - u64::from(first), None)
-                }
+            let (q, q_bytes, idle) = match f.held.get(f.gone) {
+                Some(&(_, _, first)) => (f.held.len() - f.gone - 1, f.held_bytes - gone_bytes - u64::from(first), None),
                 None => (0, 0, Some(self.busy_until)),
             };
-            match red.verdict(at, size, q as u32, q_bytes, idle, ect) {
+            match red.verdict(at, size, q as u32, q_bytes, idle, meta.ect()) {
                 Verdict::Accept => {}
-                Verdict::Mark => self.marked = true,
+                Verdict::Mark => f.marked = true,
                 Verdict::Drop => {
                     self.stats.drops += 1;
                     self.stats.drop_bytes += u64::from(size);
@@ -382,32 +446,28 @@ impl LinkDir {
             }
         }
         let full = match self.params.limit {
-            Limit::Packets(n) => self.held.len() as u64 - gone >= u64::from(n),
-            Limit::Bytes(b) => self.held_bytes - gone_bytes + u64::from(size) > b,
+            Limit::Packets(n) => f.held.len() as u64 - gone >= u64::from(n),
+            Limit::Bytes(b) => f.held_bytes - gone_bytes + u64::from(size) > b,
         };
         if full {
-            if self.sched.is_some() {
-                self.stats.arrivals -= 1;
-                self.stats.arrival_bytes -= u64::from(size);
-                return Err(Refusal::Scheduled);
-            }
-            if let Aqm::Red(red) = &mut self.aqm {
+            if let Aqm::Red(red) = &mut f.aqm {
                 red.reset_count();
             }
-            self.marked = false;
+            f.marked = false;
             self.stats.drops += 1;
             self.stats.drop_bytes += u64::from(size);
             return Err(Refusal::Overflow);
         }
         let start = at.max(self.busy_until);
-        let tx = self.tx_time(size);
+        let tx = serialization(&mut self.tx_cache, &mut self.carry, self.params.rate, size);
         let end = start + tx;
         self.busy_until = end;
-        self.held.push_back((at, end, size));
-        self.held_bytes += u64::from(size);
+        f.held.push_back((at, end, size));
+        f.held_bytes += u64::from(size);
+        let held = (f.held.len() as u64 - gone) as u32;
         let s = &mut self.stats;
         s.busy += tx;
-        s.max_len = s.max_len.max((self.held.len() as u64 - gone) as u32);
+        s.max_len = s.max_len.max(held);
         let sojourn = end - at;
         s.len_integral += u128::from(sojourn);
         s.bytes_integral += u128::from(sojourn * u64::from(size));
@@ -449,36 +509,45 @@ impl LinkDir {
     /// pending arrival event stays valid. Queue counters lose the work and occupancy that will
     /// no longer happen. Offers ahead of time (exclusive links) must not be in use.
     pub fn go_down(&mut self, now: Time) -> Vec<PacketId> {
-        self.purge(now);
         self.up = false;
         let mut lost_queued = Vec::new();
-        if let Some(s) = self.sched.as_mut() {
-            // Every waiting packet is lost; CoDel's drops while emptying stay in `removed`.
-            let from = s.removed.len();
-            while let Some(q) = s.sched.dequeue(now, &mut s.removed) {
-                lost_queued.push(q);
+        // A FIFO's accepted packets, or nothing for a scheduler (whose packet in transmission is
+        // already in the pipe).
+        let mut held = Ring::default();
+        match &mut self.queue {
+            Queue::Fifo(f) => {
+                f.purge(now);
+                held = std::mem::take(&mut f.held);
+                (f.held_bytes, f.gone, f.gone_bytes) = (0, 0, 0);
             }
-            // The packet in transmission is in the pipe: its transmission stops now, and
-            // the transmitter event still due at its old end finds the queue empty.
-            if let Some((at, end, size)) = s.tx {
-                s.tx = Some((at, end.min(now), size));
-                let over = end.saturating_sub(now);
-                self.stats.len_integral -= u128::from(over);
-                self.stats.bytes_integral -= u128::from(over * u64::from(size));
-            }
-            self.note_removed(now, from);
-            for q in &lost_queued {
-                let st = &mut self.stats;
-                st.drops += 1;
-                st.down_drops += 1;
-                st.drop_bytes += u64::from(q.size);
-                st.len_integral += u128::from(now - q.at);
-                st.bytes_integral += u128::from((now - q.at) * u64::from(q.size));
+            Queue::Scheduled(s) => {
+                // Every waiting packet is lost; CoDel's drops while emptying stay in `removed`.
+                let from = s.removed.len();
+                while let Some(q) = s.sched.dequeue(now, &mut s.removed) {
+                    lost_queued.push(q);
+                }
+                // The packet in transmission is in the pipe: its transmission stops now, and
+                // the transmitter event still due at its old end finds the queue empty.
+                if let Some((at, end, size)) = s.tx {
+                    s.tx = Some((at, end.min(now), size));
+                    let over = end.saturating_sub(now);
+                    self.stats.len_integral -= u128::from(over);
+                    self.stats.bytes_integral -= u128::from(over * u64::from(size));
+                }
+                self.note_removed(now, from);
+                for q in &lost_queued {
+                    let st = &mut self.stats;
+                    st.drops += 1;
+                    st.down_drops += 1;
+                    st.drop_bytes += u64::from(q.meta.size);
+                    st.len_integral += u128::from(now - q.at);
+                    st.bytes_integral += u128::from((now - q.at) * u64::from(q.meta.size));
+                }
             }
         }
-        let waiting = self.held.len() as u64;
+        let waiting = held.len() as u64;
         let mut rest = 0;
-        for &(_, end, size) in self.held.iter() {
+        for &(_, end, size) in held.iter() {
             let over = end - now;
             self.stats.len_integral -= u128::from(over);
             self.stats.bytes_integral -= u128::from(over * u64::from(size));
@@ -509,10 +578,6 @@ impl LinkDir {
             }
             self.floor = self.floor.max(head);
         }
-        self.held = Ring::default();
-        self.held_bytes = 0;
-        self.gone = 0;
-        self.gone_bytes = 0;
         self.busy_until = self.busy_until.min(now);
         let mut ids = ids;
         ids.extend(lost_queued.iter().map(|q| q.id));
@@ -524,7 +589,8 @@ impl LinkDir {
     /// pays nothing.
     #[inline]
     pub fn take_mark(&mut self) -> bool {
-        let marked = std::mem::take(&mut self.marked);
+        let Queue::Fifo(f) = &mut self.queue else { return false };
+        let marked = std::mem::take(&mut f.marked);
         self.stats.marks += u64::from(marked);
         marked
     }
@@ -582,13 +648,14 @@ impl LinkDir {
     /// Packets held at `now` (waiting or in transmission), and their bytes. Packets offered
     /// ahead of time to an exclusive link count only once they have arrived.
     pub fn len_at(&mut self, now: Time) -> (u32, u64) {
-        if let Some(s) = &self.sched {
-            return Self::sched_len_at(s, now);
-        }
-        self.purge(now);
-        let mut n = self.held.len();
-        let mut bytes = self.held_bytes;
-        for &(at, _, size) in self.held.iter().rev() {
+        let f = match &mut self.queue {
+            Queue::Scheduled(s) => return Self::sched_len_at(s, now),
+            Queue::Fifo(f) => f,
+        };
+        f.purge(now);
+        let mut n = f.held.len();
+        let mut bytes = f.held_bytes;
+        for &(at, _, size) in f.held.iter().rev() {
             if at <= now {
                 break;
             }
@@ -606,7 +673,7 @@ impl LinkDir {
     /// Counters clipped to a run that ended at `end`: work, occupancy and arrivals after
     /// `end` are removed. Returns (stats, packets that finished transmission by `end`).
     pub fn stats_at(&mut self, end: Time) -> (QueueStats, u64) {
-        if let Some(sch) = &self.sched {
+        if let Queue::Scheduled(sch) = &self.queue {
             // Everything up to now happened by `end`; only the packets still held need
             // clipping: waiting ones count until `end`, the one in transmission stops there.
             let mut s = self.stats;
@@ -614,7 +681,7 @@ impl LinkDir {
             for q in sch.sched.iter() {
                 let held = end - q.at;
                 s.len_integral += u128::from(held);
-                s.bytes_integral += u128::from(held * u64::from(q.size));
+                s.bytes_integral += u128::from(held * u64::from(q.meta.size));
             }
             if let Some((_, e, size)) = sch.tx {
                 if e > end {
@@ -629,10 +696,12 @@ impl LinkDir {
             let departures = s.arrivals - s.drops - still_held;
             return (s, departures);
         }
-        self.purge(end);
+        let Queue::Fifo(f) = &mut self.queue else { unreachable!("handled above") };
+        f.purge(end);
+        let f = &*f;
         let mut s = self.stats;
         let mut still_held = 0;
-        for &(at, e, size) in self.held.iter() {
+        for &(at, e, size) in f.held.iter() {
             if at > end {
                 // Offered ahead of time to an exclusive link; it arrives after the run.
                 s.arrivals -= 1;
@@ -650,11 +719,11 @@ impl LinkDir {
         // Transmission of packets that arrived by `end` may run past it.
         if self.lan.is_some() {
             // Other stations interleave: each packet runs past `end` by at most its own time.
-            for &(_, e, size) in self.held.iter().filter(|h| h.0 <= end) {
+            for &(_, e, size) in f.held.iter().filter(|h| h.0 <= end) {
                 s.busy -= (e - end).min(self.params.rate.tx_time(u64::from(size), &mut 0));
             }
         } else {
-            let busy_end = self.held.iter().filter(|h| h.0 <= end).map(|h| h.1).max().unwrap_or(0);
+            let busy_end = f.held.iter().filter(|h| h.0 <= end).map(|h| h.1).max().unwrap_or(0);
             if busy_end > end {
                 s.busy -= busy_end - end;
             }
@@ -670,6 +739,11 @@ impl LinkDir {
 mod tests {
     use super::*;
 
+    /// A packet of `size` bytes as a queue sees it.
+    fn m(size: u32) -> Meta {
+        Meta { flow: 0, group: 0, size, ecn: 0, flags: 0 }
+    }
+
     fn link(limit: Limit) -> LinkDir {
         // 8 Mbps: a 1000-byte packet takes exactly 1 ms.
         LinkDir::new(0, 1, LinkParams { rate: Rate(8_000_000), delay: 5_000_000, limit })
@@ -678,11 +752,11 @@ mod tests {
     #[test]
     fn back_to_back_packets_serialize_then_propagate() {
         let mut l = link(Limit::Packets(10));
-        assert_eq!(l.enqueue(0, 0, 1000, false), Ok(6_000_000));
+        assert_eq!(l.enqueue(0, 0, &m(1000)), Ok(6_000_000));
         assert!(l.push_pipe(6_000_000, 0));
-        assert_eq!(l.enqueue(0, 0, 1000, false), Ok(7_000_000));
+        assert_eq!(l.enqueue(0, 0, &m(1000)), Ok(7_000_000));
         assert!(!l.push_pipe(7_000_000, 1));
-        assert_eq!(l.enqueue(500_000, 500_000, 1000, false), Ok(8_000_000));
+        assert_eq!(l.enqueue(500_000, 500_000, &m(1000)), Ok(8_000_000));
         assert_eq!(l.len_at(1_500_000), (2, 2000));
         assert_eq!(l.pop_arrival(), (0, Some(7_000_000)));
     }
@@ -690,11 +764,11 @@ mod tests {
     #[test]
     fn packet_limit_counts_the_packet_in_transmission() {
         let mut l = link(Limit::Packets(2));
-        assert!(l.enqueue(0, 0, 1000, false).is_ok());
-        assert!(l.enqueue(0, 0, 1000, false).is_ok());
-        assert!(l.enqueue(0, 0, 1000, false).is_err());
+        assert!(l.enqueue(0, 0, &m(1000)).is_ok());
+        assert!(l.enqueue(0, 0, &m(1000)).is_ok());
+        assert!(l.enqueue(0, 0, &m(1000)).is_err());
         // After the first transmission ends there is room again.
-        assert!(l.enqueue(1_000_000, 1_000_000, 1000, false).is_ok());
+        assert!(l.enqueue(1_000_000, 1_000_000, &m(1000)).is_ok());
         assert_eq!(l.stats.drops, 1);
         assert_eq!(l.stats.max_len, 2);
     }
@@ -702,17 +776,17 @@ mod tests {
     #[test]
     fn byte_limit_counts_bytes() {
         let mut l = link(Limit::Bytes(2500));
-        assert!(l.enqueue(0, 0, 1000, false).is_ok());
-        assert!(l.enqueue(0, 0, 1000, false).is_ok());
-        assert!(l.enqueue(0, 0, 1000, false).is_err());
-        assert!(l.enqueue(0, 0, 500, false).is_ok());
+        assert!(l.enqueue(0, 0, &m(1000)).is_ok());
+        assert!(l.enqueue(0, 0, &m(1000)).is_ok());
+        assert!(l.enqueue(0, 0, &m(1000)).is_err());
+        assert!(l.enqueue(0, 0, &m(500)).is_ok());
     }
 
     #[test]
     fn statistics_are_clipped_at_the_end_of_the_run() {
         let mut l = link(Limit::Packets(10));
-        l.enqueue(0, 0, 1000, false).unwrap();
-        l.enqueue(0, 0, 1000, false).unwrap();
+        l.enqueue(0, 0, &m(1000)).unwrap();
+        l.enqueue(0, 0, &m(1000)).unwrap();
         // At 1.5 ms: one packet done, one half transmitted.
         let (s, departed) = l.stats_at(1_500_000);
         assert_eq!(departed, 1);
@@ -733,13 +807,12 @@ mod tests {
     }
 
     fn q(id: u32, at: Time) -> Queued {
-        Queued { id, flow: 0, size: 1000, at }
+        Queued { id, at, meta: m(1000) }
     }
 
     #[test]
     fn scheduled_statistics_are_clipped_at_the_end_of_the_run() {
         let mut l = scheduled(Limit::Packets(10));
-        assert_eq!(l.enqueue(0, 0, 1000, false), Err(Refusal::Scheduled));
         assert_eq!(l.sched_enqueue(0, q(0, 0)), Ok(true));
         assert_eq!(l.sched_start(0), Some((q(0, 0), 6_000_000)));
         assert_eq!(l.sched_enqueue(0, q(1, 0)), Ok(false));
@@ -771,8 +844,8 @@ mod tests {
     #[test]
     fn offers_ahead_of_time_count_only_once_arrived() {
         let mut l = link(Limit::Packets(10));
-        l.enqueue(0, 0, 1000, false).unwrap();
-        l.enqueue(0, 3_000_000, 1000, false).unwrap(); // offered early, arrives at 3 ms
+        l.enqueue(0, 0, &m(1000)).unwrap();
+        l.enqueue(0, 3_000_000, &m(1000)).unwrap(); // offered early, arrives at 3 ms
         assert_eq!(l.len_at(500_000), (1, 1000));
         let (s, departed) = l.stats_at(2_000_000);
         assert_eq!((s.arrivals, departed, s.busy), (1, 1, 1_000_000));
@@ -795,23 +868,20 @@ mod tests {
             adaptive: None,
         };
         let mut l = link(Limit::Packets(10));
-        l.aqm = Aqm::Red(Box::new(Red::new(params, crate::engine::stream(1, "test"))));
-        let avg = |l: &LinkDir| match &l.aqm {
-            Aqm::Red(r) => r.avg_pkts(),
-            Aqm::DropTail => unreachable!(),
-        };
+        l.set_aqm(Aqm::Red(Box::new(Red::new(params, crate::engine::stream(1, "test")))));
+        let avg = |l: &LinkDir| l.red().expect("RED").avg_pkts();
         // Waiting queues seen: 0 (idle link), 0 (one in transmission), 1, 2, 2.
-        assert!(l.enqueue(0, 0, 1000, false).is_ok());
-        assert!(l.enqueue(0, 0, 1000, false).is_ok());
-        assert!(l.enqueue(0, 0, 1000, false).is_ok()); // avg 0.5: below min_th
-        assert!(l.enqueue(0, 0, 1000, false).is_ok()); // avg 1.25: first arrival above min_th
+        assert!(l.enqueue(0, 0, &m(1000)).is_ok());
+        assert!(l.enqueue(0, 0, &m(1000)).is_ok());
+        assert!(l.enqueue(0, 0, &m(1000)).is_ok()); // avg 0.5: below min_th
+        assert!(l.enqueue(0, 0, &m(1000)).is_ok()); // avg 1.25: first arrival above min_th
         assert_eq!(avg(&l), 1.25);
-        assert!(l.enqueue(0, 0, 1000, false).is_err()); // q = 3, avg 2.125 >= max_th: early drop
+        assert!(l.enqueue(0, 0, &m(1000)).is_err()); // q = 3, avg 2.125 >= max_th: early drop
         assert_eq!((l.stats.drops, l.stats.early_drops), (1, 1));
         // Four packets end at 4 ms; an arrival at 11 ms finds the link idle for 7 packet
         // times: avg ← 0.5^(7+1) · avg.
         let before = avg(&l);
-        assert!(l.enqueue(11_000_000, 11_000_000, 1000, false).is_ok());
+        assert!(l.enqueue(11_000_000, 11_000_000, &m(1000)).is_ok());
         assert!((avg(&l) - before * 0.5f64.powi(8)).abs() < 1e-12);
     }
 
@@ -819,7 +889,7 @@ mod tests {
     fn going_down_loses_the_queue_and_the_pipe_and_keeps_the_order() {
         let mut l = link(Limit::Packets(10));
         for id in 0..3 {
-            let arrival = l.enqueue(0, 0, 1000, false).unwrap();
+            let arrival = l.enqueue(0, 0, &m(1000)).unwrap();
             l.push_pipe(arrival, id);
         }
         // At 1.5 ms: packet 0 is propagating, 1 in transmission, 2 waiting.
@@ -832,7 +902,7 @@ mod tests {
         assert_eq!(l.pop_arrival(), (GONE, Some(6_000_000)));
         l.up = true;
         // Accepted at 2 ms, it would arrive at 8 ms: after the lost entries, fine.
-        assert_eq!(l.enqueue(2_000_000, 2_000_000, 1000, false), Ok(8_000_000));
+        assert_eq!(l.enqueue(2_000_000, 2_000_000, &m(1000)), Ok(8_000_000));
         let (s, departed) = l.stats_at(10_000_000);
         assert_eq!((s.arrivals, s.drops, departed), (4, 2, 2));
     }
@@ -840,15 +910,15 @@ mod tests {
     #[test]
     fn a_shorter_delay_never_lets_a_packet_overtake() {
         let mut l = link(Limit::Packets(10));
-        let first = l.enqueue(0, 0, 1000, false).unwrap();
+        let first = l.enqueue(0, 0, &m(1000)).unwrap();
         l.push_pipe(first, 0);
         l.set_delay(1_000_000);
         l.set_rate(Rate(16_000_000));
         // 0.5 ms of transmission after the first ends at 1 ms, then 1 ms: 2.5 ms, held back
         // to the first packet's arrival at 6 ms.
-        assert_eq!(l.enqueue(0, 0, 1000, false), Ok(first));
+        assert_eq!(l.enqueue(0, 0, &m(1000)), Ok(first));
         assert_eq!(l.last_end(), 1_500_000);
-        assert_eq!(l.enqueue(5_000_000, 5_000_000, 1000, false), Ok(6_500_000));
+        assert_eq!(l.enqueue(5_000_000, 5_000_000, &m(1000)), Ok(6_500_000));
     }
 
     #[test]
@@ -859,7 +929,7 @@ mod tests {
         for i in 0..20u64 {
             let size = if i % 3 == 0 { 40 } else { 1500 };
             expected += Rate(7_000_000).tx_time(size, &mut reference);
-            l.enqueue(0, 0, size as u32, false).unwrap();
+            l.enqueue(0, 0, &m(size as u32)).unwrap();
         }
         assert_eq!(l.busy_until, expected);
     }

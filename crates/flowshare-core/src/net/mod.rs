@@ -2,14 +2,17 @@
 //! shared-medium LANs (one direction per attached station, one channel) and static routes.
 
 pub mod codel;
+pub mod enhanced_red;
 pub mod link;
 pub mod loss;
 pub mod red;
 pub mod route;
 pub mod sched;
+pub mod subqueue;
 
+use crate::packet::Meta;
 use crate::units::Time;
-pub use link::{Aqm, Limit, LinkDir, QueueStats, Refusal, Scheduled};
+pub use link::{Aqm, Fifo, Limit, LinkDir, Queue, QueueStats, Refusal, Scheduled};
 pub use route::shortest_path;
 
 /// Index of a node.
@@ -111,28 +114,27 @@ impl Network {
         (first..first + stations.len() as LinkId).collect()
     }
 
-    /// Offer `size` bytes arriving at `at` to direction `link` ([`LinkDir::enqueue`], `ect`:
-    /// the packet is ECN-capable); on a
-    /// LAN the packet also waits for the channel, which it then holds until its transmission
-    /// ends.
+    /// Offer a packet (`meta`) arriving at `at` to FIFO direction `link`
+    /// ([`LinkDir::enqueue`]); on a LAN the packet also waits for the channel, which it then
+    /// holds until its transmission ends.
     #[inline]
-    pub fn enqueue(&mut self, link: LinkId, now: Time, at: Time, size: u32, ect: bool) -> Result<Time, Refusal> {
+    pub fn enqueue(&mut self, link: LinkId, now: Time, at: Time, meta: &Meta) -> Result<Time, Refusal> {
         let l = &mut self.links[link as usize];
         if l.lan.is_some() {
-            return self.enqueue_on_lan(link, now, at, size, ect);
+            return self.enqueue_on_lan(link, now, at, meta);
         }
-        l.enqueue(now, at, size, ect)
+        l.enqueue(now, at, meta)
     }
 
     /// [`Network::enqueue`] for a LAN station, out of line so that the point-to-point path
     /// keeps the link's enqueue inlined.
     #[cold]
     #[inline(never)]
-    fn enqueue_on_lan(&mut self, link: LinkId, now: Time, at: Time, size: u32, ect: bool) -> Result<Time, Refusal> {
+    fn enqueue_on_lan(&mut self, link: LinkId, now: Time, at: Time, meta: &Meta) -> Result<Time, Refusal> {
         let l = &mut self.links[link as usize];
         let lan = l.lan.expect("a LAN station") as usize;
         l.wait_for(self.lans[lan].busy_until);
-        let r = l.enqueue(now, at, size, ect);
+        let r = l.enqueue(now, at, meta);
         if r.is_ok() {
             self.lans[lan].busy_until = l.last_end();
         }

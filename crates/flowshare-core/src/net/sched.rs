@@ -11,206 +11,15 @@
 //! Occupancy limits of a scheduler count the packets *waiting* in it, not the one being
 //! transmitted (as ns-2's `Queue/DRR` and Linux qdiscs count).
 
-use crate::engine::{uniform, Stream};
 use crate::net::codel::{Codel, CodelParams};
 use crate::net::red::{Red, RedParams};
+use crate::net::subqueue::exceeds;
 use crate::net::{Limit, Refusal};
-use crate::packet::PacketId;
-use crate::units::{Time, NS_PER_SEC};
+use crate::units::Time;
 use std::collections::VecDeque;
 
-/// A packet waiting in a scheduler.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Queued {
-    /// Arena index.
-    pub id: PacketId,
-    /// Flow (connection index): the classification key.
-    pub flow: u32,
-    /// Bytes on the wire.
-    pub size: u32,
-    /// Arrival time at the queue.
-    pub at: Time,
-}
-
-/// Why a packet that had been queued left without being sent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Removal {
-    /// Pushed out of the longest (fattest) queue to make room for an arrival.
-    PushOut,
-    /// Dropped at dequeue by CoDel.
-    Codel,
-}
-
-/// Whether `pkts` packets of `bytes` bytes exceed `limit`.
-#[inline]
-fn exceeds(limit: Limit, pkts: u32, bytes: u64) -> bool {
-    match limit {
-        Limit::Packets(n) => pkts > n,
-        Limit::Bytes(b) => bytes > b,
-    }
-}
-
-/// Parameters of enhanced RED (Hasegawa, thesis ch. 6.5): RED whose drop probability between
-/// the thresholds is the arriving packet's flow's `p_i`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EnhancedRedParams {
-    /// Lower threshold of the average, packets.
-    pub min_th: f64,
-    /// Upper threshold, packets: at or above it every arrival is dropped.
-    pub max_th: f64,
-    /// EWMA weight.
-    pub w_q: f64,
-    /// `p_i` by flow (connection index), filled by [`Scheduler::bind_flows`].
-    pub p: Vec<f64>,
-    /// `p_i` of flows whose group has none.
-    pub default_p: f64,
-    /// `p_i` by flow-group name, as the scenario gives them.
-    pub group_p: Vec<(String, f64)>,
-    /// Linear ramp `p_i · (avg − min_th)/(max_th − min_th)` instead of a constant `p_i`.
-    pub ramp: bool,
-    /// Typical packets per second of the link, for the idle-time correction of the average.
-    pub ptc: f64,
-}
-
-/// State of one enhanced-RED queue.
-#[derive(Clone, Debug)]
-pub struct EnhancedRed {
-    /// Parameters.
-    pub params: EnhancedRedParams,
-    avg: f64,
-    rng: Stream,
-}
-
-impl EnhancedRed {
-    /// An enhanced-RED queue with an empty average.
-    pub fn new(params: EnhancedRedParams, rng: Stream) -> Self {
-        EnhancedRed { params, avg: 0.0, rng }
-    }
-
-    /// The average, packets.
-    pub fn avg_pkts(&self) -> f64 {
-        self.avg
-    }
-
-    /// Decide on an arrival of `flow` at `at` finding `q` packets waiting; `idle_since` is
-    /// when the queue emptied if it is empty. Returns true to drop. The average is RED's EWMA
-    /// with ns-2's idle correction; between the thresholds the drop is a Bernoulli trial with
-    /// the flow's `p_i` (no count spacing: A42's "independent drops with probability p").
-    pub fn early_drop(&mut self, at: Time, flow: u32, q: u32, idle_since: Option<Time>) -> bool {
-        let w = self.params.w_q;
-        let mut decay = 1.0 - w;
-        if let Some(since) = idle_since {
-            let m = (self.params.ptc * at.saturating_sub(since) as f64 / NS_PER_SEC as f64).floor();
-            decay *= (1.0 - w).powf(m);
-        }
-        self.avg = decay * self.avg + w * f64::from(q);
-        let p = &self.params;
-        if self.avg < p.min_th {
-            return false;
-        }
-        if self.avg >= p.max_th {
-            return true;
-        }
-        let p_i = p.p.get(flow as usize).copied().unwrap_or(p.default_p);
-        let p_i = if p.ramp { p_i * (self.avg - p.min_th) / (p.max_th - p.min_th) } else { p_i };
-        uniform(&mut self.rng) < p_i
-    }
-
-    /// Set the average, for tests.
-    #[cfg(test)]
-    pub(crate) fn set_avg(&mut self, avg: f64) {
-        self.avg = avg;
-    }
-}
-
-/// Admission control of one sub-queue, before its limit.
-#[derive(Clone, Debug, Default)]
-pub enum SubAqm {
-    /// Only limits refuse packets.
-    #[default]
-    None,
-    /// RED (DRR+).
-    Red(Box<Red>),
-    /// Enhanced RED (DRR+, or the `enhanced_red` FIFO).
-    Enhanced(Box<EnhancedRed>),
-}
-
-/// One FIFO sub-queue of a scheduler.
-#[derive(Clone, Debug, Default)]
-pub struct SubQueue {
-    pkts: VecDeque<Queued>,
-    bytes: u64,
-    /// Own limit, if any (besides the scheduler's shared one).
-    pub limit: Option<Limit>,
-    /// When it last became empty (RED's idle correction).
-    empty_since: Time,
-    /// Admission control.
-    pub aqm: SubAqm,
-}
-
-impl SubQueue {
-    /// A sub-queue with an optional limit and admission control.
-    pub fn new(limit: Option<Limit>, aqm: SubAqm) -> Self {
-        SubQueue { limit, aqm, ..Default::default() }
-    }
-
-    /// Packets waiting.
-    pub fn len(&self) -> usize {
-        self.pkts.len()
-    }
-
-    /// True when nothing waits.
-    pub fn is_empty(&self) -> bool {
-        self.pkts.is_empty()
-    }
-
-    /// Bytes waiting.
-    pub fn bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    /// Admission control and own limit for `q`; does not add it.
-    fn admit(&mut self, q: &Queued) -> Result<(), Refusal> {
-        let idle = self.pkts.is_empty().then_some(self.empty_since);
-        let early = match &mut self.aqm {
-            SubAqm::None => false,
-            SubAqm::Red(red) => red.early_drop(q.at, q.size, self.pkts.len() as u32, self.bytes, idle),
-            SubAqm::Enhanced(e) => e.early_drop(q.at, q.flow, self.pkts.len() as u32, idle),
-        };
-        if early {
-            return Err(Refusal::Early);
-        }
-        if let Some(limit) = self.limit {
-            if exceeds(limit, self.pkts.len() as u32 + 1, self.bytes + u64::from(q.size)) {
-                if let SubAqm::Red(red) = &mut self.aqm {
-                    red.reset_count();
-                }
-                return Err(Refusal::Overflow);
-            }
-        }
-        Ok(())
-    }
-
-    /// Append `q` (no checks).
-    pub fn push_back(&mut self, q: Queued) {
-        self.bytes += u64::from(q.size);
-        self.pkts.push_back(q);
-    }
-
-    /// Remove the head; `now` is noted when the queue empties.
-    pub fn pop_head(&mut self, now: Time) -> Option<Queued> {
-        let q = self.pkts.pop_front()?;
-        self.bytes -= u64::from(q.size);
-        if self.pkts.is_empty() {
-            self.empty_since = now;
-        }
-        Some(q)
-    }
-
-    fn head_size(&self) -> Option<u32> {
-        self.pkts.front().map(|q| q.size)
-    }
-}
+pub use crate::net::enhanced_red::{EnhancedRed, EnhancedRedParams};
+pub use crate::net::subqueue::{Queued, Removal, SubAqm, SubQueue};
 
 /// What a DRR does when its shared limit is reached.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -503,14 +312,14 @@ impl Scheduler {
 
     /// Every waiting packet.
     pub fn iter(&self) -> impl Iterator<Item = &Queued> + '_ {
-        self.queues.iter().flat_map(|q| q.pkts.iter())
+        self.queues.iter().flat_map(|q| q.iter())
     }
 
     /// Remove the head of queue `k` as a push-out.
     fn push_out(&mut self, k: usize, now: Time, removed: &mut Vec<(Queued, Removal)>) {
         let q = self.queues[k].pop_head(now).expect("pushing out of an empty queue");
         self.pkts -= 1;
-        self.bytes -= u64::from(q.size);
+        self.bytes -= u64::from(q.meta.size);
         removed.push((q, Removal::PushOut));
         if self.queues[k].is_empty() {
             match &mut self.disc {
@@ -529,15 +338,15 @@ impl Scheduler {
     /// Offer `q` at `now` (its arrival time). On refusal nothing changed but the AQM state;
     /// packets pushed out to make room are appended to `removed`.
     pub fn enqueue(&mut self, now: Time, q: Queued, removed: &mut Vec<(Queued, Removal)>) -> Result<(), Refusal> {
-        let k = self.class[q.flow as usize] as usize;
-        self.max_packet = self.max_packet.max(q.size);
+        let k = self.class[q.meta.flow as usize] as usize;
+        self.max_packet = self.max_packet.max(q.meta.size);
         let push_out = match &self.disc {
             Discipline::Drr(d) => d.overflow == Overflow::PushOutLongest,
             Discipline::FqCodel(_) => true,
             Discipline::Priority => false,
         };
         self.queues[k].admit(&q)?;
-        if !push_out && exceeds(self.total, self.pkts + 1, self.bytes + u64::from(q.size)) {
+        if !push_out && exceeds(self.total, self.pkts + 1, self.bytes + u64::from(q.meta.size)) {
             if let SubAqm::Red(red) = &mut self.queues[k].aqm {
                 red.reset_count();
             }
@@ -545,7 +354,7 @@ impl Scheduler {
         }
         self.queues[k].push_back(q);
         self.pkts += 1;
-        self.bytes += u64::from(q.size);
+        self.bytes += u64::from(q.meta.size);
         match &mut self.disc {
             Discipline::Drr(d) => {
                 if self.queues[k].len() == 1 {
@@ -569,7 +378,7 @@ impl Scheduler {
                 Discipline::Drr(d) => {
                     let mut best = d.active[0] as usize;
                     for &a in &d.active {
-                        if self.queues[a as usize].bytes > self.queues[best].bytes {
+                        if self.queues[a as usize].bytes() > self.queues[best].bytes() {
                             best = a as usize;
                         }
                     }
@@ -579,7 +388,7 @@ impl Scheduler {
                 _ => {
                     let mut best = 0;
                     for (i, sq) in self.queues.iter().enumerate() {
-                        if sq.bytes > self.queues[best].bytes {
+                        if sq.bytes() > self.queues[best].bytes() {
                             best = i;
                         }
                     }
@@ -645,11 +454,11 @@ impl Scheduler {
                     let got = fq.state[k].dequeue(now, &fq.codel, &mut self.queues[k], maxpacket, removed);
                     for (r, _) in &removed[before..] {
                         self.pkts -= 1;
-                        self.bytes -= u64::from(r.size);
+                        self.bytes -= u64::from(r.meta.size);
                     }
                     match got {
                         Some(q) => {
-                            fq.deficit[k] -= i64::from(q.size);
+                            fq.deficit[k] -= i64::from(q.meta.size);
                             break (k, q);
                         }
                         None => {
@@ -670,7 +479,7 @@ impl Scheduler {
         };
         debug_assert!(k < self.queues.len());
         self.pkts -= 1;
-        self.bytes -= u64::from(q.size);
+        self.bytes -= u64::from(q.meta.size);
         Some(q)
     }
 }
@@ -679,9 +488,10 @@ impl Scheduler {
 mod tests {
     use super::*;
     use crate::engine::stream;
+    use crate::packet::Meta;
 
     fn pkt(id: u32, flow: u32, size: u32) -> Queued {
-        Queued { id, flow, size, at: 0 }
+        Queued { id, at: 0, meta: Meta { flow, group: 0, size, ecn: 0, flags: 0 } }
     }
 
     fn drr(quanta: &[u32], total: Limit, overflow: Overflow) -> Scheduler {
@@ -709,7 +519,7 @@ mod tests {
         let mut sent = [0u64; 3];
         for _ in 0..1200 {
             let q = s.dequeue(0, &mut removed).unwrap();
-            sent[q.flow as usize] += u64::from(q.size);
+            sent[q.meta.flow as usize] += u64::from(q.meta.size);
         }
         // 1200 packets = 200 rounds of 1 + 2 + 3 packets.
         assert_eq!(sent, [100_000, 200_000, 300_000]);
@@ -724,7 +534,7 @@ mod tests {
         for i in 0..20 {
             s.enqueue(0, pkt(i, i % 2, 1000), &mut removed).unwrap();
         }
-        let order: Vec<u32> = (0..6).map(|_| s.dequeue(0, &mut removed).unwrap().flow).collect();
+        let order: Vec<u32> = (0..6).map(|_| s.dequeue(0, &mut removed).unwrap().meta.flow).collect();
         assert_eq!(order, [1, 0, 1, 1, 0, 1]);
     }
 

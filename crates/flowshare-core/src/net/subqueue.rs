@@ -1,0 +1,134 @@
+//! The FIFO sub-queues of a scheduled link direction ([`crate::net::sched`]): the packets
+//! waiting in them ([`Queued`]), their admission control (RED, enhanced RED) and limits, and why
+//! a queued packet may leave without being sent ([`Removal`]). CoDel ([`crate::net::codel`])
+//! works on these queues; the scheduler chooses among them.
+
+use crate::net::enhanced_red::EnhancedRed;
+use crate::net::red::Red;
+use crate::net::{Limit, Refusal};
+use crate::packet::{Meta, PacketId};
+use crate::units::Time;
+use std::collections::VecDeque;
+
+/// A packet waiting in a scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Queued {
+    /// Arena index.
+    pub id: PacketId,
+    /// Arrival time at the queue.
+    pub at: Time,
+    /// What the discipline sees of it (flow and group for classification, size, ECN, frame).
+    pub meta: Meta,
+}
+
+/// Why a packet that had been queued left without being sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Removal {
+    /// Pushed out of the longest (fattest) queue to make room for an arrival.
+    PushOut,
+    /// Dropped at dequeue by CoDel.
+    Codel,
+}
+
+/// Whether `pkts` packets of `bytes` bytes exceed `limit`.
+#[inline]
+pub(crate) fn exceeds(limit: Limit, pkts: u32, bytes: u64) -> bool {
+    match limit {
+        Limit::Packets(n) => pkts > n,
+        Limit::Bytes(b) => bytes > b,
+    }
+}
+
+/// Admission control of one sub-queue, before its limit.
+#[derive(Clone, Debug, Default)]
+pub enum SubAqm {
+    /// Only limits refuse packets.
+    #[default]
+    None,
+    /// RED (DRR+).
+    Red(Box<Red>),
+    /// Enhanced RED (DRR+, or the `enhanced_red` FIFO).
+    Enhanced(Box<EnhancedRed>),
+}
+
+/// One FIFO sub-queue of a scheduler.
+#[derive(Clone, Debug, Default)]
+pub struct SubQueue {
+    pkts: VecDeque<Queued>,
+    bytes: u64,
+    /// Own limit, if any (besides the scheduler's shared one).
+    pub limit: Option<Limit>,
+    /// When it last became empty (RED's idle correction).
+    empty_since: Time,
+    /// Admission control.
+    pub aqm: SubAqm,
+}
+
+impl SubQueue {
+    /// A sub-queue with an optional limit and admission control.
+    pub fn new(limit: Option<Limit>, aqm: SubAqm) -> Self {
+        SubQueue { limit, aqm, ..Default::default() }
+    }
+
+    /// Packets waiting.
+    pub fn len(&self) -> usize {
+        self.pkts.len()
+    }
+
+    /// True when nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.pkts.is_empty()
+    }
+
+    /// Bytes waiting.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The packets waiting, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Queued> + '_ {
+        self.pkts.iter()
+    }
+
+    /// Admission control and own limit for `q`; does not add it.
+    pub(crate) fn admit(&mut self, q: &Queued) -> Result<(), Refusal> {
+        let idle = self.pkts.is_empty().then_some(self.empty_since);
+        let early = match &mut self.aqm {
+            SubAqm::None => false,
+            SubAqm::Red(red) => red.early_drop(q.at, q.meta.size, self.pkts.len() as u32, self.bytes, idle),
+            SubAqm::Enhanced(e) => e.early_drop(q.at, q.meta.flow, self.pkts.len() as u32, idle),
+        };
+        if early {
+            return Err(Refusal::Early);
+        }
+        if let Some(limit) = self.limit {
+            if exceeds(limit, self.pkts.len() as u32 + 1, self.bytes + u64::from(q.meta.size)) {
+                if let SubAqm::Red(red) = &mut self.aqm {
+                    red.reset_count();
+                }
+                return Err(Refusal::Overflow);
+            }
+        }
+        Ok(())
+    }
+
+    /// Append `q` (no checks).
+    pub fn push_back(&mut self, q: Queued) {
+        self.bytes += u64::from(q.meta.size);
+        self.pkts.push_back(q);
+    }
+
+    /// Remove the head; `now` is noted when the queue empties.
+    pub fn pop_head(&mut self, now: Time) -> Option<Queued> {
+        let q = self.pkts.pop_front()?;
+        self.bytes -= u64::from(q.meta.size);
+        if self.pkts.is_empty() {
+            self.empty_since = now;
+        }
+        Some(q)
+    }
+
+    pub(crate) fn head_size(&self) -> Option<u32> {
+        self.pkts.front().map(|q| q.meta.size)
+    }
+}
