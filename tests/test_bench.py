@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from flowshare import bench, bench_algorithms
+from bench import algorithms, driver
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parent.parent
@@ -34,13 +34,13 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_parse_peer_output_with_drops():
     out = "acked_pkts 489109 goodput_mbps 95.213218666666677 drops 1352\n"
-    assert bench.parse_peer_output(out) == {
+    assert driver.parse_peer_output(out) == {
         "acked_pkts": 489109, "goodput_mbps": pytest.approx(95.213218666666677), "drops": 1352}
 
 
 def test_parse_peer_output_reference_format_has_no_drops():
     # The scripts in the shared reference folder print no drop count.
-    parsed = bench.parse_peer_output("acked_pkts 451008 goodput_mbps 87.796224\n")
+    parsed = driver.parse_peer_output("acked_pkts 451008 goodput_mbps 87.796224\n")
     assert parsed["acked_pkts"] == 451008
     assert parsed["goodput_mbps"] == pytest.approx(87.796224)
     assert parsed["drops"] is None
@@ -52,14 +52,14 @@ def test_parse_peer_output_ignores_noise_and_takes_last_line():
         acked_pkts 1 goodput_mbps 0.1 drops 0
         acked_pkts 200 goodput_mbps 1.5e1 drops 7
     """)
-    assert bench.parse_peer_output(out) == {"acked_pkts": 200, "goodput_mbps": 15.0, "drops": 7}
+    assert driver.parse_peer_output(out) == {"acked_pkts": 200, "goodput_mbps": 15.0, "drops": 7}
 
 
 @pytest.mark.parametrize("text", ["", "Segmentation fault\n", "acked_pkts goodput_mbps\n",
                                   "acked_pkts 10 goodput_mbps nan\n"])
 def test_parse_peer_output_rejects_missing_or_bad_line(text):
     with pytest.raises(ValueError):
-        bench.parse_peer_output(text)
+        driver.parse_peer_output(text)
 
 
 def _fs_line(**over):
@@ -71,14 +71,14 @@ def _fs_line(**over):
 
 def test_parse_flowshare_output_takes_last_json_line():
     out = "loading scenario\n" + _fs_line() + "\n\n"
-    parsed = bench.parse_flowshare_output(out)
+    parsed = driver.parse_flowshare_output(out)
     assert parsed["events"] == 3_000_000
     assert parsed["wall_s"] == 0.25
     assert parsed["drops"] == 1300
 
 
 def test_parse_flowshare_output_turns_float_counts_into_integers():
-    parsed = bench.parse_flowshare_output(_fs_line(acked_pkts=502829.0, events=3025435.0))
+    parsed = driver.parse_flowshare_output(_fs_line(acked_pkts=502829.0, events=3025435.0))
     assert parsed["acked_pkts"] == 502829 and isinstance(parsed["acked_pkts"], int)
     assert isinstance(parsed["events"], int)
 
@@ -93,7 +93,7 @@ def test_parse_flowshare_output_turns_float_counts_into_integers():
 ])
 def test_parse_flowshare_output_rejects_bad_output(out):
     with pytest.raises(ValueError):
-        bench.parse_flowshare_output(out)
+        driver.parse_flowshare_output(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ def test_parse_flowshare_output_rejects_bad_output(out):
 
 
 def _runs(walls, peaks, parsed, cpus=None):
-    r = bench.SimRuns()
+    r = driver.SimRuns()
     r.walls, r.peaks, r.parsed = list(walls), list(peaks), list(parsed)
     r.cpus = list(cpus or walls)
     return r
@@ -112,13 +112,13 @@ REQUIRED = ("flowshare_s", "ns2_s", "ns3_s", "speedup_vs_ns2", "speedup_vs_ns3",
 
 
 def test_case_result_with_all_simulators():
-    case = bench.CASES["r1"]
+    case = driver.CASES["r1"]
     fs = _runs([0.30, 0.10, 0.13], [10.0, 12.0, 11.0],
                [json.loads(_fs_line(wall_s=w, goodput_mbps=96.0)) for w in (0.28, 0.08, 0.18)])
     ns2 = _runs([1.2, 1.9, 1.3], [19.0, 19.5, 19.2],
                 [{"acked_pkts": 489109, "goodput_mbps": 95.0, "drops": 1352}] * 3)
     ns3 = _runs([45.0], [228.0], [{"acked_pkts": 491980, "goodput_mbps": 95.77, "drops": 1307}])
-    res = bench.build_case_result(case, fs, ns2, ns3)
+    res = driver.build_case_result(case, fs, ns2, ns3)
     for key in REQUIRED:
         assert key in res
     assert res["flowshare_s"] == pytest.approx(0.13)           # median, not mean or first
@@ -141,11 +141,11 @@ def test_case_result_with_all_simulators():
 
 
 def test_case_result_targets_can_fail():
-    case = bench.CASES["r2"]
+    case = driver.CASES["r2"]
     fs = _runs([4.0], [80.0], [json.loads(_fs_line(goodput_mbps=850.0))])
     ns2 = _runs([10.0], [58.0], [{"acked_pkts": 1, "goodput_mbps": 883.5, "drops": 5}])
     ns3 = _runs([300.0], [900.0], [{"acked_pkts": 1, "goodput_mbps": 880.0, "drops": 5}])
-    res = bench.build_case_result(case, fs, ns2, ns3)
+    res = driver.build_case_result(case, fs, ns2, ns3)
     assert res["speedup_vs_ns2"] == pytest.approx(2.5)
     assert res["meets_ns2_speed_target"] is False
     assert res["meets_ns3_speed_target"] is False
@@ -154,11 +154,11 @@ def test_case_result_targets_can_fail():
 
 
 def test_case_result_missing_peers_are_null():
-    case = bench.CASES["r1"]
+    case = driver.CASES["r1"]
     fs = _runs([0.2], [10.0], [json.loads(_fs_line())])
-    ns2 = bench.SimRuns(status="missing", note="ns-2 (`ns`) not installed")
-    ns3 = bench.SimRuns(status="skipped", note="skipped: --no-ns3")
-    res = bench.build_case_result(case, fs, ns2, ns3)
+    ns2 = driver.SimRuns(status="missing", note="ns-2 (`ns`) not installed")
+    ns3 = driver.SimRuns(status="skipped", note="skipped: --no-ns3")
+    res = driver.build_case_result(case, fs, ns2, ns3)
     for key in ("ns2_s", "ns3_s", "speedup_vs_ns2", "speedup_vs_ns3", "ns2_peak_mib",
                 "ns3_peak_mib", "ns2_goodput_mbps", "memory_ratio_vs_ns2",
                 "goodput_diff_vs_ns2_pct", "meets_ns2_speed_target", "meets_ns3_speed_target",
@@ -170,16 +170,16 @@ def test_case_result_missing_peers_are_null():
 
 
 def test_case_result_ns3_timeout_gives_a_lower_bound():
-    case = bench.CASES["r2"]
+    case = driver.CASES["r2"]
     fs = _runs([2.0], [50.0], [json.loads(_fs_line())])
     ns2 = _runs([20.0], [59.0], [{"acked_pkts": 1, "goodput_mbps": 1.0, "drops": 0}])
-    ns3 = bench.SimRuns(status="timeout", timeout_s=900.0)
-    res = bench.build_case_result(case, fs, ns2, ns3)
+    ns3 = driver.SimRuns(status="timeout", timeout_s=900.0)
+    res = driver.build_case_result(case, fs, ns2, ns3)
     assert res["ns3_s"] is None and res["speedup_vs_ns3"] is None
     assert res["speedup_vs_ns3_lower_bound"] == pytest.approx(450.0)
     assert res["meets_ns3_speed_target"] is True      # 900 s / 2 s already exceeds 150
     fs_slow = _runs([10.0], [50.0], [json.loads(_fs_line())])
-    res = bench.build_case_result(case, fs_slow, ns2, ns3)
+    res = driver.build_case_result(case, fs_slow, ns2, ns3)
     assert res["meets_ns3_speed_target"] is None      # ≥ 90× proves nothing either way
 
 
@@ -195,7 +195,7 @@ needs_cc = pytest.mark.skipif(not HAVE_CC, reason="no C compiler for the rusage_
 def helper(tmp_path_factory):
     if not HAVE_CC:
         pytest.skip("no C compiler for the rusage_exec wrapper")
-    path = bench.ensure_rusage_helper(tmp_path_factory.mktemp("build"))
+    path = driver.ensure_rusage_helper(tmp_path_factory.mktemp("build"))
     assert path is not None
     return path
 
@@ -208,9 +208,9 @@ def test_peak_memory_is_the_childs_own(helper):
     # This process holds 200 MiB more than the children will. Linux would charge a child
     # spawned directly from here with this process's peak; through the wrapper it must not.
     ballast = b"\x02" * (200 * 1024 * 1024)
-    big = bench.measure_process([PY, "-c", ALLOC_120], rusage_helper=helper)
-    small = bench.measure_process([PY, "-c", "pass"], rusage_helper=helper)
-    true = bench.measure_process(["true"], rusage_helper=helper)
+    big = driver.measure_process([PY, "-c", ALLOC_120], rusage_helper=helper)
+    small = driver.measure_process([PY, "-c", "pass"], rusage_helper=helper)
+    true = driver.measure_process(["true"], rusage_helper=helper)
     assert len(ballast) and big.ok and small.ok and true.ok
     assert 120 <= big.peak_mib < 200
     assert small.peak_mib < 40                   # a bare interpreter, not this process's 200+ MiB
@@ -220,21 +220,21 @@ def test_peak_memory_is_the_childs_own(helper):
 
 @needs_cc
 def test_wrapper_passes_on_exit_status_and_signals(helper):
-    res = bench.measure_process([PY, "-c", "import sys; sys.exit(3)"], rusage_helper=helper)
+    res = driver.measure_process([PY, "-c", "import sys; sys.exit(3)"], rusage_helper=helper)
     assert res.returncode == 3
     crash = "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
-    res = bench.measure_process([PY, "-c", crash], rusage_helper=helper)
+    res = driver.measure_process([PY, "-c", crash], rusage_helper=helper)
     assert res.returncode == -signal.SIGSEGV
-    res = bench.measure_process(["/nonexistent/simulator"], rusage_helper=helper)
+    res = driver.measure_process(["/nonexistent/simulator"], rusage_helper=helper)
     assert res.returncode == 127 and "cannot run" in res.stderr
 
 
 @needs_cc
 def test_wrapper_is_rebuilt_only_when_needed(tmp_path):
-    first = bench.ensure_rusage_helper(tmp_path)
+    first = driver.ensure_rusage_helper(tmp_path)
     assert first is not None
     mtime = first.stat().st_mtime_ns
-    assert bench.ensure_rusage_helper(tmp_path) == first
+    assert driver.ensure_rusage_helper(tmp_path) == first
     assert first.stat().st_mtime_ns == mtime
 
 
@@ -244,16 +244,16 @@ def test_peak_memory_without_wrapper_is_unknown_below_the_drivers_own():
     import resource
 
     own_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    small = bench.measure_process([PY, "-c", "pass"])
+    small = driver.measure_process([PY, "-c", "pass"])
     want = int(own_mib) + 64
-    big = bench.measure_process([PY, "-c", f"x = b'\\x01' * ({want} * 1024 * 1024)"])
+    big = driver.measure_process([PY, "-c", f"x = b'\\x01' * ({want} * 1024 * 1024)"])
     assert small.ok and big.ok
     assert small.peak_mib is None
     assert big.peak_mib is not None and big.peak_mib >= want
 
 
 def test_measure_process_captures_output_and_status():
-    res = bench.measure_process(
+    res = driver.measure_process(
         [PY, "-c", "import sys; print('acked_pkts 5 goodput_mbps 1.0'); "
                    "print('oops', file=sys.stderr); sys.exit(3)"])
     assert res.returncode == 3 and not res.ok and not res.timed_out
@@ -262,14 +262,14 @@ def test_measure_process_captures_output_and_status():
 
 
 def test_measure_process_stops_at_the_time_limit():
-    res = bench.measure_process([PY, "-c", "import time; time.sleep(30)"], timeout=0.5)
+    res = driver.measure_process([PY, "-c", "import time; time.sleep(30)"], timeout=0.5)
     assert res.timed_out and not res.ok
     assert res.returncode is None
     assert 0.4 < res.wall_s < 10
 
 
 def test_measure_process_large_output_does_not_stall():
-    res = bench.measure_process([PY, "-c", "print('x' * 1_000_000); print('done')"], timeout=30)
+    res = driver.measure_process([PY, "-c", "print('x' * 1_000_000); print('done')"], timeout=30)
     assert res.ok and res.stdout.rstrip().endswith("done")
 
 
@@ -309,14 +309,14 @@ def _fake_repo(tmp_path: Path, sim_body: str | None = None) -> tuple[Path, Path]
 
 def _args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    bench.add_arguments(parser)
+    driver.add_arguments(parser)
     return parser.parse_args(list(argv))
 
 
 def test_cli_json_is_one_object_and_peers_are_null(tmp_path, capsys):
     root, sim = _fake_repo(tmp_path)
     doc = tmp_path / "performance.md"
-    status = bench.run_cli(_args("--json", "--skip-peers", "--cases", "r1", "--repeat", "2",
+    status = driver.run_cli(_args("--json", "--skip-peers", "--cases", "r1", "--repeat", "2",
                                  "--root", str(root), "--sim", str(sim),
                                  "--write-doc", str(doc)))
     out, err = capsys.readouterr()
@@ -337,14 +337,14 @@ def test_cli_json_is_one_object_and_peers_are_null(tmp_path, capsys):
     assert not list(tmp_path.glob(".bench-snapshot-*"))   # the copies run were removed
     assert "[bench]" in err                         # progress on stderr
     text = doc.read_text()
-    assert bench.BEGIN_MARKER in text and bench.END_MARKER in text
+    assert driver.BEGIN_MARKER in text and driver.END_MARKER in text
     assert "| ns-2 | – (skipped: --skip-peers)" in text
     assert "not measured" in text
 
 
 def test_cli_missing_binary_is_a_one_line_error(tmp_path, capsys):
     root, _ = _fake_repo(tmp_path)
-    status = bench.run_cli(_args("--json", "--skip-peers", "--cases", "r1", "--root", str(root),
+    status = driver.run_cli(_args("--json", "--skip-peers", "--cases", "r1", "--root", str(root),
                                  "--sim", str(tmp_path / "nope")))
     out, err = capsys.readouterr()
     assert status != 0
@@ -354,7 +354,7 @@ def test_cli_missing_binary_is_a_one_line_error(tmp_path, capsys):
 
 def test_cli_missing_scenario_is_an_error(tmp_path, capsys):
     root, sim = _fake_repo(tmp_path)
-    status = bench.run_cli(_args("--skip-peers", "--cases", "r2", "--root", str(root),
+    status = driver.run_cli(_args("--skip-peers", "--cases", "r2", "--root", str(root),
                                  "--sim", str(sim)))
     out, err = capsys.readouterr()
     assert status != 0 and out == ""
@@ -363,7 +363,7 @@ def test_cli_missing_scenario_is_an_error(tmp_path, capsys):
 
 def test_cli_failing_simulator_is_an_error(tmp_path, capsys):
     root, sim = _fake_repo(tmp_path, "import sys\nprint('boom', file=sys.stderr)\nsys.exit(4)\n")
-    status = bench.run_cli(_args("--json", "--skip-peers", "--cases", "r1", "--root", str(root),
+    status = driver.run_cli(_args("--json", "--skip-peers", "--cases", "r1", "--root", str(root),
                                  "--sim", str(sim)))
     out, err = capsys.readouterr()
     assert status != 0 and out == ""
@@ -386,18 +386,18 @@ def test_terminated_benchmark_kills_its_child(tmp_path):
         open({str(pidfile)!r}, "w").write(str(os.getpid()))
         time.sleep(60)
     """))
-    driver = subprocess.Popen(
-        [PY, "-c", "import sys; from flowshare import bench; sys.exit(bench.main(sys.argv[1:]))",
-         "--skip-peers", "--cases", "r1", "--root", str(root), "--sim", str(sim)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [PY, "-m", "bench", "--skip-peers", "--cases", "r1", "--root", str(root),
+         "--sim", str(sim)],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     child = None
     try:
         deadline = time.monotonic() + 30
         while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
             time.sleep(0.02)
         child = int(pidfile.read_text())
-        driver.send_signal(signal.SIGTERM)
-        assert driver.wait(timeout=20) != 0
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) != 0
         # The killed child is re-parented once the driver is gone; until its new parent
         # reaps it, it lingers as a zombie, which is dead for this test's purpose.
         deadline = time.monotonic() + 10
@@ -406,9 +406,9 @@ def test_terminated_benchmark_kills_its_child(tmp_path):
         assert not _alive(child), "the simulator child outlived the benchmark driver"
         child = None
     finally:
-        if driver.poll() is None:
-            driver.kill()
-            driver.wait()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
         if child is not None:          # the test failed: do not leave the sleeper behind
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child, signal.SIGKILL)
@@ -426,38 +426,38 @@ def test_cli_rejects_unknown_case():
 
 def test_update_doc_keeps_hand_written_text(tmp_path):
     doc = tmp_path / "performance.md"
-    doc.write_text(f"# Performance\n\nintro\n\n{bench.BEGIN_MARKER}\nold table\n"
-                   f"{bench.END_MARKER}\n\n## How to read this\n\nhand-written\n")
-    bench.update_doc(doc, "new table\n")
+    doc.write_text(f"# Performance\n\nintro\n\n{driver.BEGIN_MARKER}\nold table\n"
+                   f"{driver.END_MARKER}\n\n## How to read this\n\nhand-written\n")
+    driver.update_doc(doc, "new table\n")
     text = doc.read_text()
     assert "old table" not in text and "new table" in text
     assert text.startswith("# Performance\n\nintro\n\n")
     assert text.endswith("## How to read this\n\nhand-written\n")
-    bench.update_doc(doc, "newer table\n")          # idempotent shape
-    assert doc.read_text().count(bench.BEGIN_MARKER) == 1
+    driver.update_doc(doc, "newer table\n")          # idempotent shape
+    assert doc.read_text().count(driver.BEGIN_MARKER) == 1
 
 
 def test_update_doc_without_markers_and_missing_file(tmp_path):
     doc = tmp_path / "a.md"
     doc.write_text("# Performance\n\nnotes\n")
-    bench.update_doc(doc, "table\n")
+    driver.update_doc(doc, "table\n")
     text = doc.read_text()
     assert text.index("table") < text.index("notes") and text.startswith("# Performance\n")
     fresh = tmp_path / "sub" / "b.md"
-    bench.update_doc(fresh, "table\n")
-    assert bench.BEGIN_MARKER in fresh.read_text()
+    driver.update_doc(fresh, "table\n")
+    assert driver.BEGIN_MARKER in fresh.read_text()
 
 
 def test_render_markdown_reports_verdicts():
-    case = bench.CASES["r1"]
+    case = driver.CASES["r1"]
     fs = _runs([0.1], [10.0], [json.loads(_fs_line(goodput_mbps=95.0))])
     ns2 = _runs([1.0], [19.0], [{"acked_pkts": 489109, "goodput_mbps": 95.2, "drops": 1352}])
-    ns3 = bench.SimRuns(status="missing", note="ns-3 libraries (libns3*.so) not installed")
-    report = {"r1": bench.build_case_result(case, fs, ns2, ns3),
+    ns3 = driver.SimRuns(status="missing", note="ns-3 libraries (libns3*.so) not installed")
+    report = {"r1": driver.build_case_result(case, fs, ns2, ns3),
               "meta": {"machine": {"nproc": 2, "cpu_model": "Test CPU"},
                        "settings": {"repeat": 1, "ns3_repeat": 1, "peer_timeout_s": 900.0},
                        "commands": ["ns bench/peers/ns2_dumbbell.tcl 16 60 100 20 250 Newreno"]}}
-    text = bench.render_markdown(report)
+    text = driver.render_markdown(report)
     assert "Test CPU" in text
     assert "| ≥ 5× faster than ns-2 (wall time) | 10.0× | **met** |" in text
     assert "faster than ns-3 (wall time) | – | not measured |" in text
@@ -471,14 +471,14 @@ def test_render_markdown_reports_verdicts():
 
 
 def test_peer_arguments_match_the_reference_dumbbells():
-    assert bench.CASES["r1"].peer_args() == ["16", "60", "100", "20", "250"]
-    assert bench.CASES["r2"].peer_args() == ["100", "60", "1000", "20", "1000"]
+    assert driver.CASES["r1"].peer_args() == ["16", "60", "100", "20", "250"]
+    assert driver.CASES["r2"].peer_args() == ["100", "60", "1000", "20", "1000"]
 
 
 def test_ns3_compile_command_links_every_library(tmp_path):
     libs = [Path("/usr/lib/x86_64-linux-gnu/libns3-core.so"),
             Path("/opt/ns3/lib/libns3.37-internet-default.so")]
-    cmd = bench.ns3_compile_command(tmp_path, libs)
+    cmd = driver.ns3_compile_command(tmp_path, libs)
     assert cmd[:3] == ["g++", "-O2", "-std=c++17"]
     assert "-lns3-core" in cmd and "-lns3.37-internet-default" in cmd
     assert "-L/opt/ns3/lib" in cmd and not any(a.startswith("-L/usr/lib") for a in cmd)
@@ -486,40 +486,40 @@ def test_ns3_compile_command_links_every_library(tmp_path):
 
 def test_ns3_peer_missing_libraries_or_stale_binary(tmp_path, monkeypatch):
     monkeypatch.delenv("FLOWSHARE_NS3", raising=False)
-    monkeypatch.setattr(bench, "ns3_libraries", lambda: [])
+    monkeypatch.setattr(driver, "ns3_libraries", lambda: [])
     (tmp_path / "bench" / "peers").mkdir(parents=True)
-    binary, reason = bench.ensure_ns3_binary(tmp_path, lambda msg: None)
+    binary, reason = driver.ensure_ns3_binary(tmp_path, lambda msg: None)
     assert binary is None and "not installed" in reason
-    source = tmp_path / bench.NS3_SOURCE
+    source = tmp_path / driver.NS3_SOURCE
     source.write_text("int main() { return 0; }\n")
-    built = tmp_path / bench.NS3_BINARY
+    built = tmp_path / driver.NS3_BINARY
     built.parent.mkdir(parents=True)
     built.write_text("")
     os.utime(source, (1_000_000, 1_000_000))
     os.utime(built, (2_000_000, 2_000_000))
-    assert bench.ensure_ns3_binary(tmp_path, lambda msg: None) == (built, None)
+    assert driver.ensure_ns3_binary(tmp_path, lambda msg: None) == (built, None)
     os.utime(source, (3_000_000, 3_000_000))          # edited after the build: rebuild needed
-    binary, reason = bench.ensure_ns3_binary(tmp_path, lambda msg: None)
+    binary, reason = driver.ensure_ns3_binary(tmp_path, lambda msg: None)
     assert binary is None and "not installed" in reason
 
 
 def test_scenario_mismatches(tmp_path):
     p = tmp_path / "s.toml"
     p.write_text(SCENARIO)
-    assert bench.scenario_mismatches(p, bench.CASES["r1"]) == []
-    problems = bench.scenario_mismatches(p, bench.CASES["r2"])
+    assert driver.scenario_mismatches(p, driver.CASES["r1"]) == []
+    problems = driver.scenario_mismatches(p, driver.CASES["r2"])
     assert any("16 flows" in x for x in problems)
     p.write_text(SCENARIO.replace('"60s"', '"1min"'))
-    assert bench.scenario_mismatches(p, bench.CASES["r1"]) == []
+    assert driver.scenario_mismatches(p, driver.CASES["r1"]) == []
     p.write_text(SCENARIO.replace('"60s"', '"10s"'))
-    assert bench.scenario_mismatches(p, bench.CASES["r1"]) == ["duration 10s, expected 60s"]
+    assert driver.scenario_mismatches(p, driver.CASES["r1"]) == ["duration 10s, expected 60s"]
 
 
 def test_median_and_ratio_helpers():
-    assert bench._median([3.0, 1.0, 2.0, 10.0]) == pytest.approx(2.5)
-    assert bench._median([]) is None
-    assert bench._ratio(1.0, 0.0) is None and bench._ratio(None, 1.0) is None
-    assert math.isclose(bench._ratio(3.0, 2.0), 1.5)
+    assert driver._median([3.0, 1.0, 2.0, 10.0]) == pytest.approx(2.5)
+    assert driver._median([]) is None
+    assert driver._ratio(1.0, 0.0) is None and driver._ratio(None, 1.0) is None
+    assert math.isclose(driver._ratio(3.0, 2.0), 1.5)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -532,11 +532,11 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`) is not installed")
 def test_ns2_peer_prints_goodput_and_drops(tmp_path):
     script = REPO / "bench" / "peers" / "ns2_dumbbell.tcl"
-    helper = bench.ensure_rusage_helper(tmp_path) if HAVE_CC else None
-    res = bench.measure_process(["ns", str(script), "4", "5", "10", "20", "20", "Newreno"],
+    helper = driver.ensure_rusage_helper(tmp_path) if HAVE_CC else None
+    res = driver.measure_process(["ns", str(script), "4", "5", "10", "20", "20", "Newreno"],
                                 timeout=120, rusage_helper=helper)
     assert res.ok, res.stderr
-    parsed = bench.parse_peer_output(res.stdout)
+    parsed = driver.parse_peer_output(res.stdout)
     # Four flows through 10 Mbps for 5 s: at most 10e6 * 5 / (1500 * 8) = 4167 data packets.
     assert 2000 < parsed["acked_pkts"] <= 4167
     assert parsed["drops"] is not None and parsed["drops"] > 0
@@ -552,10 +552,10 @@ def test_every_algorithm_scenario_is_r1_with_one_field_changed(tmp_path):
     from flowshare import load_scenario
 
     r1 = REPO / "scenarios" / "r1-dumbbell.toml"
-    paths = bench_algorithms.write_scenarios(r1, tmp_path)
-    assert list(paths) == [label for label, _ in bench_algorithms.ALGORITHMS]
+    paths = algorithms.write_scenarios(r1, tmp_path)
+    assert list(paths) == [label for label, _ in algorithms.ALGORITHMS]
     base = load_scenario(r1)
-    for label, cc in bench_algorithms.ALGORITHMS:
+    for label, cc in algorithms.ALGORITHMS:
         scen = load_scenario(paths[label])        # the real loader accepts every algorithm
         algo = cc if isinstance(cc, str) else cc["algo"]
         assert scen["flows"][0]["tcp"]["cc"]["algo"] == algo
@@ -565,18 +565,18 @@ def test_every_algorithm_scenario_is_r1_with_one_field_changed(tmp_path):
 
 def test_algorithm_scenario_needs_flow_groups():
     with pytest.raises(ValueError, match="flows:"):
-        bench_algorithms.algorithm_scenario({"simulation": {}}, "reno")
+        algorithms.algorithm_scenario({"simulation": {}}, "reno")
 
 
 def test_relative_cost_flags_slow_algorithms():
-    rows = [bench_algorithms.summarize(label, label, [1.0], [{"wall_s": w, "events": 1000,
+    rows = [algorithms.summarize(label, label, [1.0], [{"wall_s": w, "events": 1000,
                                                               "goodput_mbps": 90.0, "drops": 3}],
-                                       bench._median)
+                                       driver._median)
             for label, w in (("reno", 0.001), ("cubic", 0.0014), ("fast", 0.002))]
-    bench_algorithms.add_relative_cost(rows)
+    algorithms.add_relative_cost(rows)
     assert [r["ns_per_event"] for r in rows] == pytest.approx([1000, 1400, 2000])
     assert [r["slow"] for r in rows] == [False, False, True]
-    text = "\n".join(bench_algorithms.render(rows, 1))
+    text = "\n".join(algorithms.render(rows, 1))
     assert "| `fast` |" in text and "2.00× **slow**" in text and "1.40×" in text
 
 
@@ -592,12 +592,12 @@ def test_cli_algorithm_lines_run_r1_once_per_algorithm(tmp_path, capsys):
     """)
     root, sim = _fake_repo(tmp_path, body)
     doc = tmp_path / "performance.md"
-    status = bench.run_cli(_args("--json", "--cases", "algorithms", "--repeat", "1",
+    status = driver.run_cli(_args("--json", "--cases", "algorithms", "--repeat", "1",
                                  "--root", str(root), "--sim", str(sim), "--write-doc", str(doc)))
     out, _ = capsys.readouterr()
     assert status == 0
     rows = json.loads(out)["algorithms"]["rows"]
-    assert [r["algorithm"] for r in rows] == [label for label, _ in bench_algorithms.ALGORITHMS]
+    assert [r["algorithm"] for r in rows] == [label for label, _ in algorithms.ALGORITHMS]
     vegas = next(r for r in rows if r["algorithm"] == "vegas")
     assert vegas["cost_vs_reno"] == pytest.approx(0.5)     # twice the events in the same time
     assert "r1" not in json.loads(out)
@@ -607,7 +607,7 @@ def test_cli_algorithm_lines_run_r1_once_per_algorithm(tmp_path, capsys):
 def test_cli_algorithm_failure_names_the_algorithm(tmp_path, capsys):
     body = "import sys\nprint('flowshare-sim: error: tcp.cc: unknown algorithm', file=sys.stderr)\nsys.exit(1)\n"
     root, sim = _fake_repo(tmp_path, body)
-    status = bench.run_cli(_args("--cases", "algorithms", "--repeat", "1", "--root", str(root),
+    status = driver.run_cli(_args("--cases", "algorithms", "--repeat", "1", "--root", str(root),
                                  "--sim", str(sim)))
     err = capsys.readouterr().err
     assert status == 1

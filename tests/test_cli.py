@@ -49,21 +49,12 @@ def test_bad_command_lines_exit_2_with_one_line(argv, expected, capsys, tmp_path
 def test_help_and_version_exit_0(capsys):
     assert cli.main(["--help"]) == 0
     out, _ = capsys.readouterr()
-    assert "run" in out and "validate" in out and "demo" in out and "bench" in out
+    assert "run" in out and "validate" in out and "demo" in out
     assert "sweep" in out
     assert cli.main(["run", "--help"]) == 0
     assert "--seed" in capsys.readouterr().out
     assert cli.main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("flowshare ")
-
-
-def test_bench_subcommand_gets_its_arguments_from_the_bench_module(capsys):
-    from flowshare import bench
-
-    assert cli.main(["bench", "--help"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("usage: flowshare bench")
-    assert callable(bench.run_cli)
 
 
 # --- user errors (status 1) -------------------------------------------------------------------

@@ -6,7 +6,6 @@
     flowshare validate FILE.toml
     flowshare sweep FILE.toml --out DIR [--workers N] [--dask ADDR] [--resume]
     flowshare demo --out DIR
-    flowshare bench ...
     flowshare model NAME KEY=VALUE ... [--plot FILE] | flowshare model --list
     flowshare report DIR [--out OUT] [--level L] [--rank-by PARAM]
 
@@ -56,12 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``flowshare`` command line and return its exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
-        parser = _build_parser(with_bench=_command(args_list) == "bench")
-        args = parser.parse_args(args_list)
+        args = _build_parser().parse_args(args_list)
     except _UsageError as exc:
         return _fail(str(exc), status=2)
-    except _UserError as exc:
-        return _fail(str(exc))
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else 0
     try:
@@ -77,11 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(_os_message(exc))
 
 
-def _command(argv: Sequence[str]) -> str | None:
-    return next((a for a in argv if not a.startswith("-")), None)
-
-
-def _build_parser(*, with_bench: bool) -> argparse.ArgumentParser:
+def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
         description="A congestion-control laboratory: packet-level simulation of TCP flows.",
@@ -176,20 +168,6 @@ def _build_parser(*, with_bench: bool) -> argparse.ArgumentParser:
         help="also rank the values of this parameter in each condition (rank matrices)",
     )
     report.set_defaults(handler=_cmd_report)
-
-    bench = commands.add_parser(
-        "bench",
-        help="benchmark against the reference simulators",
-        description="Benchmark the simulator on the reference dumbbells.",
-    )
-    if with_bench:
-        # Imported only when asked for, so other commands never pay for it.
-        try:
-            from . import bench as bench_module
-        except ImportError as exc:
-            raise _UserError(f"the bench command is unavailable: {exc}") from None
-        bench_module.add_arguments(bench)
-        bench.set_defaults(handler=bench_module.run_cli)
     return parser
 
 

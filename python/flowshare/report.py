@@ -1,30 +1,45 @@
-"""A short Markdown report of one run."""
+"""A short Markdown report of one run.
+
+The report reads a run through :class:`Run`, the few attributes of a
+:class:`flowshare.RunResult` it needs; this module does not import :mod:`flowshare.results`,
+which writes ``report.md`` with the other files of a run.
+"""
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pandas as pd
 
-if TYPE_CHECKING:
-    from .results import RunResult
-
-__all__ = ["render_report"]
+__all__ = ["Run", "render_report"]
 
 MAX_FLOW_ROWS = 40
 MAX_QUEUE_ROWS = 10
 
 
+class Run(Protocol):
+    """What a report reads of a run (the attributes of :class:`flowshare.RunResult`)."""
+
+    summary: dict[str, Any]
+    scenario: dict[str, Any]
+    flows: pd.DataFrame
+    queues: pd.DataFrame
+
+    def aggregate(self) -> dict[str, Any]:
+        """Figures over all flows and queues."""
+        ...
+
+
 def render_report(
-    result: RunResult, *, plot: str | None = "plot.png", title: str | None = None
+    result: Run, *, plot: str | None = "plot.png", title: str | None = None
 ) -> str:
     """Render a Markdown summary of ``result``.
 
     Parameters
     ----------
     result : RunResult
-        The run to describe.
+        The run to describe (any object with the attributes of :class:`Run`).
     plot : str, optional
         Relative path of the plot image to embed; ``None`` for no image.
     title : str, optional

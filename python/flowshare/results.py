@@ -15,6 +15,7 @@ import pandas as pd
 
 from ._files import atomic_directory
 from .metrics import jain_index
+from .report import render_report
 
 __all__ = ["EVENTS_FILE", "OUTPUT_FILES", "RunResult", "events_to_frame", "table_to_frame"]
 
@@ -406,6 +407,4 @@ def _write_plot(result: RunResult, path: Path) -> None:
 
 
 def _write_report(result: RunResult, path: Path) -> None:
-    from .report import render_report
-
     path.write_text(render_report(result, plot="plot.png"), encoding="utf-8")

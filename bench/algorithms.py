@@ -1,4 +1,4 @@
-"""The algorithm lines of ``flowshare bench``: R1 run once per congestion-control algorithm.
+"""The algorithm lines of the benchmark: R1 run once per congestion-control algorithm.
 
 R1 (16 flows, 100 Mbps / 20 ms, 250-packet queue, 60 s) is rerun with every flow group's
 ``tcp.cc`` replaced by each algorithm at its defaults. What matters is the cost per event: an
