@@ -1,7 +1,7 @@
 //! `flowshare-sim [--detail] SCENARIO.toml|.json`: run a scenario from Rust alone and print one
 //! JSON line.
 //!
-//! This is what `flowshare bench` times against ns-2 and ns-3 as a whole process, and what a
+//! This is what `python3 -m bench` times against ns-2 and ns-3 as a whole process, and what a
 //! profiler should be pointed at. Output keys: `wall_s` (seconds in the event loop), `events`,
 //! `acked_pkts` and `goodput_mbps` (computed as the ns-2 reference script does: segments
 //! cumulatively acknowledged × MSS × 8 / duration; UDP flows count packets received), `drops` (all queues), `flows`.

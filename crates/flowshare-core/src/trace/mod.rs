@@ -14,7 +14,7 @@ pub mod pcap;
 
 use crate::net::{LinkId, Network};
 use crate::packet::{Kind, Packet};
-use crate::results::{Column, Table};
+use crate::table::{Column, Table};
 use crate::units::{Dur, Time};
 use crate::ConfigError;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,318 @@
+//! [`Scenario::build`]: everything the schema cannot check, and the network and connections
+//! of a checked scenario.
+
+use super::changes::LinkChange;
+use super::flows::{ConnSpec, Direction};
+use super::tcp::TcpCfg;
+use super::topology::{add_lan_cfg, add_link_cfg, link_dirs, LinkCfg, LinkOverride, TopologyKind};
+use super::Scenario;
+use crate::net::{shortest_path, LinkId, Network, NodeId};
+use crate::traffic::Transport;
+use crate::units::Bytes;
+use crate::ConfigError;
+
+/// The network and connections a scenario describes.
+#[derive(Debug)]
+pub struct Built {
+    /// Nodes and links.
+    pub net: Network,
+    /// Connections in flow order.
+    pub conns: Vec<ConnSpec>,
+    /// Link changes, in time order (file order at equal times).
+    pub changes: Vec<LinkChange>,
+}
+
+impl Scenario {
+    /// Check everything the schema cannot and build the network and connections.
+    pub fn build(&self) -> Result<Built, ConfigError> {
+        if self.simulation.duration.0 == 0 {
+            return Err(ConfigError::new("simulation.duration", "must be greater than 0s"));
+        }
+        if self.flows.is_empty() {
+            return Err(ConfigError::new("flows", "at least one [[flows]] group is required"));
+        }
+        self.topology.check_fields()?;
+        let topo = &self.topology;
+        let kind = topo.kind.as_str();
+        let mut net = Network::default();
+        let mut graph_nodes = Vec::new();
+        let mut routers = Vec::new();
+        let mut access = None;
+        // check_fields guarantees the options each kind needs are present.
+        match topo.kind {
+            TopologyKind::Dumbbell => {
+                let (bottleneck, acc) =
+                    (topo.bottleneck.as_ref().expect("checked"), topo.access.as_ref().expect("checked"));
+                link_dirs(acc, "topology.access")?;
+                let r0 = net.add_node("r0");
+                let r1 = net.add_node("r1");
+                add_link_cfg(&mut net, &self.simulation, "r0-r1".into(), (r0, r1), bottleneck, "topology.bottleneck")?;
+                routers = vec![r0, r1];
+                access = Some(acc);
+            }
+            TopologyKind::ParkingLot => {
+                let (n, link, acc) = (
+                    topo.routers.as_ref().expect("checked"),
+                    topo.link.as_ref().expect("checked"),
+                    topo.access.as_ref().expect("checked"),
+                );
+                if *n < 2 {
+                    return Err(ConfigError::new("topology.routers", format!("must be at least 2, got {n}")));
+                }
+                link_dirs(link, "topology.link")?;
+                link_dirs(acc, "topology.access")?;
+                for i in 0..*n {
+                    routers.push(net.add_node(format!("r{i}")));
+                }
+                for i in 1..*n as usize {
+                    let ends = (routers[i - 1], routers[i]);
+                    add_link_cfg(
+                        &mut net,
+                        &self.simulation,
+                        format!("r{}-r{}", i - 1, i),
+                        ends,
+                        link,
+                        "topology.link",
+                    )?;
+                }
+                access = Some(acc);
+            }
+            TopologyKind::Graph => {
+                let (nodes, links) = (topo.nodes.as_ref().expect("checked"), topo.links.as_ref().expect("checked"));
+                if nodes.is_empty() {
+                    return Err(ConfigError::new("topology.nodes", "at least one node is required"));
+                }
+                for (i, n) in nodes.iter().enumerate() {
+                    if n.is_empty() {
+                        return Err(ConfigError::new(format!("topology.nodes[{i}]"), "a node name cannot be empty"));
+                    }
+                    if net.node(n).is_some() {
+                        return Err(ConfigError::new(
+                            format!("topology.nodes[{i}]"),
+                            format!("duplicate node name \"{n}\""),
+                        ));
+                    }
+                    graph_nodes.push(net.add_node(n.clone()));
+                }
+                for (i, l) in links.iter().enumerate() {
+                    let path = format!("topology.links[{i}]");
+                    let lookup = |field: &str, name: &str| {
+                        net.node(name).ok_or_else(|| {
+                            ConfigError::new(
+                                format!("{path}.{field}"),
+                                format!("unknown node \"{name}\"; nodes are {}", nodes.join(", ")),
+                            )
+                        })
+                    };
+                    let a = lookup("from", &l.from)?;
+                    let b = lookup("to", &l.to)?;
+                    if a == b {
+                        return Err(ConfigError::new(format!("{path}.to"), "a link must join two different nodes"));
+                    }
+                    let cfg = LinkCfg {
+                        rate: l.rate,
+                        delay: l.delay,
+                        queue: l.queue.clone(),
+                        loss: l.loss.clone(),
+                        reverse: l.reverse.clone(),
+                    };
+                    let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
+                    add_link_cfg(&mut net, &self.simulation, name, (a, b), &cfg, &path)?;
+                }
+                for (i, lan) in topo.lans.iter().flatten().enumerate() {
+                    add_lan_cfg(&mut net, &self.simulation, lan, &format!("topology.lans[{i}]"), nodes)?;
+                }
+            }
+        }
+
+        let mut conns = Vec::new();
+        for (g, group) in self.flows.iter().enumerate() {
+            let path = format!("flows[{g}]");
+            let only = |field: &str, present: bool, kinds: &str| {
+                if present {
+                    Err(ConfigError::new(
+                        format!("{path}.{field}"),
+                        format!("only allowed with topology kind {kinds}, this is \"{kind}\""),
+                    ))
+                } else {
+                    Ok(())
+                }
+            };
+            let is_graph = kind == "graph";
+            only("direction", group.direction.is_some() && kind != "dumbbell", "\"dumbbell\"")?;
+            only("from", group.from.is_some() && kind != "parking_lot", "\"parking_lot\"")?;
+            only("to", group.to.is_some() && kind != "parking_lot", "\"parking_lot\"")?;
+            only("src", group.src.is_some() && !is_graph, "\"graph\"")?;
+            only("dst", group.dst.is_some() && !is_graph, "\"graph\"")?;
+            only("src_access", group.src_access.is_some() && is_graph, "\"dumbbell\" or \"parking_lot\"")?;
+            only("dst_access", group.dst_access.is_some() && is_graph, "\"dumbbell\" or \"parking_lot\"")?;
+            if group.count == 0 {
+                return Err(ConfigError::new(format!("{path}.count"), "must be at least 1"));
+            }
+            if group.name.is_empty() {
+                return Err(ConfigError::new(format!("{path}.name"), "cannot be empty"));
+            }
+            if group.size == Some(Bytes(0)) {
+                return Err(ConfigError::new(format!("{path}.size"), "must be at least 1B (omit it for bulk data)"));
+            }
+            let tcp = group.tcp.resolve(&format!("{path}.tcp"))?;
+            let source = match (group.transport, &group.source) {
+                (Transport::Tcp, None) => None,
+                (Transport::Tcp, Some(_)) => {
+                    return Err(ConfigError::new(format!("{path}.source"), "only allowed with transport = \"udp\""));
+                }
+                (Transport::Udp, None) => {
+                    return Err(ConfigError::new(format!("{path}.source"), "is required with transport = \"udp\""));
+                }
+                (Transport::Udp, Some(src)) => {
+                    let udp_only = |field: &str, present: bool| {
+                        if present {
+                            Err(ConfigError::new(format!("{path}.{field}"), "not used with transport = \"udp\""))
+                        } else {
+                            Ok(())
+                        }
+                    };
+                    udp_only("size", group.size.is_some())?;
+                    udp_only("drop_segments", !group.drop_segments.is_empty())?;
+                    let default_tcp = serde_json::to_value(TcpCfg::default()).expect("serializes");
+                    udp_only("tcp", serde_json::to_value(group.tcp).expect("serializes") != default_tcp)?;
+                    Some(src.resolve(&format!("{path}.source"))?)
+                }
+            };
+            // Endpoints of the group's flows are the same routers or nodes for every flow.
+            let (ingress, egress) = match topo.kind {
+                TopologyKind::Dumbbell => match group.direction.unwrap_or_default() {
+                    Direction::Forward => (routers[0], routers[1]),
+                    Direction::Reverse => (routers[1], routers[0]),
+                },
+                TopologyKind::ParkingLot => {
+                    let n = topo.routers.as_ref().expect("checked");
+                    let from = group.from.unwrap_or(0);
+                    let to = group.to.unwrap_or(n - 1);
+                    for (field, v) in [("from", from), ("to", to)] {
+                        if v >= *n {
+                            return Err(ConfigError::new(
+                                format!("{path}.{field}"),
+                                format!("router {v} does not exist; routers are 0..{}", n - 1),
+                            ));
+                        }
+                    }
+                    if from == to {
+                        return Err(ConfigError::new(format!("{path}.to"), "must differ from `from`"));
+                    }
+                    (routers[from as usize], routers[to as usize])
+                }
+                TopologyKind::Graph => {
+                    let nodes = topo.nodes.as_ref().expect("checked");
+                    let find = |field: &str, v: &Option<String>| -> Result<NodeId, ConfigError> {
+                        let name = v.as_deref().ok_or_else(|| {
+                            ConfigError::new(format!("{path}.{field}"), "is required with topology kind \"graph\"")
+                        })?;
+                        net.node(name).ok_or_else(|| {
+                            ConfigError::new(
+                                format!("{path}.{field}"),
+                                format!("unknown node \"{name}\"; nodes are {}", nodes.join(", ")),
+                            )
+                        })
+                    };
+                    let s = find("src", &group.src)?;
+                    let d = find("dst", &group.dst)?;
+                    if s == d {
+                        return Err(ConfigError::new(format!("{path}.dst"), "must differ from `src`"));
+                    }
+                    (s, d)
+                }
+            };
+            if let Some(stop) = group.stop {
+                if stop <= group.start {
+                    return Err(ConfigError::new(
+                        format!("{path}.stop"),
+                        format!("{stop} is not after start = {}", group.start),
+                    ));
+                }
+            }
+            let mut drop_segments = group.drop_segments.clone();
+            drop_segments.sort_unstable();
+            drop_segments.dedup();
+            let same_name = self.flows[..g].iter().filter(|f| f.name == group.name).map(|f| f.count).sum::<u32>();
+            for k in 0..group.count {
+                let index = conns.len();
+                let (src, dst) = if let Some(acc) = access {
+                    let none = LinkOverride::default();
+                    let s_cfg = group.src_access.as_ref().unwrap_or(&none).apply(acc);
+                    let d_cfg = group.dst_access.as_ref().unwrap_or(&none).apply(acc);
+                    let s = net.add_node(format!("s{index}"));
+                    let d = net.add_node(format!("d{index}"));
+                    // Forward is the direction of the flow's data: host to router, router to host.
+                    let s_name = format!("s{index}-{}", net.nodes[ingress as usize]);
+                    let d_name = format!("{}-d{index}", net.nodes[egress as usize]);
+                    add_link_cfg(
+                        &mut net,
+                        &self.simulation,
+                        s_name,
+                        (s, ingress),
+                        &s_cfg,
+                        &format!("{path}.src_access"),
+                    )?;
+                    add_link_cfg(
+                        &mut net,
+                        &self.simulation,
+                        d_name,
+                        (egress, d),
+                        &d_cfg,
+                        &format!("{path}.dst_access"),
+                    )?;
+                    (s, d)
+                } else {
+                    (ingress, egress)
+                };
+                let data_route = shortest_path(&net, src, dst).ok_or_else(|| {
+                    ConfigError::new(
+                        path.clone(),
+                        format!("no route from \"{}\" to \"{}\"", net.nodes[src as usize], net.nodes[dst as usize]),
+                    )
+                })?;
+                let ack_route = shortest_path(&net, dst, src).ok_or_else(|| {
+                    ConfigError::new(
+                        path.clone(),
+                        format!("no route from \"{}\" to \"{}\"", net.nodes[dst as usize], net.nodes[src as usize]),
+                    )
+                })?;
+                let start = group.start.0 + group.start_spacing.0 * u64::from(k);
+                conns.push(ConnSpec {
+                    name: group.name.clone(),
+                    group: g as u32,
+                    src,
+                    dst,
+                    routes: [data_route, ack_route],
+                    start,
+                    stop: group.stop.map(|d| d.0),
+                    size: group.size.map(|b| b.0),
+                    tcp,
+                    cc: group.tcp.cc,
+                    drop_segments: drop_segments.clone(),
+                    source: source.clone(),
+                    key: format!("flow/{}/{}", group.name, same_name + k),
+                });
+            }
+        }
+        let groups: Vec<&str> = conns.iter().map(|c| c.name.as_str()).collect();
+        for (id, l) in net.links.iter_mut().enumerate() {
+            if let Some(s) = l.scheduled_mut() {
+                let id = id as LinkId;
+                // Link changes may reroute any flow onto this direction: give every flow its
+                // queue from the start.
+                let here: Vec<bool> = conns
+                    .iter()
+                    .map(|c| !self.changes.is_empty() || c.routes.iter().any(|r| r.contains(&id)))
+                    .collect();
+                s.sched.bind_flows(&groups, &here)?;
+            }
+        }
+        if let Some(trace) = &self.trace {
+            trace.resolve(&net, conns.len(), self.bottleneck_link(), self.simulation.duration.0)?;
+        }
+        let changes = self.resolve_changes(&net)?;
+        Ok(Built { net, conns, changes })
+    }
+}

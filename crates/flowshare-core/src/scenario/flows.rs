@@ -1,0 +1,128 @@
+//! Flow groups as written in a scenario, and the connections a built scenario hands to the
+//! simulation.
+
+use super::tcp::TcpCfg;
+use super::topology::LinkOverride;
+use crate::cc::CcConfig;
+use crate::net::{LinkId, NodeId};
+use crate::tcp::TcpConfig;
+use crate::traffic::{SourceCfg, SourceSpec, Transport};
+use crate::units::{Bytes, Dur, Time};
+use serde::{Deserialize, Serialize};
+
+/// Which way a dumbbell flow goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// From the `r0` side to the `r1` side.
+    #[default]
+    Forward,
+    /// From the `r1` side to the `r0` side.
+    Reverse,
+}
+
+/// A group of flows with the same settings.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    /// Label in results.
+    #[serde(default = "default_flow_name")]
+    pub name: String,
+    /// Number of flows.
+    #[serde(default = "default_count")]
+    pub count: u32,
+    /// Start of the first flow.
+    #[serde(default)]
+    pub start: Dur,
+    /// Gap between the starts of consecutive flows of the group.
+    #[serde(default)]
+    pub start_spacing: Dur,
+    /// No new data after this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Dur>,
+    /// Bytes to transfer; absent for bulk (unlimited) data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+    /// Dumbbell: direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+    /// Dumbbell and parking lot: sender access link override.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src_access: Option<LinkOverride>,
+    /// Dumbbell and parking lot: receiver access link override.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst_access: Option<LinkOverride>,
+    /// Parking lot: entry router.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<u32>,
+    /// Parking lot: exit router.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<u32>,
+    /// Graph: sending node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<String>,
+    /// Graph: receiving node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<String>,
+    /// Segment numbers whose first transmission is lost in the network (each flow of the
+    /// group), for studying loss recovery on a chosen pattern.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drop_segments: Vec<u64>,
+    /// Transport options.
+    #[serde(default)]
+    pub tcp: TcpCfg,
+    /// `tcp` (default) or `udp`.
+    #[serde(default, skip_serializing_if = "Transport::is_tcp")]
+    pub transport: Transport,
+    /// UDP: the traffic source (see `docs/traffic.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceCfg>,
+}
+
+fn default_flow_name() -> String {
+    "flow".into()
+}
+fn default_count() -> u32 {
+    1
+}
+
+/// One connection of a built scenario.
+#[derive(Clone, Debug)]
+pub struct ConnSpec {
+    /// Group label.
+    pub name: String,
+    /// Index of its flow group (`[[flows]]` table).
+    pub group: u32,
+    /// Sending node.
+    pub src: NodeId,
+    /// Receiving node.
+    pub dst: NodeId,
+    /// Routes of forward packets (data) and reverse packets (ACKs), indexed by
+    /// [`crate::packet::Dir`].
+    pub routes: [Vec<LinkId>; 2],
+    /// Start time.
+    pub start: Time,
+    /// Stop time, if any.
+    pub stop: Option<Time>,
+    /// Bytes to send (finite transfer).
+    pub size: Option<u64>,
+    /// Transport parameters.
+    pub tcp: TcpConfig,
+    /// Congestion-control algorithm.
+    pub cc: CcConfig,
+    /// Sorted segment numbers whose first transmission is lost.
+    pub drop_segments: Vec<u64>,
+    /// UDP flows: the source (`None` for TCP).
+    pub source: Option<SourceSpec>,
+    /// Stable name of the flow's random streams: `flow/<group name>/<k>`, with `k` counting
+    /// the flows of that name in scenario order.
+    pub key: String,
+}
+
+impl ConnSpec {
+    /// The route of packets travelling `dir`.
+    #[inline]
+    pub fn route(&self, dir: crate::packet::Dir) -> &[LinkId] {
+        &self.routes[dir as usize]
+    }
+}

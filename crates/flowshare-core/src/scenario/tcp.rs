@@ -1,0 +1,233 @@
+//! TCP options as written in a scenario: their defaults and their check into a [`TcpConfig`].
+
+use crate::cc::CcConfig;
+use crate::tcp::{MisRx, MisRxReference, Recovery, TcpConfig};
+use crate::units::{Bytes, Dur};
+use crate::ConfigError;
+use serde::{Deserialize, Serialize};
+
+/// TCP options as written in a scenario (see `docs/scenarios.md`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpCfg {
+    /// Loss recovery.
+    #[serde(default)]
+    pub recovery: Recovery,
+    /// Congestion-control algorithm.
+    #[serde(default)]
+    pub cc: CcConfig,
+    /// Payload bytes per segment.
+    #[serde(default = "d_mss")]
+    pub mss: Bytes,
+    /// Header bytes per data segment.
+    #[serde(default = "d_header")]
+    pub header: Bytes,
+    /// Wire size of an ACK.
+    #[serde(default = "d_header")]
+    pub ack_size: Bytes,
+    /// Initial cwnd, segments.
+    #[serde(default = "d_iw")]
+    pub initial_window: f64,
+    /// Initial ssthresh, segments; absent = unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<f64>,
+    /// Limited slow start (RFC 3742) above this window, segments; absent = off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ssthresh: Option<f64>,
+    /// Receiver window, segments; absent = unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwnd: Option<u64>,
+    /// Largest burst per event; 0 = unlimited.
+    #[serde(default)]
+    pub max_burst: u32,
+    /// Delayed ACKs on or off.
+    #[serde(default)]
+    pub delayed_ack: bool,
+    /// Segments per delayed ACK.
+    #[serde(default = "d_delack_count")]
+    pub delack_count: u32,
+    /// Delayed-ACK timeout.
+    #[serde(default = "d_delack_timeout")]
+    pub delack_timeout: Dur,
+    /// Model the three-way handshake.
+    #[serde(default)]
+    pub handshake: bool,
+    /// Initial RTO.
+    #[serde(default = "d_one_second")]
+    pub rto_initial: Dur,
+    /// Minimum RTO.
+    #[serde(default = "d_one_second")]
+    pub rto_min: Dur,
+    /// Maximum RTO.
+    #[serde(default = "d_rto_max")]
+    pub rto_max: Dur,
+    /// Clock granularity.
+    #[serde(default = "d_tick")]
+    pub timer_tick: Dur,
+    /// Largest backoff multiplier.
+    #[serde(default = "d_max_backoff")]
+    pub max_backoff: u32,
+    /// The retransmission timer runs; `false` models TCP without timeout (RTO = ∞).
+    #[serde(default = "d_true")]
+    pub rto_enabled: bool,
+    /// Mis-retransmission detection (Hasegawa ch. 3).
+    #[serde(default)]
+    pub misrx_detection: bool,
+    /// Its factor k (0 < k < 1).
+    #[serde(default = "d_misrx_k")]
+    pub misrx_k: f64,
+    /// The RTT it compares with.
+    #[serde(default)]
+    pub misrx_rtt: MisRxReference,
+    /// Force a timeout on one segment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force_timeout: Option<ForceTimeout>,
+    /// Explicit Congestion Notification (RFC 3168): data is sent ECN-capable, the sink echoes
+    /// marks and the sender reduces its window once per window of data.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ecn: bool,
+    /// Largest random delay before each data segment leaves the sender (ns-2's `overhead_`),
+    /// to break phase effects; absent = none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_jitter: Option<Dur>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A timeout forced on one segment: the timer expires `after` its first transmission unless
+/// the segment has been acknowledged (seed 004's Experiment 1 sets packet 503's RTO small).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForceTimeout {
+    /// Segment number (from 0).
+    pub segment: u64,
+    /// Time from its first transmission to the timeout.
+    pub after: Dur,
+}
+
+fn d_true() -> bool {
+    true
+}
+fn d_misrx_k() -> f64 {
+    0.5
+}
+
+fn d_mss() -> Bytes {
+    Bytes(1460)
+}
+fn d_header() -> Bytes {
+    Bytes(40)
+}
+fn d_iw() -> f64 {
+    3.0
+}
+fn d_delack_count() -> u32 {
+    2
+}
+fn d_delack_timeout() -> Dur {
+    Dur::from_millis(100)
+}
+fn d_one_second() -> Dur {
+    Dur::from_millis(1000)
+}
+fn d_rto_max() -> Dur {
+    Dur::from_millis(60_000)
+}
+fn d_tick() -> Dur {
+    Dur::from_millis(1)
+}
+fn d_max_backoff() -> u32 {
+    64
+}
+
+impl Default for TcpCfg {
+    fn default() -> Self {
+        // Every field has a serde default; an empty table yields exactly those.
+        serde_json::from_str("{}").expect("TcpCfg defaults are complete")
+    }
+}
+
+impl TcpCfg {
+    pub(super) fn resolve(&self, path: &str) -> Result<TcpConfig, ConfigError> {
+        let err = |field: &str, msg: String| Err(ConfigError::new(format!("{path}.{field}"), msg));
+        if self.mss.0 == 0 || self.mss.0 > 65_535 {
+            return err("mss", format!("must be between 1B and 65535B, got {}", self.mss));
+        }
+        if self.header.0 > 65_535 {
+            return err("header", format!("must be at most 65535B, got {}", self.header));
+        }
+        if self.ack_size.0 == 0 || self.ack_size.0 > 65_535 {
+            return err("ack_size", format!("must be between 1B and 65535B, got {}", self.ack_size));
+        }
+        if !(self.initial_window >= 1.0 && self.initial_window.is_finite()) {
+            return err("initial_window", format!("must be a number of segments >= 1, got {}", self.initial_window));
+        }
+        if let Some(s) = self.initial_ssthresh {
+            if s.is_nan() || s < 2.0 {
+                return err("initial_ssthresh", format!("must be >= 2 segments, got {s}"));
+            }
+        }
+        if let Some(m) = self.max_ssthresh {
+            if m.is_nan() || m < 2.0 {
+                return err("max_ssthresh", format!("must be >= 2 segments, got {m}"));
+            }
+        }
+        if self.rwnd == Some(0) {
+            return err("rwnd", "must be at least 1 segment".into());
+        }
+        if self.delack_count == 0 {
+            return err("delack_count", "must be at least 1".into());
+        }
+        if self.timer_tick.0 == 0 {
+            return err("timer_tick", "must be greater than 0".into());
+        }
+        if self.rto_initial.0 == 0 {
+            return err("rto_initial", "must be greater than 0".into());
+        }
+        if self.rto_min > self.rto_max {
+            return err("rto_min", format!("{} is larger than rto_max = {}", self.rto_min, self.rto_max));
+        }
+        if self.max_backoff == 0 {
+            return err("max_backoff", "must be at least 1".into());
+        }
+        if !(self.misrx_k > 0.0 && self.misrx_k < 1.0) {
+            return err("misrx_k", format!("must be between 0 and 1 (exclusive), got {}", self.misrx_k));
+        }
+        if self.misrx_detection && self.recovery == Recovery::Sack {
+            return err(
+                "misrx_detection",
+                "is available with recovery = \"tahoe\", \"reno\" or \"newreno\", not \"sack\"".into(),
+            );
+        }
+        if let Some(f) = self.force_timeout {
+            if f.after.0 == 0 {
+                return err("force_timeout.after", "must be greater than 0s".into());
+            }
+        }
+        Ok(TcpConfig {
+            recovery: self.recovery,
+            mss: self.mss.0 as u32,
+            header: self.header.0 as u32,
+            ack_size: self.ack_size.0 as u32,
+            initial_window: self.initial_window,
+            initial_ssthresh: self.initial_ssthresh.unwrap_or(f64::INFINITY),
+            max_ssthresh: self.max_ssthresh,
+            rwnd: self.rwnd.unwrap_or(u64::MAX),
+            max_burst: self.max_burst,
+            delayed_ack: self.delayed_ack.then_some((self.delack_count, self.delack_timeout.0)),
+            handshake: self.handshake,
+            rto_initial: self.rto_initial.0,
+            rto_min: self.rto_min.0,
+            rto_max: self.rto_max.0,
+            timer_tick: self.timer_tick.0,
+            max_backoff: self.max_backoff,
+            rto_enabled: self.rto_enabled,
+            misrx: self.misrx_detection.then_some(MisRx { k: self.misrx_k, reference: self.misrx_rtt }),
+            force_timeout: self.force_timeout.map(|f| (f.segment, f.after.0)),
+            ecn: self.ecn,
+            send_jitter: self.send_jitter.map_or(0, |d| d.0),
+        })
+    }
+}
