@@ -6,7 +6,7 @@ use crate::cc::{CcHost, GroupControl, MemberId};
 use crate::engine::{stream, uniform_delay, Event, EventQueue, Stream, WakeTag};
 use crate::net::link::GONE;
 use crate::net::sched::{Queued, Removal};
-use crate::net::{shortest_path, LinkId, Network, NodeId, Refusal};
+use crate::net::{LinkId, Network, NodeId, Refusal, RouteId, RouteTable};
 use crate::packet::{ecn, Arena, Dir, Kind, Meta, Packet, PacketId};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
 use crate::scenario::{ConnSpec, LinkChange, Scenario};
@@ -16,6 +16,7 @@ use crate::traffic::{UdpSender, UdpSink};
 use crate::units::{secs, Time};
 use crate::ConfigError;
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Per-connection packet accounting done by the network (not by the endpoints).
@@ -34,6 +35,18 @@ struct ConnCounters {
     next_forced_drop: usize,
     last_sent_bytes: u64,
     last_delivered_bytes: u64,
+}
+
+/// What forwarding needs of a connection, kept small and together.
+#[derive(Clone, Debug)]
+struct Conn {
+    /// Links of its forward and reverse routes, indexed by [`Dir`] (shared with every
+    /// connection between the same end nodes).
+    paths: [Arc<[LinkId]>; 2],
+    /// Its flow group, which queues see.
+    group: u32,
+    /// Its routes in the route table, to refresh `paths` when routes change.
+    routes: [RouteId; 2],
 }
 
 /// Sampled time series, column by column.
@@ -67,6 +80,10 @@ pub struct Simulation {
     arena: Arena,
     net: Network,
     specs: Vec<ConnSpec>,
+    /// The routes connections use, shared between connections with the same end nodes.
+    routes: RouteTable,
+    /// Per connection, what forwarding needs.
+    conns: Vec<Conn>,
     /// Every connection's two endpoints ([`crate::agent::endpoint`]).
     agents: Vec<Agent>,
     /// Per endpoint, its wake event in the queue.
@@ -132,7 +149,7 @@ impl Simulation {
         let mut built = built;
         let mut users = vec![0u32; built.net.links.len()];
         for c in &built.conns {
-            for &l in c.routes.iter().flatten() {
+            for &l in c.routes.iter().flat_map(|&r| built.routes.links(r)) {
                 users[l as usize] += 1;
             }
         }
@@ -211,8 +228,14 @@ impl Simulation {
             events,
             arena: Arena::new(),
             counters: vec![ConnCounters::default(); built.conns.len()],
+            conns: built
+                .conns
+                .iter()
+                .map(|c| Conn { paths: c.routes.map(|r| built.routes.shared(r)), group: c.group, routes: c.routes })
+                .collect(),
             net: built.net,
             specs: built.conns,
+            routes: built.routes,
             wakes: vec![Wake::default(); agents.len()],
             agents,
             cc: CcHost::new(),
@@ -440,16 +463,7 @@ impl Simulation {
     /// an empty one; its packets are dropped at their first hop.
     fn reroute(&mut self) {
         let net = &self.net;
-        let new: Vec<(Vec<LinkId>, Vec<LinkId>)> = self
-            .specs
-            .iter()
-            .map(|s| {
-                (
-                    shortest_path(net, s.src, s.dst).unwrap_or_default(),
-                    shortest_path(net, s.dst, s.src).unwrap_or_default(),
-                )
-            })
-            .collect();
+        let new = self.routes.recomputed(net);
         // The node at position `k` of a route ending at `last`.
         let node_at = |route: &[LinkId], k: usize, last: NodeId| match route.get(k) {
             Some(&l) => net.links[l as usize].from,
@@ -462,12 +476,8 @@ impl Simulation {
                 if p.hop == STRANDED {
                     continue;
                 }
-                let spec = &self.specs[p.conn as usize];
-                let (fresh, last) = match p.dir {
-                    Dir::Forward => (&new[p.conn as usize].0, spec.dst),
-                    Dir::Reverse => (&new[p.conn as usize].1, spec.src),
-                };
-                let old = spec.route(p.dir);
+                let route = self.conns[p.conn as usize].routes[p.dir as usize];
+                let (old, fresh, last) = (self.routes.links(route), new.links(route), self.routes.ends(route).1);
                 let reached = node_at(old, p.hop as usize + 1, last);
                 p.hop = match (1..=fresh.len()).find(|&k| node_at(fresh, k, last) == reached) {
                     Some(k) => (k - 1) as u16,
@@ -475,8 +485,9 @@ impl Simulation {
                 };
             }
         }
-        for (spec, (data, ack)) in self.specs.iter_mut().zip(new) {
-            spec.routes = [data, ack];
+        self.routes = new;
+        for c in &mut self.conns {
+            c.paths = c.routes.map(|r| self.routes.shared(r));
         }
     }
 
@@ -578,9 +589,9 @@ impl Simulation {
         // What forwarding and the queues need; the arena copy is updated where it must be.
         let p = self.arena.get(id);
         let (conn, dir, mut hop) = (p.conn, p.dir, p.hop);
-        let spec = &self.specs[conn as usize];
-        let meta = Meta { flow: conn, group: spec.group, size: p.size, ecn: p.ecn, flags: p.flags };
-        let route = spec.route(dir);
+        let c = &self.conns[conn as usize];
+        let meta = Meta { flow: conn, group: c.group, size: p.size, ecn: p.ecn, flags: p.flags };
+        let route = &*c.paths[dir as usize];
         loop {
             let Some(&link) = route.get(hop as usize) else {
                 // Only a route emptied by a link change gets here (at hop 0).
@@ -745,7 +756,7 @@ impl Simulation {
         let p = self.arena.get_mut(id);
         p.hop += 1;
         let (conn, dir, hop) = (p.conn, p.dir, p.hop);
-        if (hop as usize) < self.specs[conn as usize].route(dir).len() {
+        if (hop as usize) < self.conns[conn as usize].paths[dir as usize].len() {
             self.forward(id, self.now);
             return;
         }

@@ -13,7 +13,7 @@ pub mod subqueue;
 use crate::packet::Meta;
 use crate::units::Time;
 pub use link::{Aqm, Fifo, Limit, LinkDir, Queue, QueueStats, Refusal, Scheduled};
-pub use route::shortest_path;
+pub use route::{shortest_path, RouteId, RouteTable, Router};
 
 /// Index of a node.
 pub type NodeId = u32;
@@ -36,6 +36,8 @@ pub struct Network {
     pub link_names: Vec<String>,
     /// Per direction, the index in `link_names` of its link or LAN.
     pub link_of: Vec<u32>,
+    /// Per direction of a full-duplex link, the other direction (`None` on a LAN).
+    pub reverse: Vec<Option<LinkId>>,
     /// The LANs.
     pub lans: Vec<Lan>,
 }
@@ -82,6 +84,7 @@ impl Network {
         self.adjacency[b as usize].push((id + 1, a));
         self.link_names.push(name.into());
         self.link_of.extend([k, k]);
+        self.reverse.extend([Some(id + 1), Some(id)]);
         id
     }
 
@@ -105,6 +108,7 @@ impl Network {
             d.lan = Some(lan);
             self.links.push(d);
             self.link_of.push(k);
+            self.reverse.push(None);
         }
         for (i, &s) in stations.iter().enumerate() {
             for &o in stations.iter().filter(|&&o| o != s) {

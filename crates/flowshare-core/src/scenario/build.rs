@@ -6,7 +6,7 @@ use super::flows::{ConnSpec, Direction};
 use super::tcp::TcpCfg;
 use super::topology::{add_lan_cfg, add_link_cfg, link_dirs, LinkCfg, LinkOverride, TopologyKind};
 use super::Scenario;
-use crate::net::{shortest_path, LinkId, Network, NodeId};
+use crate::net::{Network, NodeId, RouteTable, Router};
 use crate::traffic::Transport;
 use crate::units::Bytes;
 use crate::ConfigError;
@@ -18,6 +18,8 @@ pub struct Built {
     pub net: Network,
     /// Connections in flow order.
     pub conns: Vec<ConnSpec>,
+    /// The routes the connections use.
+    pub routes: RouteTable,
     /// Link changes, in time order (file order at equal times).
     pub changes: Vec<LinkChange>,
 }
@@ -126,6 +128,8 @@ impl Scenario {
         }
 
         let mut conns = Vec::new();
+        let mut routes = RouteTable::new();
+        let mut router = Router::new();
         for (g, group) in self.flows.iter().enumerate() {
             let path = format!("flows[{g}]");
             let only = |field: &str, present: bool, kinds: &str| {
@@ -266,18 +270,15 @@ impl Scenario {
                 } else {
                     (ingress, egress)
                 };
-                let data_route = shortest_path(&net, src, dst).ok_or_else(|| {
-                    ConfigError::new(
-                        path.clone(),
-                        format!("no route from \"{}\" to \"{}\"", net.nodes[src as usize], net.nodes[dst as usize]),
-                    )
-                })?;
-                let ack_route = shortest_path(&net, dst, src).ok_or_else(|| {
-                    ConfigError::new(
-                        path.clone(),
-                        format!("no route from \"{}\" to \"{}\"", net.nodes[dst as usize], net.nodes[src as usize]),
-                    )
-                })?;
+                let mut route = |a: NodeId, b: NodeId| {
+                    routes.get_or_add(&mut router, &net, a, b).ok_or_else(|| {
+                        ConfigError::new(
+                            path.clone(),
+                            format!("no route from \"{}\" to \"{}\"", net.nodes[a as usize], net.nodes[b as usize]),
+                        )
+                    })
+                };
+                let (data_route, ack_route) = (route(src, dst)?, route(dst, src)?);
                 let start = group.start.0 + group.start_spacing.0 * u64::from(k);
                 conns.push(ConnSpec {
                     name: group.name.clone(),
@@ -297,14 +298,23 @@ impl Scenario {
             }
         }
         let groups: Vec<&str> = conns.iter().map(|c| c.name.as_str()).collect();
-        for (id, l) in net.links.iter_mut().enumerate() {
-            if let Some(s) = l.scheduled_mut() {
-                let id = id as LinkId;
+        // Per scheduled direction, which routes cross it (one pass over the routes).
+        let mut crossing: Vec<Option<Vec<bool>>> =
+            net.links.iter().map(|l| l.is_scheduled().then(|| vec![false; routes.len()])).collect();
+        for r in 0..routes.len() as u32 {
+            for &l in routes.links(r) {
+                if let Some(on) = &mut crossing[l as usize] {
+                    on[r as usize] = true;
+                }
+            }
+        }
+        for (l, on) in net.links.iter_mut().zip(&crossing) {
+            if let (Some(s), Some(on)) = (l.scheduled_mut(), on) {
                 // Link changes may reroute any flow onto this direction: give every flow its
                 // queue from the start.
                 let here: Vec<bool> = conns
                     .iter()
-                    .map(|c| !self.changes.is_empty() || c.routes.iter().any(|r| r.contains(&id)))
+                    .map(|c| !self.changes.is_empty() || c.routes.iter().any(|&r| on[r as usize]))
                     .collect();
                 s.sched.bind_flows(&groups, &here)?;
             }
@@ -313,6 +323,6 @@ impl Scenario {
             trace.resolve(&net, conns.len(), self.bottleneck_link(), self.simulation.duration.0)?;
         }
         let changes = self.resolve_changes(&net)?;
-        Ok(Built { net, conns, changes })
+        Ok(Built { net, conns, routes, changes })
     }
 }

@@ -4,7 +4,7 @@
 use super::tcp::TcpCfg;
 use super::topology::LinkOverride;
 use crate::cc::CcConfig;
-use crate::net::{LinkId, NodeId};
+use crate::net::{NodeId, RouteId};
 use crate::tcp::TcpConfig;
 use crate::traffic::{SourceCfg, SourceSpec, Transport};
 use crate::units::{Bytes, Dur, Time};
@@ -97,9 +97,9 @@ pub struct ConnSpec {
     pub src: NodeId,
     /// Receiving node.
     pub dst: NodeId,
-    /// Routes of forward packets (data) and reverse packets (ACKs), indexed by
-    /// [`crate::packet::Dir`].
-    pub routes: [Vec<LinkId>; 2],
+    /// Routes of forward packets (data) and reverse packets (ACKs) in the scenario's route
+    /// table, indexed by [`crate::packet::Dir`].
+    pub routes: [RouteId; 2],
     /// Start time.
     pub start: Time,
     /// Stop time, if any.
@@ -117,12 +117,4 @@ pub struct ConnSpec {
     /// Stable name of the flow's random streams: `flow/<group name>/<k>`, with `k` counting
     /// the flows of that name in scenario order.
     pub key: String,
-}
-
-impl ConnSpec {
-    /// The route of packets travelling `dir`.
-    #[inline]
-    pub fn route(&self, dir: crate::packet::Dir) -> &[LinkId] {
-        &self.routes[dir as usize]
-    }
 }

@@ -148,9 +148,9 @@ tcp = { initial_window = 2 }
         assert_eq!(b.net.nodes.len(), 2 + 32);
         assert_eq!(b.net.links.len(), 2 * (1 + 32));
         assert_eq!(b.conns[3].start, 30_000_000);
-        assert_eq!(b.conns[0].routes[0].len(), 3);
-        assert_eq!(b.conns[0].routes[0][1], 0, "the bottleneck r0->r1 is link direction 0");
-        assert_eq!(b.conns[0].routes[1][1], 1);
+        assert_eq!(b.routes.links(b.conns[0].routes[0]).len(), 3);
+        assert_eq!(b.routes.links(b.conns[0].routes[0])[1], 0, "the bottleneck r0->r1 is link direction 0");
+        assert_eq!(b.routes.links(b.conns[0].routes[1])[1], 1);
         assert_eq!(b.conns[0].tcp.header, 40);
     }
 
@@ -278,7 +278,7 @@ tcp = { initial_window = 2 }
         assert_eq!(f.loss.as_ref().map(|m| m.name()), Some("bernoulli"));
         assert_eq!(r.loss.as_ref().map(|m| m.name()), Some("periodic"));
         // dst access of flow 0: r1 -> d0 forward, d0 -> r1 reverse with its own delay.
-        let d0 = b.conns[0].routes[0][2] as usize;
+        let d0 = b.routes.links(b.conns[0].routes[0])[2] as usize;
         assert_eq!(b.net.links[d0].params.delay, 1_000_000);
         assert_eq!(b.net.links[d0 + 1].params.delay, 30_000_000);
         assert!(b.net.links[d0].loss.is_none() && b.net.links[d0 + 1].loss.is_none());
