@@ -44,10 +44,22 @@ class _Results(TypedDict):
 
 @final
 class Simulation:
-    """A simulation built from a normalized scenario, advanced in steps."""
+    """A simulation built once from a scenario, advanced in steps."""
 
-    def __new__(cls, scenario_json: str) -> Simulation:
-        """Build the network of a scenario given as JSON; raises ConfigError."""
+    def __new__(
+        cls,
+        text: str,
+        fmt: Literal["toml", "json"] = "json",
+        seed: int | None = None,
+        pcap_dir: str | None = None,
+    ) -> Simulation:
+        """Parse, validate and build a scenario (``seed`` overrides ``simulation.seed``);
+        raises ConfigError."""
+    @property
+    def scenario_json(self) -> str:
+        """The scenario as normalized JSON: every default filled in, the seed applied."""
+    def open_pcap(self, dir: str) -> list[str]:
+        """Open the pcap files ``trace.pcap`` selects in ``dir`` (which must exist)."""
     @property
     def duration_s(self) -> float:
         """Simulated time the scenario lasts, in seconds."""

@@ -79,19 +79,35 @@ def load_scenario(source: Source) -> dict[str, Any]:
         If the scenario is invalid. The message is one line naming the field and what is
         allowed; for files it starts with the file name.
     """
+    text, fmt = scenario_text(source)
+    try:
+        normalized = _core.parse_scenario(text, fmt)
+    except ConfigError as exc:
+        if isinstance(source, Mapping):
+            raise
+        raise type(exc)(f"{source}: {exc}") from None
+    return _decode(normalized)
+
+
+def scenario_text(source: Source) -> tuple[str, str]:
+    """The text of a scenario and its format (``"toml"`` or ``"json"``), without validating it.
+
+    A mapping becomes JSON; a path is read (``.toml`` or ``.json``).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``source`` is a path that does not exist.
+    TypeError
+        If ``source`` is neither a path nor a mapping.
+    """
     if isinstance(source, Mapping):
-        return _decode(_core.parse_scenario(to_json(source), "json"))
+        return to_json(source), "json"
     if not isinstance(source, str | os.PathLike):
         raise TypeError(
             f"scenario must be a path or a mapping, not {type(source).__name__}"
         )
-    path = Path(source)
-    text, fmt = read_document_text(path, "scenario")
-    try:
-        normalized = _core.parse_scenario(text, fmt)
-    except ConfigError as exc:
-        raise type(exc)(f"{path}: {exc}") from None
-    return _decode(normalized)
+    return read_document_text(Path(source), "scenario")
 
 
 def _decode(normalized: str) -> dict[str, Any]:

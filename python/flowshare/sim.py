@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import warnings
@@ -11,7 +12,7 @@ from typing import Any
 
 from . import _core
 from .results import RunResult
-from .scenario import Source, load_scenario, to_json
+from .scenario import ConfigError, Source, scenario_text
 
 __all__ = ["run", "validate"]
 
@@ -108,24 +109,23 @@ def _prepare(
     seed: int | None = None,
     pcap_dir: str | os.PathLike[str] | None = None,
 ) -> tuple[dict[str, Any], _core.Simulation]:
-    """Load and normalize ``scenario``, apply ``seed``, and build the native simulation
-    (opening its pcap files in ``pcap_dir``)."""
-    normalized = load_scenario(scenario)
-    if seed is not None:
-        simulation = normalized.get("simulation")
-        if not isinstance(simulation, Mapping):
-            simulation = {}
-        normalized["simulation"] = {**simulation, "seed": seed}
-    pcap: str | None = None
-    if pcap_dir is not None and wants_pcap(normalized):
-        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
-        pcap = os.fspath(pcap_dir)
+    """Parse, validate and build ``scenario`` once in the core, with ``seed`` applied, and open
+    its pcap files in ``pcap_dir``; returns the normalized scenario and the simulation."""
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64
+    ):
+        raise ConfigError(f"seed: expected an integer from 0 to {2**64 - 1}, got {seed!r}")
+    text, fmt = scenario_text(scenario)
     try:
-        sim = _core.Simulation(to_json(normalized), pcap_dir=pcap)
+        sim = _core.Simulation(text, fmt, seed=seed)
     except _core.ConfigError as exc:
         if isinstance(scenario, Mapping):
             raise
         raise type(exc)(f"{scenario}: {exc}") from None
+    normalized: dict[str, Any] = json.loads(sim.scenario_json)
+    if pcap_dir is not None and wants_pcap(normalized):
+        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
+        sim.open_pcap(os.fspath(pcap_dir))
     return normalized, sim
 
 

@@ -38,6 +38,8 @@ fn parse_scenario(text: &str, fmt: &str) -> PyResult<String> {
 #[pyclass(module = "flowshare._core")]
 struct Simulation {
     inner: Option<CoreSim>,
+    /// The scenario as normalized JSON (every default filled in, the seed applied).
+    normalized: String,
 }
 
 impl Simulation {
@@ -48,15 +50,34 @@ impl Simulation {
 
 #[pymethods]
 impl Simulation {
+    /// Parse, validate and build the scenario `text` (TOML or JSON) once; `seed` overrides
+    /// `simulation.seed`.
     #[new]
-    #[pyo3(signature = (scenario_json, pcap_dir=None))]
-    fn new(scenario_json: &str, pcap_dir: Option<std::path::PathBuf>) -> PyResult<Self> {
-        let s = parse(scenario_json, "json")?;
+    #[pyo3(signature = (text, fmt="json", seed=None, pcap_dir=None))]
+    fn new(text: &str, fmt: &str, seed: Option<u64>, pcap_dir: Option<std::path::PathBuf>) -> PyResult<Self> {
+        let mut s = parse(text, fmt)?;
+        if let Some(seed) = seed {
+            s.simulation.seed = seed;
+        }
         let mut sim = CoreSim::new(&s).map_err(|e| ConfigError::new_err(e.to_string()))?;
         if let Some(dir) = pcap_dir {
             sim.set_pcap_dir(&dir).map_err(|e| PyOSError::new_err(format!("{}: {e}", dir.display())))?;
         }
-        Ok(Simulation { inner: Some(sim) })
+        Ok(Simulation { inner: Some(sim), normalized: s.to_json() })
+    }
+
+    /// The scenario as normalized JSON: every default filled in, the seed applied.
+    #[getter]
+    fn scenario_json(&self) -> &str {
+        &self.normalized
+    }
+
+    /// Open a pcap file in `dir` (which must exist) for each link direction the scenario's
+    /// `trace.pcap` selects; call before running. Returns their paths.
+    fn open_pcap(&mut self, dir: std::path::PathBuf) -> PyResult<Vec<String>> {
+        let sim = self.inner.as_mut().ok_or_else(|| PyRuntimeError::new_err("this simulation has finished"))?;
+        let paths = sim.set_pcap_dir(&dir).map_err(|e| PyOSError::new_err(format!("{}: {e}", dir.display())))?;
+        Ok(paths.iter().map(|p| p.to_string_lossy().into_owned()).collect())
     }
 
     /// Simulated seconds the run lasts.
