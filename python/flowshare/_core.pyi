@@ -16,8 +16,9 @@ build_profile: Literal["release", "debug"]
 class ConfigError(ValueError):
     """An invalid scenario; one line: ``<field path>: <what is wrong>; <what is allowed>``."""
 
-def parse_scenario(text: str, fmt: Literal["toml", "json"]) -> str:
-    """Validate a scenario and return it as normalized JSON (every default filled in).
+def parse_scenario(text: str, fmt: Literal["toml", "json"], base_dir: str | None = None) -> str:
+    """Validate a scenario and return it as normalized JSON (every default filled in);
+    relative file names in it are read from ``base_dir``.
 
     Raises ConfigError on bad input.
     """
@@ -41,6 +42,7 @@ class _Results(TypedDict):
     queues: _Table
     flow_series: _Table
     queue_series: _Table
+    transfers: _Table
 
 @final
 class Simulation:
@@ -52,6 +54,7 @@ class Simulation:
         fmt: Literal["toml", "json"] = "json",
         seed: int | None = None,
         pcap_dir: str | None = None,
+        base_dir: str | None = None,
     ) -> Simulation:
         """Parse, validate and build a scenario (``seed`` overrides ``simulation.seed``);
         raises ConfigError."""
@@ -68,5 +71,7 @@ class Simulation:
         """Simulated time reached so far, in seconds."""
     def run_until(self, t_s: float) -> None:
         """Advance the simulation to ``t_s`` seconds; releases the GIL."""
+    def take_transfers(self) -> _Table:
+        """The per-transfer rows recorded since the last call."""
     def finish(self) -> _Results:
         """Run to the end if needed and return the results."""

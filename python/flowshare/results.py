@@ -17,13 +17,24 @@ from ._files import atomic_directory
 from .metrics import jain_index
 from .report import render_report
 
-__all__ = ["EVENTS_FILE", "OUTPUT_FILES", "RunResult", "events_to_frame", "table_to_frame"]
+__all__ = [
+    "EVENTS_FILE",
+    "OUTPUT_FILES",
+    "TRANSFERS_FILE",
+    "RunResult",
+    "events_to_frame",
+    "table_to_frame",
+]
 
 OUTPUT_FILES = ("flows.csv", "queues.csv", "timeseries.parquet", "summary.json", "plot.png")
 """Files written by :meth:`RunResult.write`, in the order they are written."""
 
 EVENTS_FILE = "events.parquet"
 """The event trace, written by :meth:`RunResult.write` when the run traced events."""
+
+TRANSFERS_FILE = "transfers.parquet"
+"""The per-transfer table, written by :meth:`RunResult.write` when the scenario has arrival
+processes."""
 
 REPORT_FILE = "report.md"
 
@@ -155,6 +166,11 @@ class RunResult:
     queue_series : pandas.DataFrame
         Sampled per-queue time series: ``time_s``, ``queue``, ``len_pkts``, ``len_bytes``
         (and ``red_avg_pkts`` when a queue is RED).
+    transfers : pandas.DataFrame
+        One row per transfer opened by an arrival process (``[flows.arrivals]``,
+        ``docs/traffic.md``): ``transfer``, ``name``, ``user``, ``start_s``, ``size_bytes``,
+        ``completion_time_s`` (``NaN`` if still running at the end), ``goodput_bps``,
+        ``packets_sent``, ``retransmits``, ``timeouts``, ``drops``. Empty without arrivals.
     events : pandas.DataFrame or None
         The packet event trace when the scenario asked for one (``[trace] events = true``),
         else ``None``; columns and kinds are described in ``docs/traces.md``.
@@ -174,6 +190,7 @@ class RunResult:
         queues: pd.DataFrame,
         flow_series: pd.DataFrame,
         queue_series: pd.DataFrame,
+        transfers: pd.DataFrame | None = None,
         events: pd.DataFrame | None = None,
         pcap_files: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
@@ -183,6 +200,7 @@ class RunResult:
         self.queues = queues
         self.flow_series = flow_series
         self.queue_series = queue_series
+        self.transfers = pd.DataFrame() if transfers is None else transfers
         self.events = events
         self.pcap_files = [Path(p) for p in pcap_files]
 
@@ -199,6 +217,7 @@ class RunResult:
             The normalized scenario that was run.
         """
         frames = {key: table_to_frame(raw[key], name=key) for key in _TABLES}
+        frames["transfers"] = _transfers_frame(raw.get("transfers"))
         events = None
         if raw.get("events") is not None:
             events = events_to_frame(raw["events"], raw["event_codes"])
@@ -296,7 +315,8 @@ class RunResult:
         Files: ``flows.csv`` and ``queues.csv`` (the tables as they are), ``timeseries.parquet``
         (see :meth:`timeseries`), ``summary.json`` (``summary``, ``aggregate`` from
         :meth:`aggregate`, and the normalized ``scenario``), ``plot.png`` (goodput and cwnd
-        over time), ``events.parquet`` when events were traced, the run's pcap files (hard
+        over time), ``transfers.parquet`` when the scenario has arrival processes,
+        ``events.parquet`` when events were traced, the run's pcap files (hard
         links or copies of :attr:`pcap_files`) and, with ``report=True``, ``report.md``.
 
         Everything is first written into a staging directory next to ``out_dir`` and then
@@ -336,6 +356,9 @@ class RunResult:
         _write_parquet(self.timeseries(), stage / "timeseries.parquet")
         _write_summary(self, stage / "summary.json")
         _write_plot(self, stage / "plot.png")
+        if _has_arrivals(self.scenario):
+            _write_parquet(self.transfers, stage / TRANSFERS_FILE)
+            names.append(TRANSFERS_FILE)
         if self.events is not None:
             _write_parquet(self.events, stage / EVENTS_FILE)
             names.append(EVENTS_FILE)
@@ -348,6 +371,26 @@ class RunResult:
             _write_report(self, stage / REPORT_FILE)
             names.append(REPORT_FILE)
         return names
+
+
+def _transfers_frame(raw: Any) -> pd.DataFrame | None:
+    """The per-transfer table from the core: one table, or the parts taken while the run went
+    on; ``name`` becomes a categorical (one name per arrival group, many rows)."""
+    if raw is None:
+        return None
+    parts = [raw] if isinstance(raw, Mapping) else list(raw)
+    frames = [table_to_frame(p, name="transfers") for p in parts]
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if "name" in frame:
+        frame["name"] = frame["name"].astype("category")
+    return frame
+
+
+def _has_arrivals(scenario: Mapping[str, Any]) -> bool:
+    flows = scenario.get("flows")
+    return isinstance(flows, list) and any(
+        isinstance(g, Mapping) and g.get("arrivals") is not None for g in flows
+    )
 
 
 def _column_sum(frame: pd.DataFrame, column: str) -> int | None:

@@ -79,9 +79,9 @@ def load_scenario(source: Source) -> dict[str, Any]:
         If the scenario is invalid. The message is one line naming the field and what is
         allowed; for files it starts with the file name.
     """
-    text, fmt = scenario_text(source)
+    text, fmt, base_dir = scenario_text(source)
     try:
-        normalized = _core.parse_scenario(text, fmt)
+        normalized = _core.parse_scenario(text, fmt, base_dir)
     except ConfigError as exc:
         if isinstance(source, Mapping):
             raise
@@ -89,10 +89,12 @@ def load_scenario(source: Source) -> dict[str, Any]:
     return _decode(normalized)
 
 
-def scenario_text(source: Source) -> tuple[str, str]:
-    """The text of a scenario and its format (``"toml"`` or ``"json"``), without validating it.
+def scenario_text(source: Source) -> tuple[str, str, str | None]:
+    """The text of a scenario, its format (``"toml"`` or ``"json"``) and the directory its
+    relative file names (trace files) are read from, without validating it.
 
-    A mapping becomes JSON; a path is read (``.toml`` or ``.json``).
+    A mapping becomes JSON, its files relative to the working directory; a path is read
+    (``.toml`` or ``.json``), its files relative to its own directory.
 
     Raises
     ------
@@ -102,12 +104,14 @@ def scenario_text(source: Source) -> tuple[str, str]:
         If ``source`` is neither a path nor a mapping.
     """
     if isinstance(source, Mapping):
-        return to_json(source), "json"
+        return to_json(source), "json", None
     if not isinstance(source, str | os.PathLike):
         raise TypeError(
             f"scenario must be a path or a mapping, not {type(source).__name__}"
         )
-    return read_document_text(Path(source), "scenario")
+    path = Path(source)
+    text, fmt = read_document_text(path, "scenario")
+    return text, fmt, os.fspath(path.parent)
 
 
 def _decode(normalized: str) -> dict[str, Any]:

@@ -115,9 +115,9 @@ def _prepare(
         isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64
     ):
         raise ConfigError(f"seed: expected an integer from 0 to {2**64 - 1}, got {seed!r}")
-    text, fmt = scenario_text(scenario)
+    text, fmt, base_dir = scenario_text(scenario)
     try:
-        sim = _core.Simulation(text, fmt, seed=seed)
+        sim = _core.Simulation(text, fmt, seed=seed, base_dir=base_dir)
     except _core.ConfigError as exc:
         if isinstance(scenario, Mapping):
             raise
@@ -151,12 +151,18 @@ def _advance(sim: _core.Simulation, *, progress: bool) -> Mapping[str, Any]:
             "[{elapsed}<{remaining}]",
             leave=False,
         )
+    # Transfers opened by arrival processes are taken from the core slice by slice, so that the
+    # core holds only the connections open at a time.
+    transfers = []
     try:
         for i in range(1, SLICES + 1):
             sim.run_until(duration * i / SLICES)
+            transfers.append(sim.take_transfers())
             if bar is not None:
                 bar.update(sim.now_s - bar.n)
-        return sim.finish()
+        raw = dict(sim.finish())
+        raw["transfers"] = [*transfers, raw["transfers"]]
+        return raw
     finally:
         if bar is not None:
             bar.close()

@@ -67,6 +67,8 @@ pub enum Agent {
     UdpSource(Box<UdpSender>),
     /// A UDP receiver (destination side).
     UdpSink(UdpSink),
+    /// A free slot: no connection uses it.
+    Vacant,
 }
 
 impl Agent {
@@ -76,7 +78,7 @@ impl Agent {
         match self {
             Agent::TcpSender(s) => s.start(io.now, io.cc, io.out),
             Agent::UdpSource(s) => s.start(io.now),
-            Agent::TcpSink(_) | Agent::UdpSink(_) => {}
+            Agent::TcpSink(_) | Agent::UdpSink(_) | Agent::Vacant => {}
         }
         self.next_wake()
     }
@@ -86,7 +88,7 @@ impl Agent {
         match self {
             Agent::TcpSender(s) => s.stop(),
             Agent::UdpSource(s) => s.stop(now),
-            Agent::TcpSink(_) | Agent::UdpSink(_) => {}
+            Agent::TcpSink(_) | Agent::UdpSink(_) | Agent::Vacant => {}
         }
     }
 
@@ -110,6 +112,10 @@ impl Agent {
                 debug_assert!(false, "a UDP source receives nothing");
                 s.next_wake()
             }
+            Agent::Vacant => {
+                debug_assert!(false, "a packet for a free slot");
+                None
+            }
         }
     }
 
@@ -120,7 +126,7 @@ impl Agent {
             Agent::TcpSender(s) => s.on_wake(io.now, io.cc, io.out),
             Agent::TcpSink(k) => k.on_timer(io.now, io.out),
             Agent::UdpSource(s) => s.on_wake(io.now, io.out),
-            Agent::UdpSink(_) => {}
+            Agent::UdpSink(_) | Agent::Vacant => {}
         }
         self.next_wake()
     }
@@ -141,7 +147,7 @@ impl Agent {
             Agent::TcpSender(s) => s.next_wake(),
             Agent::TcpSink(k) => k.next_wake(),
             Agent::UdpSource(s) => s.next_wake(),
-            Agent::UdpSink(_) => None,
+            Agent::UdpSink(_) | Agent::Vacant => None,
         }
     }
 

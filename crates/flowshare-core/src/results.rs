@@ -32,6 +32,9 @@ pub struct RunResults {
     pub flow_series: Table,
     /// Sampled queue lengths.
     pub queue_series: Table,
+    /// One row per transfer opened by an arrival process (those not taken while the run went
+    /// on; see [`crate::Simulation::take_transfers`]).
+    pub transfers: Table,
     /// Event trace and pcap files, when the scenario asks for them.
     pub trace: crate::trace::TraceResults,
 }

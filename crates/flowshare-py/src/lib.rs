@@ -26,10 +26,13 @@ fn parse(text: &str, fmt: &str) -> PyResult<Scenario> {
     parsed.map_err(|e| ConfigError::new_err(e.to_string()))
 }
 
-/// Validate a scenario (TOML or JSON text) and return it as normalized JSON.
+/// Validate a scenario (TOML or JSON text) and return it as normalized JSON; relative file
+/// names in it are read from `base_dir`.
 #[pyfunction]
-fn parse_scenario(text: &str, fmt: &str) -> PyResult<String> {
-    let s = parse(text, fmt)?;
+#[pyo3(signature = (text, fmt, base_dir=None))]
+fn parse_scenario(text: &str, fmt: &str, base_dir: Option<std::path::PathBuf>) -> PyResult<String> {
+    let mut s = parse(text, fmt)?;
+    s.base_dir = base_dir;
     s.build().map_err(|e| ConfigError::new_err(e.to_string()))?;
     Ok(s.to_json())
 }
@@ -53,9 +56,16 @@ impl Simulation {
     /// Parse, validate and build the scenario `text` (TOML or JSON) once; `seed` overrides
     /// `simulation.seed`.
     #[new]
-    #[pyo3(signature = (text, fmt="json", seed=None, pcap_dir=None))]
-    fn new(text: &str, fmt: &str, seed: Option<u64>, pcap_dir: Option<std::path::PathBuf>) -> PyResult<Self> {
+    #[pyo3(signature = (text, fmt="json", seed=None, pcap_dir=None, base_dir=None))]
+    fn new(
+        text: &str,
+        fmt: &str,
+        seed: Option<u64>,
+        pcap_dir: Option<std::path::PathBuf>,
+        base_dir: Option<std::path::PathBuf>,
+    ) -> PyResult<Self> {
         let mut s = parse(text, fmt)?;
+        s.base_dir = base_dir;
         if let Some(seed) = seed {
             s.simulation.seed = seed;
         }
@@ -101,6 +111,14 @@ impl Simulation {
         let t = (t_s * NS_PER_SEC as f64).round() as u64;
         py.detach(|| sim.run_until(t));
         Ok(())
+    }
+
+    /// The transfers recorded since the last call, as a table (see `take_transfers` in the
+    /// core); draining them while the run goes on keeps the core's memory bounded.
+    fn take_transfers<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim = self.inner.as_mut().ok_or_else(|| PyRuntimeError::new_err("this simulation has finished"))?;
+        let t = sim.take_transfers();
+        table_to_py(py, &t)
     }
 
     /// Run to the end and return the results (see the ADR for the layout).
@@ -154,6 +172,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
     out.set_item("queues", table_to_py(py, &r.queues)?)?;
     out.set_item("flow_series", table_to_py(py, &r.flow_series)?)?;
     out.set_item("queue_series", table_to_py(py, &r.queue_series)?)?;
+    out.set_item("transfers", table_to_py(py, &r.transfers)?)?;
     if let Some(events) = &r.trace.events {
         out.set_item("events", table_to_py(py, events)?)?;
         let codes = PyDict::new(py);

@@ -1,10 +1,15 @@
-//! `flowshare-sim [--detail] SCENARIO.toml|.json`: run a scenario from Rust alone and print one
-//! JSON line.
+//! `flowshare-sim [--detail] [--transfers FILE.csv] SCENARIO.toml|.json`: run a scenario from
+//! Rust alone and print one JSON line.
 //!
 //! This is what `python3 -m bench` times against ns-2 and ns-3 as a whole process, and what a
 //! profiler should be pointed at. Output keys: `wall_s` (seconds in the event loop), `events`,
 //! `acked_pkts` and `goodput_mbps` (computed as the ns-2 reference script does: segments
 //! cumulatively acknowledged × MSS × 8 / duration; UDP flows count packets received), `drops` (all queues), `flows`.
+//!
+//! With arrival processes, the line also gives `transfers` (transfers recorded) and `slots`
+//! (connection slots, i.e. the most connections open at once plus the listed flows), and
+//! `--transfers FILE.csv` writes the per-transfer table to a file as the run goes on, so that
+//! memory stays bounded by the open connections however many transfers are made.
 //!
 //! `--detail` adds `per_flow` (one object per flow: `acked_pkts`, `cwnd_mean`, `drops`,
 //! `retransmits`, `timeouts`) and `queues` (one object per link direction that carried
@@ -14,17 +19,23 @@
 
 use flowshare_core::results::{Column, Table};
 use flowshare_core::{scenario, Simulation};
+use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let detail = args.first().is_some_and(|a| a == "--detail");
-    if detail {
-        args.remove(0);
+    let mut detail = false;
+    let mut transfers_path = None;
+    while args.first().is_some_and(|a| a.starts_with("--")) {
+        match args.remove(0).as_str() {
+            "--detail" => detail = true,
+            "--transfers" if !args.is_empty() => transfers_path = Some(args.remove(0)),
+            _ => return usage(),
+        }
     }
     if args.len() != 1 || args[0].starts_with('-') {
-        eprintln!("usage: flowshare-sim [--detail] SCENARIO.toml|SCENARIO.json");
-        return ExitCode::from(2);
+        return usage();
     }
     let path = &args[0];
     let text = match std::fs::read_to_string(path) {
@@ -35,21 +46,45 @@ fn main() -> ExitCode {
         }
     };
     let parsed = if path.ends_with(".json") { scenario::from_json(&text) } else { scenario::from_toml(&text) };
+    let parsed = parsed.map(|mut s| {
+        s.base_dir = Path::new(path).parent().map(Path::to_path_buf);
+        s
+    });
     let sim = parsed.and_then(|s| Simulation::new(&s).map(|sim| (s, sim)));
-    let (scenario, sim) = match sim {
+    let (scenario, mut sim) = match sim {
         Ok(s) => s,
         Err(e) => {
             eprintln!("flowshare-sim: error: {e}");
             return ExitCode::from(1);
         }
     };
+    let mut streamed = None;
+    if let Some(file) = &transfers_path {
+        match stream_transfers(&mut sim, file) {
+            Ok(w) => streamed = Some(w),
+            Err(e) => {
+                eprintln!("flowshare-sim: error: writing {file}: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    let taken = sim.transfers_recorded();
+    let slots = sim.slots();
     let results = sim.finish();
+    // The transfers still running at the end are in the results.
+    let transfers = taken + results.transfers.rows() as u64 - if streamed.is_some() { 0 } else { taken };
+    if let (Some(mut w), Some(file)) = (streamed, &transfers_path) {
+        if let Err(e) = write_csv(&mut w, &results.transfers, &mut false).and_then(|_| w.flush()) {
+            eprintln!("flowshare-sim: error: writing {file}: {e}");
+            return ExitCode::from(1);
+        }
+    }
     let duration = results.summary.duration_s;
     let delivered = results.flows.i64("bytes_delivered");
     let drops: i64 = results.queues.i64("drops").iter().sum();
     // Segments delivered in order, as ns-2's `ack_` counts them, flow by flow.
     // Packets per flow: TCP segments of `mss` bytes, UDP packets of the source's `packet_size`.
-    let mss = scenario.flows.iter().flat_map(|g| {
+    let mss = scenario.flows.iter().filter(|g| g.arrivals.is_none()).flat_map(|g| {
         let size = g.source.as_ref().map_or(g.tcp.mss.0, |s| s.packet_size.0);
         std::iter::repeat_n(size as i64, g.count as usize)
     });
@@ -64,12 +99,56 @@ fn main() -> ExitCode {
         "goodput_mbps": delivered as f64 * 8.0 / duration / 1e6,
         "drops": drops,
     });
+    if scenario.flows.iter().any(|g| g.arrivals.is_some()) {
+        out["transfers"] = serde_json::json!(transfers);
+        out["slots"] = serde_json::json!(slots);
+    }
     if detail {
         out["per_flow"] = per_flow(&results.flows, &per_flow_acked);
         out["queues"] = queues(&results.queues);
     }
     println!("{out}");
     ExitCode::SUCCESS
+}
+
+fn usage() -> ExitCode {
+    eprintln!("usage: flowshare-sim [--detail] [--transfers FILE.csv] SCENARIO.toml|SCENARIO.json");
+    ExitCode::from(2)
+}
+
+/// Run to the end in steps of a thousandth of the run, appending the transfers recorded in each
+/// step to `file` (CSV with a header line); returns the writer for the transfers still running
+/// at the end, which the results hold.
+fn stream_transfers(sim: &mut Simulation, file: &str) -> std::io::Result<std::io::BufWriter<std::fs::File>> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(file)?);
+    let end = sim.end();
+    let mut header = true;
+    for k in 1..=1000u64 {
+        sim.run_until(end / 1000 * k);
+        write_csv(&mut w, &sim.take_transfers(), &mut header)?;
+    }
+    Ok(w)
+}
+
+/// Append the rows of `t` to `w`, with the column names first if `header` is still set.
+fn write_csv(w: &mut impl Write, t: &Table, header: &mut bool) -> std::io::Result<()> {
+    if std::mem::take(header) {
+        let names: Vec<&str> = t.columns.iter().map(|(n, _)| *n).collect();
+        writeln!(w, "{}", names.join(","))?;
+    }
+    for i in 0..t.rows() {
+        let cells: Vec<String> = t
+            .columns
+            .iter()
+            .map(|(_, c)| match c {
+                Column::F64(v) => format!("{}", v[i]),
+                Column::I64(v) => v[i].to_string(),
+                Column::Str(v) => v[i].clone(),
+            })
+            .collect();
+        writeln!(w, "{}", cells.join(","))?;
+    }
+    Ok(())
 }
 
 fn texts(t: &Table, name: &str) -> Vec<String> {

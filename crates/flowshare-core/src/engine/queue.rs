@@ -16,6 +16,10 @@ pub enum Event {
     Start(u32),
     /// Connection `.0` stops sending new data.
     Stop(u32),
+    /// Arrival process `.0` opens its next connection.
+    Arrival(u32),
+    /// Closed-loop user `.0` ends its think time and opens a connection.
+    User(u32),
     /// The next data segment held by connection `.0`'s send jitter leaves.
     Release(u32),
     /// The periodic timer of a congestion-control group may be due: a [`WakeTag`] of the group

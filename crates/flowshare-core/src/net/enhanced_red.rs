@@ -3,6 +3,7 @@
 //! and the queue shares the link more fairly.
 
 use crate::engine::{uniform, Stream};
+use crate::packet::Meta;
 use crate::units::{Time, NS_PER_SEC};
 
 /// Parameters of enhanced RED (Hasegawa, thesis ch. 6.5): RED whose drop probability between
@@ -17,6 +18,8 @@ pub struct EnhancedRedParams {
     pub w_q: f64,
     /// `p_i` by flow (connection index), filled by [`Scheduler::bind_flows`].
     pub p: Vec<f64>,
+    /// `p_i` by group index, for connections opened at run time (filled likewise).
+    pub p_group: Vec<f64>,
     /// `p_i` of flows whose group has none.
     pub default_p: f64,
     /// `p_i` by flow-group name, as the scenario gives them.
@@ -51,7 +54,7 @@ impl EnhancedRed {
     /// when the queue emptied if it is empty. Returns true to drop. The average is RED's EWMA
     /// with ns-2's idle correction; between the thresholds the drop is a Bernoulli trial with
     /// the flow's `p_i` (no count spacing: A42's "independent drops with probability p").
-    pub fn early_drop(&mut self, at: Time, flow: u32, q: u32, idle_since: Option<Time>) -> bool {
+    pub fn early_drop(&mut self, at: Time, m: &Meta, q: u32, idle_since: Option<Time>) -> bool {
         let w = self.params.w_q;
         let mut decay = 1.0 - w;
         if let Some(since) = idle_since {
@@ -66,7 +69,10 @@ impl EnhancedRed {
         if self.avg >= p.max_th {
             return true;
         }
-        let p_i = p.p.get(flow as usize).copied().unwrap_or(p.default_p);
+        let p_i = match p.p.get(m.flow as usize) {
+            Some(&p_i) => p_i,
+            None => p.p_group.get(m.group as usize).copied().unwrap_or(p.default_p),
+        };
         let p_i = if p.ramp { p_i * (self.avg - p.min_th) / (p.max_th - p.min_th) } else { p_i };
         uniform(&mut self.rng) < p_i
     }

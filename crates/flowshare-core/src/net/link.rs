@@ -801,7 +801,7 @@ mod tests {
         let mut l = link(Limit::Packets(10));
         let drr = Drr::new(vec![u32::MAX], u32::MAX, Overflow::DropArrival);
         let mut s = Scheduler::new(Discipline::Drr(drr), vec![SubQueue::new(None, SubAqm::None)], limit);
-        s.bind_flows(&["f"], &[true]).unwrap();
+        s.bind_flows(&["f"], &[true], &[]).unwrap();
         l.set_scheduler(s);
         l
     }

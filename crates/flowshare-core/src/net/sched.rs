@@ -15,11 +15,29 @@ use crate::net::codel::{Codel, CodelParams};
 use crate::net::red::{Red, RedParams};
 use crate::net::subqueue::exceeds;
 use crate::net::{Limit, Refusal};
+use crate::packet::Meta;
 use crate::units::Time;
 use std::collections::VecDeque;
 
 pub use crate::net::enhanced_red::{EnhancedRed, EnhancedRedParams};
 pub use crate::net::subqueue::{Queued, Removal, SubAqm, SubQueue};
+
+/// FQ-CoDel's bucket of a flow: SplitMix64 of (flow, salt), a fixed, platform-independent
+/// hash.
+fn bucket(flow: u32, salt: u64, buckets: u32) -> u32 {
+    let mut z = u64::from(flow).wrapping_add(salt).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    (z % u64::from(buckets)) as u32
+}
+
+/// What [`Scheduler::bind_flows`] classifies: a listed flow, or an arrival group.
+#[derive(Clone, Copy)]
+enum Unit {
+    Flow(usize),
+    Group(u32),
+}
 
 /// What a DRR does when its shared limit is reached.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -137,8 +155,10 @@ pub struct Scheduler {
     pub disc: Discipline,
     /// Sub-queues (classes, DRR queues, flow buckets).
     pub queues: Vec<SubQueue>,
-    /// Sub-queue of each flow.
+    /// Sub-queue of each listed flow.
     class: Vec<u32>,
+    /// Sub-queue of the connections of each arrival group (by group index).
+    group_class: Vec<u32>,
     /// Limit on everything waiting.
     pub total: Limit,
     pkts: u32,
@@ -158,6 +178,7 @@ impl Scheduler {
             disc,
             queues,
             class: Vec::new(),
+            group_class: Vec::new(),
             total,
             pkts: 0,
             bytes: 0,
@@ -177,35 +198,60 @@ impl Scheduler {
         }
     }
 
-    /// Classify the run's flows: `groups[f]` is flow `f`'s group name. Explicit classes take
-    /// the flows of the groups they name; the others go to the lowest priority class, to a DRR
-    /// queue of their own, to their FQ-CoDel queue (one per flow or a hash bucket), or to the
-    /// single queue of a FIFO. `here[f]` says whether flow `f`'s packets use this direction:
-    /// queues of their own are made only for those.
-    pub fn bind_flows(&mut self, groups: &[&str], here: &[bool]) -> Result<(), crate::ConfigError> {
+    /// Classify the run's flows: `groups[f]` is flow `f`'s group name, `here[f]` says whether
+    /// its packets use this direction (queues of their own are made only for those). Explicit
+    /// classes take the flows of the groups they name; the others go to the lowest priority
+    /// class, to a DRR queue of their own, to their FQ-CoDel queue (one per flow or a hash
+    /// bucket), or to the single queue of a FIFO.
+    ///
+    /// `arrival` lists the groups whose connections are opened while the run goes on, as
+    /// (group index, name, uses this direction): their connections are classified by group,
+    /// not one entry per connection. A group of them shares one DRR or exact FQ-CoDel queue; with
+    /// FQ-CoDel buckets each connection is hashed into a bucket.
+    pub fn bind_flows(
+        &mut self,
+        groups: &[&str],
+        here: &[bool],
+        arrival: &[(u32, &str, bool)],
+    ) -> Result<(), crate::ConfigError> {
         let n = groups.len();
         self.class = vec![u32::MAX; n];
+        let n_groups = arrival.iter().map(|a| a.0 as usize + 1).max().unwrap_or(0);
+        self.group_class = vec![u32::MAX; n_groups];
         if let Some(names) = &self.names {
             for (k, class) in names.names.iter().enumerate() {
                 for (j, name) in class.iter().enumerate() {
                     let path = format!("{}.{}[{k}].flows[{j}]", names.path, names.field);
+                    let taken = |other: u32| {
+                        Err(crate::ConfigError::new(
+                            path.clone(),
+                            format!("flow group \"{name}\" is already in {}[{other}]", names.field),
+                        ))
+                    };
                     let mut found = false;
                     for (f, g) in groups.iter().enumerate() {
                         if g == name {
                             found = true;
                             if self.class[f] != u32::MAX && self.class[f] != k as u32 {
-                                return Err(crate::ConfigError::new(
-                                    path,
-                                    format!("flow group \"{name}\" is already in {}[{}]", names.field, self.class[f]),
-                                ));
+                                return taken(self.class[f]);
                             }
                             self.class[f] = k as u32;
                         }
                     }
+                    for &(g, gname, _) in arrival {
+                        if gname == name {
+                            found = true;
+                            let c = &mut self.group_class[g as usize];
+                            if *c != u32::MAX && *c != k as u32 {
+                                return taken(*c);
+                            }
+                            *c = k as u32;
+                        }
+                    }
                     if !found {
                         let mut known: Vec<&str> = Vec::new();
-                        for g in groups {
-                            if !known.contains(g) {
+                        for g in groups.iter().copied().chain(arrival.iter().map(|a| a.1)) {
+                            if !known.contains(&g) {
                                 known.push(g);
                             }
                         }
@@ -225,23 +271,33 @@ impl Scheduler {
             Discipline::Priority => false,
         };
         let mut exact = 0u32;
-        for (f, &used) in here.iter().enumerate().take(n) {
-            if self.class[f] != u32::MAX || (own_queue && !used) {
+        // The listed flows one by one, then each arrival group as one, in a stable order.
+        let units = (0..n).map(|f| (Unit::Flow(f), here[f])).chain(arrival.iter().map(|a| (Unit::Group(a.0), a.2)));
+        for (unit, used) in units {
+            let slot = match unit {
+                Unit::Flow(f) => &self.class[f],
+                Unit::Group(g) => &self.group_class[g as usize],
+            };
+            if *slot != u32::MAX || (own_queue && !used) {
                 continue;
             }
-            self.class[f] = match &mut self.disc {
+            let class = match &mut self.disc {
                 Discipline::Priority => explicit - 1,
                 Discipline::Drr(_) if fifo => 0,
                 Discipline::Drr(d) => {
                     let k = self.queues.len() as u32;
                     let pf = &self.per_flow;
+                    let label = match unit {
+                        Unit::Flow(f) => format!("flow{f}"),
+                        Unit::Group(g) => format!("group{g}"),
+                    };
                     let aqm = if let Some((params, seed, base)) = &pf.red {
                         SubAqm::Red(Box::new(Red::new(
                             *params,
-                            crate::engine::stream(*seed, &format!("{base}/flow{f}")),
+                            crate::engine::stream(*seed, &format!("{base}/{label}")),
                         )))
                     } else if let Some((params, seed, base)) = &pf.enhanced {
-                        let rng = crate::engine::stream(*seed, &format!("{base}/flow{f}"));
+                        let rng = crate::engine::stream(*seed, &format!("{base}/{label}"));
                         SubAqm::Enhanced(Box::new(EnhancedRed::new(params.clone(), rng)))
                     } else {
                         SubAqm::None
@@ -250,21 +306,20 @@ impl Scheduler {
                     d.quantum.push(d.default_quantum);
                     k
                 }
-                Discipline::FqCodel(fq) => match fq.buckets {
-                    Some(b) => {
-                        // SplitMix64 of (flow, salt): a fixed, platform-independent hash.
-                        let mut z = (f as u64).wrapping_add(fq.salt).wrapping_add(0x9e37_79b9_7f4a_7c15);
-                        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                        z ^= z >> 31;
-                        (z % u64::from(b)) as u32
-                    }
-                    None => {
+                Discipline::FqCodel(fq) => match (fq.buckets, unit) {
+                    (Some(b), Unit::Flow(f)) => bucket(f as u32, fq.salt, b),
+                    // Connections opened at run time are hashed as they come.
+                    (Some(_), Unit::Group(_)) => continue,
+                    (None, _) => {
                         exact += 1;
                         exact - 1
                     }
                 },
             };
+            match unit {
+                Unit::Flow(f) => self.class[f] = class,
+                Unit::Group(g) => self.group_class[g as usize] = class,
+            }
         }
         if let Discipline::FqCodel(fq) = &mut self.disc {
             let k = match fq.buckets {
@@ -276,16 +331,17 @@ impl Scheduler {
             fq.state = vec![Codel::default(); k];
             fq.list = vec![0; k];
         }
-        // Enhanced RED's p_i by flow.
-        let p_of = |e: &mut EnhancedRedParams| {
-            e.p = groups
-                .iter()
-                .map(|g| e.group_p.iter().find(|(name, _)| name == g).map_or(e.default_p, |x| x.1))
-                .collect();
-        };
+        // Enhanced RED's p_i by flow, and by group for connections opened at run time.
+        let p_named =
+            |e: &EnhancedRedParams, g: &str| e.group_p.iter().find(|(name, _)| name == g).map_or(e.default_p, |x| x.1);
         for q in &mut self.queues {
             if let SubAqm::Enhanced(e) = &mut q.aqm {
-                p_of(&mut e.params);
+                let params = &mut e.params;
+                params.p = groups.iter().map(|g| p_named(params, g)).collect();
+                params.p_group = vec![params.default_p; n_groups];
+                for &(g, name, _) in arrival {
+                    params.p_group[g as usize] = p_named(params, name);
+                }
             }
         }
         if let Discipline::Drr(d) = &mut self.disc {
@@ -293,6 +349,21 @@ impl Scheduler {
             d.turn = vec![false; self.queues.len()];
         }
         Ok(())
+    }
+
+    /// The sub-queue of a packet: its flow's, or, for a connection opened at run time, its
+    /// group's or its hash bucket's.
+    #[inline]
+    fn class_of_packet(&self, m: &Meta) -> usize {
+        if let Some(&k) = self.class.get(m.flow as usize) {
+            return k as usize;
+        }
+        match &self.disc {
+            Discipline::FqCodel(fq) if fq.buckets.is_some() => {
+                bucket(m.flow, fq.salt, fq.buckets.expect("checked")) as usize
+            }
+            _ => self.group_class[m.group as usize] as usize,
+        }
     }
 
     /// The sub-queue of flow `f`.
@@ -338,7 +409,7 @@ impl Scheduler {
     /// Offer `q` at `now` (its arrival time). On refusal nothing changed but the AQM state;
     /// packets pushed out to make room are appended to `removed`.
     pub fn enqueue(&mut self, now: Time, q: Queued, removed: &mut Vec<(Queued, Removal)>) -> Result<(), Refusal> {
-        let k = self.class[q.meta.flow as usize] as usize;
+        let k = self.class_of_packet(&q.meta);
         self.max_packet = self.max_packet.max(q.meta.size);
         let push_out = match &self.disc {
             Discipline::Drr(d) => d.overflow == Overflow::PushOutLongest,
@@ -505,7 +576,7 @@ mod tests {
         });
         let groups: Vec<String> = (0..quanta.len()).map(|i| format!("g{i}")).collect();
         let refs: Vec<&str> = groups.iter().map(String::as_str).collect();
-        s.bind_flows(&refs, &vec![true; refs.len()]).unwrap();
+        s.bind_flows(&refs, &vec![true; refs.len()], &[]).unwrap();
         s
     }
 
@@ -564,7 +635,7 @@ mod tests {
         let queues = vec![SubQueue::new(Some(Limit::Packets(2)), SubAqm::None), SubQueue::new(None, SubAqm::None)];
         let mut s = Scheduler::new(Discipline::Priority, queues, Limit::Packets(100));
         s.names = Some(ClassNames { path: "q".into(), field: "classes", names: vec![vec!["hi".into()], vec![]] });
-        s.bind_flows(&["lo", "hi", "other"], &[true; 3]).unwrap();
+        s.bind_flows(&["lo", "hi", "other"], &[true; 3], &[]).unwrap();
         assert_eq!((s.class_of(0), s.class_of(1), s.class_of(2)), (1, 0, 1));
         let mut removed = Vec::new();
         s.enqueue(0, pkt(0, 0, 100), &mut removed).unwrap();
@@ -585,13 +656,13 @@ mod tests {
             field: "classes",
             names: vec![vec!["vbr".into()], vec!["x".into()]],
         });
-        let e = s.bind_flows(&["vbr", "data"], &[true; 2]).unwrap_err().to_string();
+        let e = s.bind_flows(&["vbr", "data"], &[true; 2], &[]).unwrap_err().to_string();
         assert_eq!(
             e,
             "topology.bottleneck.queue.classes[1].flows[0]: no flow group is called \"x\"; groups are vbr, data"
         );
         s.names.as_mut().unwrap().names[1] = vec!["vbr".into()];
-        let e = s.bind_flows(&["vbr", "data"], &[true; 2]).unwrap_err().to_string();
+        let e = s.bind_flows(&["vbr", "data"], &[true; 2], &[]).unwrap_err().to_string();
         assert!(e.contains("already in classes[0]"), "{e}");
     }
 
@@ -602,18 +673,20 @@ mod tests {
             max_th: 15.0,
             w_q: 0.002,
             p: vec![0.01, 0.05, 0.2],
+            p_group: Vec::new(),
             default_p: 0.02,
             group_p: Vec::new(),
             ramp: false,
             ptc: 1000.0,
         };
         let mut e = EnhancedRed::new(params, stream(3, "test"));
+        let m = |flow: u32| Meta { flow, group: 0, size: 1000, ecn: 0, flags: 0 };
         e.set_avg(10.0);
         let n = 20_000u32;
         let mut drops = [0u32; 3];
         for i in 0..3 * n {
             // The queue seen is held at 10: the average stays between the thresholds.
-            if e.early_drop(0, i % 3, 10, None) {
+            if e.early_drop(0, &m(i % 3), 10, None) {
                 drops[(i % 3) as usize] += 1;
             }
         }
@@ -626,9 +699,9 @@ mod tests {
         }
         // Below min_th nothing is dropped, at max_th everything is.
         e.set_avg(0.0);
-        assert!(!(0..100).any(|_| e.early_drop(0, 2, 0, None)));
+        assert!(!(0..100).any(|_| e.early_drop(0, &m(2), 0, None)));
         e.set_avg(15.0);
-        assert!(e.early_drop(0, 0, 15, None));
+        assert!(e.early_drop(0, &m(0), 15, None));
     }
 
     #[test]
@@ -638,6 +711,7 @@ mod tests {
             max_th: 10.0,
             w_q: 1e-12,
             p: vec![0.4],
+            p_group: Vec::new(),
             default_p: 0.4,
             group_p: Vec::new(),
             ramp: true,
@@ -646,7 +720,8 @@ mod tests {
         let mut e = EnhancedRed::new(params, stream(4, "test"));
         e.set_avg(2.5); // p = 0.4 · 0.25 = 0.1
         let n = 40_000;
-        let drops = (0..n).filter(|_| e.early_drop(0, 0, 2, None)).count() as f64;
+        let m = Meta { flow: 0, group: 0, size: 1000, ecn: 0, flags: 0 };
+        let drops = (0..n).filter(|_| e.early_drop(0, &m, 2, None)).count() as f64;
         let sd = (f64::from(n) * 0.1 * 0.9).sqrt();
         assert!((drops - f64::from(n) * 0.1).abs() < 3.29 * sd, "{drops}");
     }

@@ -96,7 +96,7 @@ impl SubQueue {
         let early = match &mut self.aqm {
             SubAqm::None => false,
             SubAqm::Red(red) => red.early_drop(q.at, q.meta.size, self.pkts.len() as u32, self.bytes, idle),
-            SubAqm::Enhanced(e) => e.early_drop(q.at, q.meta.flow, self.pkts.len() as u32, idle),
+            SubAqm::Enhanced(e) => e.early_drop(q.at, &q.meta, self.pkts.len() as u32, idle),
         };
         if early {
             return Err(Refusal::Early);

@@ -2,10 +2,10 @@
 //! of a checked scenario.
 
 use super::changes::LinkChange;
-use super::flows::{ConnSpec, Direction};
+use super::flows::{ArrivalSpec, ConnSpec, Direction};
 use super::tcp::TcpCfg;
 use super::topology::{add_lan_cfg, add_link_cfg, link_dirs, LinkCfg, LinkOverride, TopologyKind};
-use super::Scenario;
+use super::{FlowGroup, Scenario};
 use crate::net::{Network, NodeId, RouteTable, Router};
 use crate::traffic::Transport;
 use crate::units::Bytes;
@@ -18,6 +18,8 @@ pub struct Built {
     pub net: Network,
     /// Connections in flow order.
     pub conns: Vec<ConnSpec>,
+    /// Flow groups whose connections are opened while the run goes on.
+    pub arrivals: Vec<ArrivalSpec>,
     /// The routes the connections use.
     pub routes: RouteTable,
     /// Link changes, in time order (file order at equal times).
@@ -128,6 +130,7 @@ impl Scenario {
         }
 
         let mut conns = Vec::new();
+        let mut arrivals = Vec::new();
         let mut routes = RouteTable::new();
         let mut router = Router::new();
         for (g, group) in self.flows.iter().enumerate() {
@@ -235,40 +238,78 @@ impl Scenario {
                     ));
                 }
             }
+            if let Some(arr) = &group.arrivals {
+                let not_with = |field: &str, present: bool, hint: &str| {
+                    if present {
+                        Err(ConfigError::new(format!("{path}.{field}"), format!("not used with arrivals; {hint}")))
+                    } else {
+                        Ok(())
+                    }
+                };
+                not_with("count", group.count != 1, "a closed loop's users are arrivals.users")?;
+                not_with("start_spacing", group.start_spacing.0 > 0, "the arrival process spaces the connections")?;
+                not_with("size", group.size.is_some(), "give arrivals.size")?;
+                not_with(
+                    "drop_segments",
+                    !group.drop_segments.is_empty(),
+                    "they apply to flows that start at given times",
+                )?;
+                if group.transport != Transport::Tcp {
+                    return Err(ConfigError::new(
+                        format!("{path}.arrivals"),
+                        "opens TCP transfers; it is not available with transport = \"udp\"",
+                    ));
+                }
+                let (process, limit) = arr.resolve(&format!("{path}.arrivals"), self.base_dir.as_deref())?;
+                // One pair of hosts for all the group's connections.
+                let (src, dst) = match access {
+                    Some(acc) => {
+                        let label = |side: &str| format!("{side}{g}-{}", group.name);
+                        self.add_hosts(&mut net, acc, group, &path, (ingress, egress), (label("s"), label("d")))?
+                    }
+                    None => (ingress, egress),
+                };
+                let mut route = |a: NodeId, b: NodeId| {
+                    routes.get_or_add(&mut router, &net, a, b).ok_or_else(|| {
+                        ConfigError::new(
+                            path.clone(),
+                            format!("no route from \"{}\" to \"{}\"", net.nodes[a as usize], net.nodes[b as usize]),
+                        )
+                    })
+                };
+                let group_routes = [route(src, dst)?, route(dst, src)?];
+                arrivals.push(ArrivalSpec {
+                    name: group.name.clone(),
+                    group: g as u32,
+                    src,
+                    dst,
+                    routes: group_routes,
+                    tcp,
+                    cc: group.tcp.cc,
+                    process,
+                    start: group.start.0,
+                    stop: group.stop.map(|d| d.0),
+                    limit,
+                    key: format!("flow/{}", group.name),
+                });
+                continue;
+            }
             let mut drop_segments = group.drop_segments.clone();
             drop_segments.sort_unstable();
             drop_segments.dedup();
             let same_name = self.flows[..g].iter().filter(|f| f.name == group.name).map(|f| f.count).sum::<u32>();
             for k in 0..group.count {
                 let index = conns.len();
-                let (src, dst) = if let Some(acc) = access {
-                    let none = LinkOverride::default();
-                    let s_cfg = group.src_access.as_ref().unwrap_or(&none).apply(acc);
-                    let d_cfg = group.dst_access.as_ref().unwrap_or(&none).apply(acc);
-                    let s = net.add_node(format!("s{index}"));
-                    let d = net.add_node(format!("d{index}"));
-                    // Forward is the direction of the flow's data: host to router, router to host.
-                    let s_name = format!("s{index}-{}", net.nodes[ingress as usize]);
-                    let d_name = format!("{}-d{index}", net.nodes[egress as usize]);
-                    add_link_cfg(
+                let (src, dst) = match access {
+                    Some(acc) => self.add_hosts(
                         &mut net,
-                        &self.simulation,
-                        s_name,
-                        (s, ingress),
-                        &s_cfg,
-                        &format!("{path}.src_access"),
-                    )?;
-                    add_link_cfg(
-                        &mut net,
-                        &self.simulation,
-                        d_name,
-                        (egress, d),
-                        &d_cfg,
-                        &format!("{path}.dst_access"),
-                    )?;
-                    (s, d)
-                } else {
-                    (ingress, egress)
+                        acc,
+                        group,
+                        &path,
+                        (ingress, egress),
+                        (format!("s{index}"), format!("d{index}")),
+                    )?,
+                    None => (ingress, egress),
                 };
                 let mut route = |a: NodeId, b: NodeId| {
                     routes.get_or_add(&mut router, &net, a, b).ok_or_else(|| {
@@ -312,17 +353,41 @@ impl Scenario {
             if let (Some(s), Some(on)) = (l.scheduled_mut(), on) {
                 // Link changes may reroute any flow onto this direction: give every flow its
                 // queue from the start.
-                let here: Vec<bool> = conns
-                    .iter()
-                    .map(|c| !self.changes.is_empty() || c.routes.iter().any(|&r| on[r as usize]))
-                    .collect();
-                s.sched.bind_flows(&groups, &here)?;
+                let crosses = |routes: &[u32; 2]| !self.changes.is_empty() || routes.iter().any(|&r| on[r as usize]);
+                let here: Vec<bool> = conns.iter().map(|c| crosses(&c.routes)).collect();
+                let arrival: Vec<(u32, &str, bool)> =
+                    arrivals.iter().map(|a| (a.group, a.name.as_str(), crosses(&a.routes))).collect();
+                s.sched.bind_flows(&groups, &here, &arrival)?;
             }
         }
         if let Some(trace) = &self.trace {
             trace.resolve(&net, conns.len(), self.bottleneck_link(), self.simulation.duration.0)?;
         }
         let changes = self.resolve_changes(&net)?;
-        Ok(Built { net, conns, routes, changes })
+        Ok(Built { net, conns, arrivals, routes, changes })
+    }
+
+    /// Add a source host and a destination host called `names`, joined to routers `ends` by
+    /// access links (`acc` with the group's overrides); returns the hosts.
+    fn add_hosts(
+        &self,
+        net: &mut Network,
+        acc: &LinkCfg,
+        group: &FlowGroup,
+        path: &str,
+        (ingress, egress): (NodeId, NodeId),
+        (s_name, d_name): (String, String),
+    ) -> Result<(NodeId, NodeId), ConfigError> {
+        let none = LinkOverride::default();
+        let s_cfg = group.src_access.as_ref().unwrap_or(&none).apply(acc);
+        let d_cfg = group.dst_access.as_ref().unwrap_or(&none).apply(acc);
+        // Forward is the direction of the flow's data: host to router, router to host.
+        let s_link = format!("{s_name}-{}", net.nodes[ingress as usize]);
+        let d_link = format!("{}-{d_name}", net.nodes[egress as usize]);
+        let s = net.add_node(s_name);
+        let d = net.add_node(d_name);
+        add_link_cfg(net, &self.simulation, s_link, (s, ingress), &s_cfg, &format!("{path}.src_access"))?;
+        add_link_cfg(net, &self.simulation, d_link, (egress, d), &d_cfg, &format!("{path}.dst_access"))?;
+        Ok((s, d))
     }
 }

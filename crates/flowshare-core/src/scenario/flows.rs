@@ -6,6 +6,7 @@ use super::topology::LinkOverride;
 use crate::cc::CcConfig;
 use crate::net::{NodeId, RouteId};
 use crate::tcp::TcpConfig;
+use crate::traffic::arrivals::{ArrivalsCfg, Process};
 use crate::traffic::{SourceCfg, SourceSpec, Transport};
 use crate::units::{Bytes, Dur, Time};
 use serde::{Deserialize, Serialize};
@@ -77,6 +78,10 @@ pub struct FlowGroup {
     /// UDP: the traffic source (see `docs/traffic.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceCfg>,
+    /// TCP transfers opened while the run goes on (see `docs/traffic.md`), instead of `count`
+    /// flows that start at given times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<ArrivalsCfg>,
 }
 
 fn default_flow_name() -> String {
@@ -116,5 +121,34 @@ pub struct ConnSpec {
     pub source: Option<SourceSpec>,
     /// Stable name of the flow's random streams: `flow/<group name>/<k>`, with `k` counting
     /// the flows of that name in scenario order.
+    pub key: String,
+}
+
+/// A flow group whose connections an arrival process opens while the run goes on.
+#[derive(Clone, Debug)]
+pub struct ArrivalSpec {
+    /// Group label.
+    pub name: String,
+    /// Index of its flow group (`[[flows]]` table).
+    pub group: u32,
+    /// Host its transfers are sent from.
+    pub src: NodeId,
+    /// Host that receives them.
+    pub dst: NodeId,
+    /// Forward and reverse routes, shared by all its connections.
+    pub routes: [RouteId; 2],
+    /// Transport parameters of each connection.
+    pub tcp: TcpConfig,
+    /// Congestion-control algorithm of each connection.
+    pub cc: CcConfig,
+    /// What opens the connections.
+    pub process: Process,
+    /// Connections are opened from this time on.
+    pub start: Time,
+    /// And not at or after this one.
+    pub stop: Option<Time>,
+    /// At most this many connections in all.
+    pub limit: Option<u64>,
+    /// Base name of its random streams: `flow/<group name>`.
     pub key: String,
 }

@@ -18,7 +18,7 @@ mod topology;
 
 pub use build::Built;
 pub use changes::{ChangeCfg, ChangeDirection, LinkChange};
-pub use flows::{ConnSpec, Direction, FlowGroup};
+pub use flows::{ArrivalSpec, ConnSpec, Direction, FlowGroup};
 pub use queues::{AutoF64, ClassCfg, LimitCfg, OverflowCfg, QueueCfg, QueueKind, RedMode, SubAqmKind};
 pub use tcp::{ForceTimeout, TcpCfg};
 pub use topology::{GraphLink, LanCfg, LinkCfg, LinkOverride, ReverseCfg, Topology, TopologyKind};
@@ -43,6 +43,10 @@ pub struct Scenario {
     /// Link rate, delay and up/down changes at given times (`docs/links.md`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<ChangeCfg>,
+    /// Directory that relative file names in the scenario (trace files) are read from: the
+    /// scenario file's own directory when it was read from a file, else the working directory.
+    #[serde(skip)]
+    pub base_dir: Option<std::path::PathBuf>,
 }
 
 impl Scenario {

@@ -456,6 +456,7 @@ impl QueueCfg {
             max_th,
             w_q,
             p: Vec::new(),
+            p_group: Vec::new(),
             default_p,
             group_p,
             ramp: self.ramp.unwrap_or(false),

@@ -352,9 +352,11 @@ pub struct Tracer {
     /// Per link direction, the index of its pcap writer.
     pcap_of: Vec<Option<u32>>,
     writers: Vec<(u32, pcap::PcapWriter)>,
+    /// Per connection slot: its wire format, the highest cumulative ACK its sender received,
+    /// and the flow (or transfer) number events are recorded under.
     wire: Vec<FlowWire>,
-    /// Per flow, the highest cumulative ACK received by the sender.
     high_ack: Vec<u64>,
+    flow_of: Vec<u32>,
     end: Time,
 }
 
@@ -362,7 +364,28 @@ impl Tracer {
     /// A tracer for `spec` on a network of `links` link directions, for a run ending at `end`.
     pub fn new(spec: TraceSpec, links: usize, wire: Vec<FlowWire>, end: Time) -> Tracer {
         let high_ack = vec![0; wire.len()];
-        Tracer { spec, cols: Columns::default(), pcap_of: vec![None; links], writers: Vec::new(), wire, high_ack, end }
+        let flow_of = (0..wire.len() as u32).collect();
+        Tracer {
+            spec,
+            cols: Columns::default(),
+            pcap_of: vec![None; links],
+            writers: Vec::new(),
+            wire,
+            high_ack,
+            flow_of,
+            end,
+        }
+    }
+
+    /// Connection slot `slot` now carries transfer `flow`, sent with `wire`.
+    pub fn set_slot(&mut self, slot: u32, flow: u32, wire: FlowWire) {
+        let s = slot as usize;
+        if s >= self.wire.len() {
+            self.wire.resize(s + 1, wire);
+            self.high_ack.resize(s + 1, 0);
+            self.flow_of.resize(s + 1, flow);
+        }
+        (self.wire[s], self.high_ack[s], self.flow_of[s]) = (wire, 0, flow);
     }
 
     /// Open one pcap file per selected link direction in `dir` (which must exist), named
@@ -390,7 +413,7 @@ impl Tracer {
             && self.spec.kind_mask & (1 << kind as u8) != 0
             && t >= self.spec.start
             && t <= self.spec.stop
-            && (self.spec.flow_mask.is_empty() || self.spec.flow_mask[flow as usize])
+            && (self.spec.flow_mask.is_empty() || self.spec.flow_mask.get(flow as usize) == Some(&true))
     }
 
     #[inline]
@@ -398,7 +421,7 @@ impl Tracer {
         let c = &mut self.cols;
         c.time.push(t);
         c.seq.push(p.seq);
-        c.flow.push(p.conn);
+        c.flow.push(self.flow_of[p.conn as usize]);
         c.link.push(link);
         c.size.push(p.size);
         c.acked.push(u32::try_from(acked).unwrap_or(u32::MAX));
@@ -418,7 +441,7 @@ impl Tracer {
             acked = p.seq.saturating_sub(*high);
             *high = (*high).max(p.seq);
         }
-        if self.wanted(t, kind, p.conn) {
+        if self.wanted(t, kind, self.flow_of[p.conn as usize]) {
             self.push(t, kind, p, -1, reason, acked);
         }
     }
@@ -431,7 +454,7 @@ impl Tracer {
     /// Link direction `link` refused `p` arriving at `t`.
     #[inline]
     pub fn dropped(&mut self, t: Time, p: &Packet, link: LinkId, reason: Reason) {
-        if self.link_wanted(link) && self.wanted(t, EventKind::Drop, p.conn) {
+        if self.link_wanted(link) && self.wanted(t, EventKind::Drop, self.flow_of[p.conn as usize]) {
             self.push(t, EventKind::Drop, p, link as i32, reason, 0);
         }
     }
@@ -446,7 +469,7 @@ impl Tracer {
     /// Scheduled link direction `link` put `p`, arriving at `t`, in its queue.
     #[inline]
     pub fn enqueued(&mut self, t: Time, p: &Packet, link: LinkId) {
-        if self.link_wanted(link) && self.wanted(t, EventKind::Enqueue, p.conn) {
+        if self.link_wanted(link) && self.wanted(t, EventKind::Enqueue, self.flow_of[p.conn as usize]) {
             self.push(t, EventKind::Enqueue, p, link as i32, Reason::None, 0);
         }
     }
@@ -455,7 +478,7 @@ impl Tracer {
     /// event and the pcap record).
     #[inline]
     pub fn transmitted(&mut self, done: Time, p: &Packet, link: LinkId) {
-        if self.link_wanted(link) && self.wanted(done, EventKind::Dequeue, p.conn) {
+        if self.link_wanted(link) && self.wanted(done, EventKind::Dequeue, self.flow_of[p.conn as usize]) {
             self.push(done, EventKind::Dequeue, p, link as i32, Reason::None, 0);
         }
         if let Some(w) = self.pcap_of[link as usize] {

@@ -8,6 +8,7 @@
 //! gives it one event per send instant (a back-to-back burst is one event). Nothing here
 //! allocates per packet. The models and their parameters are described in `docs/traffic.md`.
 
+pub mod arrivals;
 pub mod cbr;
 pub mod onoff;
 pub mod poisson;

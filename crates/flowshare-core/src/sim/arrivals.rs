@@ -1,0 +1,351 @@
+//! Connections opened while the run goes on ([`crate::traffic::arrivals`]): arrival
+//! processes, closed-loop users, connection slots taken from a free list and given back, and
+//! the per-transfer table written as transfers finish.
+//!
+//! The flows a scenario lists occupy the first slots for the whole run. A transfer opened by
+//! an arrival process takes a free slot (or a new one), runs, and is recorded when its last
+//! byte is acknowledged; its slot is given back once none of its packets is left in the
+//! network (the slot counts them), so memory follows the connections open at a time, not the
+//! transfers made. A slot's endpoints carry a new wake generation each time it is reused, so a
+//! timer of an earlier occupant never wakes the new one.
+
+use super::{Conn, ConnCounters, Simulation};
+use crate::agent::{endpoint, Agent, Io, Side};
+use crate::engine::{stream, Event, Stream};
+use crate::results::{Column, Table};
+use crate::scenario::ArrivalSpec;
+use crate::tcp::{Controller, Sender, Sink};
+use crate::trace::FlowWire;
+use crate::traffic::arrivals::Process;
+use crate::units::{secs, Time, NS_PER_SEC};
+
+/// An arrival process at run time.
+#[derive(Debug)]
+pub(super) struct Arrivals {
+    pub(super) spec: ArrivalSpec,
+    /// Poisson: gaps. Trace: unused.
+    gaps: Stream,
+    /// Poisson: sizes.
+    sizes: Stream,
+    /// Trace: the next entry.
+    next: usize,
+    /// Connections opened so far.
+    opened: u64,
+}
+
+/// A closed-loop user: it alternates a transfer and a think time, drawing both from its own
+/// stream.
+#[derive(Debug)]
+pub(super) struct User {
+    arrivals: u32,
+    rng: Stream,
+}
+
+/// A transfer occupying a slot.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Transfer {
+    /// Its number: the listed flows are 0…n−1, transfers count on from n.
+    pub(super) id: u32,
+    arrivals: u32,
+    user: Option<u32>,
+    start: Time,
+    size: u64,
+    /// Its last byte was acknowledged (and it was recorded).
+    done: bool,
+}
+
+impl Transfer {
+    /// Its last byte was acknowledged.
+    pub(super) fn done(&self) -> bool {
+        self.done
+    }
+}
+
+/// The per-transfer table, row by row as transfers finish, until it is taken.
+#[derive(Debug, Default)]
+pub(super) struct TransferLog {
+    transfer: Vec<i64>,
+    name: Vec<String>,
+    user: Vec<i64>,
+    start: Vec<f64>,
+    size: Vec<i64>,
+    completion: Vec<f64>,
+    goodput: Vec<f64>,
+    packets_sent: Vec<i64>,
+    retransmits: Vec<i64>,
+    timeouts: Vec<i64>,
+    drops: Vec<i64>,
+    /// Rows recorded since the start of the run.
+    pub(super) total: u64,
+}
+
+impl TransferLog {
+    /// The rows recorded since the last call, as a table; the log is left empty.
+    pub(super) fn take(&mut self) -> Table {
+        let mut t = Table::default();
+        t.push("transfer", Column::I64(std::mem::take(&mut self.transfer)));
+        t.push("name", Column::Str(std::mem::take(&mut self.name)));
+        t.push("user", Column::I64(std::mem::take(&mut self.user)));
+        t.push("start_s", Column::F64(std::mem::take(&mut self.start)));
+        t.push("size_bytes", Column::I64(std::mem::take(&mut self.size)));
+        t.push("completion_time_s", Column::F64(std::mem::take(&mut self.completion)));
+        t.push("goodput_bps", Column::F64(std::mem::take(&mut self.goodput)));
+        t.push("packets_sent", Column::I64(std::mem::take(&mut self.packets_sent)));
+        t.push("retransmits", Column::I64(std::mem::take(&mut self.retransmits)));
+        t.push("timeouts", Column::I64(std::mem::take(&mut self.timeouts)));
+        t.push("drops", Column::I64(std::mem::take(&mut self.drops)));
+        t
+    }
+}
+
+/// A size drawn from a distribution over bytes: whole bytes, at least one.
+fn whole_bytes(x: f64) -> u64 {
+    (x.ceil() as u64).max(1)
+}
+
+/// A time drawn from a distribution over seconds: whole nanoseconds.
+fn whole_ns(x: f64) -> Time {
+    (x * NS_PER_SEC as f64).round() as Time
+}
+
+impl Simulation {
+    /// Set up the arrival processes of `specs`: their first events and their users.
+    pub(super) fn init_arrivals(&mut self, specs: Vec<ArrivalSpec>) {
+        for (a, spec) in specs.into_iter().enumerate() {
+            let a = a as u32;
+            let mut arr = Arrivals {
+                gaps: stream(self.seed, &format!("{}/arrivals", spec.key)),
+                sizes: stream(self.seed, &format!("{}/sizes", spec.key)),
+                next: 0,
+                opened: 0,
+                spec,
+            };
+            match &arr.spec.process {
+                Process::Poisson { gap, .. } => {
+                    let first = arr.spec.start.saturating_add(whole_ns(gap.sample(&mut arr.gaps)));
+                    self.arrivals.push(arr);
+                    self.schedule_arrival(a, first);
+                }
+                Process::Trace(list) => {
+                    let first = arr.spec.start.saturating_add(list[0].0);
+                    self.arrivals.push(arr);
+                    self.schedule_arrival(a, first);
+                }
+                Process::ClosedLoop { users, think, .. } => {
+                    // Each user starts after a first think time of its own.
+                    for u in 0..*users {
+                        let mut rng = stream(self.seed, &format!("{}/user{u}", arr.spec.key));
+                        let first = arr.spec.start.saturating_add(whole_ns(think.sample(&mut rng)));
+                        let id = self.users.len() as u32;
+                        self.users.push(User { arrivals: a, rng });
+                        if arr.spec.stop.is_none_or(|s| first < s) && first <= self.end {
+                            self.events.push(first, Event::User(id));
+                        }
+                    }
+                    self.arrivals.push(arr);
+                }
+            }
+        }
+    }
+
+    /// Schedule the next opening of process `a` at `t` if it may still open one then.
+    fn schedule_arrival(&mut self, a: u32, t: Time) {
+        let arr = &self.arrivals[a as usize];
+        let open = arr.spec.stop.is_none_or(|s| t < s) && arr.spec.limit.is_none_or(|l| arr.opened < l);
+        if open && t <= self.end {
+            self.events.push(t, Event::Arrival(a));
+        }
+    }
+
+    /// Process `a` opens its next connection now, and schedules the one after.
+    pub(super) fn on_arrival_event(&mut self, a: u32) {
+        let arr = &mut self.arrivals[a as usize];
+        let (size, next) = match &arr.spec.process {
+            Process::Poisson { gap, size } => {
+                let s = whole_bytes(size.sample(&mut arr.sizes));
+                (s, Some(self.now.saturating_add(whole_ns(gap.sample(&mut arr.gaps)))))
+            }
+            Process::Trace(list) => {
+                let (_, s) = list[arr.next];
+                arr.next += 1;
+                (s, list.get(arr.next).map(|e| arr.spec.start.saturating_add(e.0)))
+            }
+            Process::ClosedLoop { .. } => unreachable!("closed-loop users open their own connections"),
+        };
+        arr.opened += 1;
+        if let Some(t) = next {
+            self.schedule_arrival(a, t);
+        }
+        self.open_transfer(a, size, None);
+    }
+
+    /// Closed-loop user `u` ends its think time: it opens its next transfer, unless its
+    /// process has stopped.
+    pub(super) fn on_user_event(&mut self, u: u32) {
+        let a = self.users[u as usize].arrivals;
+        let arr = &mut self.arrivals[a as usize];
+        if arr.spec.stop.is_some_and(|s| self.now >= s) || arr.spec.limit.is_some_and(|l| arr.opened >= l) {
+            return;
+        }
+        let Process::ClosedLoop { size, .. } = &arr.spec.process else { unreachable!("a closed loop") };
+        let size = whole_bytes(size.sample(&mut self.users[u as usize].rng));
+        arr.opened += 1;
+        self.open_transfer(a, size, Some(u));
+    }
+
+    /// Open a transfer of `size` bytes for process `a` (and user `user`) now, in a free slot.
+    fn open_transfer(&mut self, a: u32, size: u64, user: Option<u32>) {
+        let spec = &self.arrivals[a as usize].spec;
+        let id = self.next_transfer;
+        self.next_transfer += 1;
+        let c = match self.free_slots.pop() {
+            Some(c) => c,
+            None => {
+                let c = self.conns.len() as u32;
+                self.conns.push(Conn {
+                    paths: spec.routes.map(|r| self.routes.shared(r)),
+                    group: spec.group,
+                    routes: spec.routes,
+                    in_network: 0,
+                });
+                self.agents.extend([Agent::Vacant, Agent::Vacant]);
+                self.wakes.extend([super::Wake::default(), super::Wake::default()]);
+                self.counters.push(ConnCounters::default());
+                self.jitter.push(None);
+                self.transfers.push(None);
+                c
+            }
+        };
+        let tcp = spec.tcp;
+        let mss = u64::from(tcp.mss);
+        let total = size.div_ceil(mss);
+        let last = (size - (total - 1) * mss) as u32;
+        let ctl = Controller::Solo(spec.cc.build_solo());
+        let slot = c as usize;
+        self.agents[2 * slot] = Agent::TcpSender(Box::new(Sender::new(c, tcp, Some(total), last, ctl)));
+        self.agents[2 * slot + 1] = Agent::TcpSink(Sink::new(c, &tcp, Some(total), last));
+        for w in &mut self.wakes[2 * slot..2 * slot + 2] {
+            w.entry = None;
+            w.gen = w.gen.wrapping_add(1);
+        }
+        let conn = &mut self.conns[slot];
+        conn.paths = spec.routes.map(|r| self.routes.shared(r));
+        conn.group = spec.group;
+        conn.routes = spec.routes;
+        debug_assert_eq!(conn.in_network, 0, "a reused slot holds no packet");
+        self.counters[slot] = ConnCounters::default();
+        self.jitter[slot] = (tcp.send_jitter > 0).then(|| {
+            let rng = stream(self.seed, &format!("{}/t{id}/send_jitter", spec.key));
+            Box::new(super::SendJitter { max: tcp.send_jitter, rng, held: Default::default() })
+        });
+        self.transfers[slot] = Some(Transfer { id, arrivals: a, user, start: self.now, size, done: false });
+        if let Some(t) = &mut self.trace {
+            t.set_slot(c, id, FlowWire { mss: tcp.mss, header: tcp.header, size: Some(size) });
+        }
+        let ep = endpoint(c, Side::Source);
+        let mut io = Io { now: self.now, out: &mut self.out, cc: &mut self.cc };
+        let wake = self.agents[ep as usize].start(&mut io);
+        self.note_owner(ep);
+        self.after_agent(ep, wake);
+    }
+
+    /// After an endpoint of transfer slot `c` ran: record the transfer when it has just
+    /// completed (and start its user's think time), and give the slot back once it is done
+    /// and none of its packets is left.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn after_transfer_event(&mut self, c: u32) {
+        let slot = c as usize;
+        let Some(t) = self.transfers[slot] else { return };
+        if !t.done {
+            let Some(s) = self.agents[2 * slot].tcp_sender() else { return };
+            if s.stats.completed_at.is_none() {
+                return;
+            }
+            self.record_transfer(c);
+            if let Some(u) = t.user {
+                let user = &mut self.users[u as usize];
+                let arr = &self.arrivals[user.arrivals as usize];
+                let Process::ClosedLoop { think, .. } = &arr.spec.process else { unreachable!("a closed loop") };
+                let next = self.now.saturating_add(whole_ns(think.sample(&mut user.rng)));
+                if arr.spec.stop.is_none_or(|s| next < s) && next <= self.end {
+                    self.events.push(next, Event::User(u));
+                }
+            }
+        }
+        if self.conns[slot].in_network == 0 {
+            self.release_slot(c);
+        }
+    }
+
+    /// The last packet of transfer slot `c` left the network: give the slot back if the
+    /// transfer is done.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn after_last_packet(&mut self, c: u32) {
+        if self.transfers[c as usize].is_some_and(|t| t.done) {
+            self.release_slot(c);
+        }
+    }
+
+    /// Record the transfer in slot `c` in the per-transfer table (a completed one, or one
+    /// still running at the end of the run) and mark it done.
+    fn record_transfer(&mut self, c: u32) {
+        let slot = c as usize;
+        let t = self.transfers[slot].as_mut().expect("a transfer");
+        t.done = true;
+        let t = *t;
+        let s = self.agents[2 * slot].tcp_sender().expect("a TCP sender");
+        let completion = s.stats.completed_at.map(|at| secs(at - t.start));
+        let log = &mut self.transfer_log;
+        log.transfer.push(i64::from(t.id));
+        log.name.push(self.arrivals[t.arrivals as usize].spec.name.clone());
+        log.user.push(t.user.map_or(-1, i64::from));
+        log.start.push(secs(t.start));
+        log.size.push(t.size as i64);
+        log.completion.push(completion.unwrap_or(f64::NAN));
+        log.goodput.push(completion.map_or(f64::NAN, |d| t.size as f64 * 8.0 / d));
+        log.packets_sent.push(s.stats.packets_sent as i64);
+        log.retransmits.push(s.stats.retransmits as i64);
+        log.timeouts.push(s.stats.timeouts as i64);
+        log.drops.push(self.counters[slot].data_dropped as i64);
+        log.total += 1;
+    }
+
+    /// Give slot `c` back: its endpoints go, the slot waits on the free list.
+    fn release_slot(&mut self, c: u32) {
+        let slot = c as usize;
+        self.transfers[slot] = None;
+        self.agents[2 * slot] = Agent::Vacant;
+        self.agents[2 * slot + 1] = Agent::Vacant;
+        self.jitter[slot] = None;
+        self.free_slots.push(c);
+    }
+
+    /// Record the transfers still running at the end of the run.
+    pub(super) fn record_running_transfers(&mut self) {
+        for c in self.n_static as u32..self.transfers.len() as u32 {
+            if self.transfers[c as usize].is_some_and(|t| !t.done) {
+                self.record_transfer(c);
+            }
+        }
+    }
+
+    /// The transfers recorded since the last call (a per-transfer table; see
+    /// `docs/traffic.md`). Drained while a run goes on, it keeps the memory of a run with
+    /// millions of transfers bounded; what is left is in the run's results.
+    pub fn take_transfers(&mut self) -> Table {
+        self.transfer_log.take()
+    }
+
+    /// Connection slots in use or free: the most connections open at once (plus the listed
+    /// flows), however many transfers were made.
+    pub fn slots(&self) -> usize {
+        self.conns.len()
+    }
+
+    /// Transfers recorded so far (taken or not).
+    pub fn transfers_recorded(&self) -> u64 {
+        self.transfer_log.total
+    }
+}

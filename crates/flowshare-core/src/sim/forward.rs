@@ -1,0 +1,363 @@
+//! Forwarding: packets leave an endpoint, cross link directions (handed on at once across
+//! links exclusive to their route, ADR 0003; through a scheduler's transmitter on scheduled
+//! directions, ADR 0004), are dropped, lost or delivered to the endpoint at the far end.
+
+use super::{Simulation, STRANDED};
+use crate::agent::{receiver, Io};
+use crate::engine::Event;
+use crate::net::sched::{Queued, Removal};
+use crate::net::{LinkId, Network, Refusal};
+use crate::packet::{ecn, Dir, Kind, Meta, Packet};
+use crate::trace::{EventKind, Reason, Tracer};
+use crate::units::Time;
+
+impl Simulation {
+    /// Put the packets an endpoint of connection `c` produced on the network.
+    #[inline]
+    pub(super) fn flush(&mut self, c: u32) {
+        let jittered = self.jitter[c as usize].is_some();
+        for i in 0..self.out.len() {
+            let p = self.out[i];
+            if p.kind == Kind::Data && !p.retx() && self.forced_drop(c, p.seq) {
+                self.counters[c as usize].data_dropped += 1;
+                if self.trace.is_some() {
+                    self.trace_forced_drop(i);
+                }
+                continue;
+            }
+            let id = self.arena.alloc(p);
+            self.conns[c as usize].in_network += 1;
+            if jittered && p.kind == Kind::Data {
+                if let Some(j) = &mut self.jitter[c as usize] {
+                    if j.held.is_empty() {
+                        self.events.push(self.now + j.delay(), Event::Release(c));
+                    }
+                    j.held.push_back(id);
+                    continue;
+                }
+            }
+            self.forward(id, self.now);
+        }
+        self.out.clear();
+    }
+
+    /// Whether the first transmission of segment `seq` of connection `c` is to be lost.
+    /// First transmissions go out in increasing order, so one cursor per connection suffices.
+    #[inline]
+    pub(super) fn forced_drop(&mut self, c: u32, seq: u64) -> bool {
+        // Only the flows a scenario lists have crafted drops.
+        let Some(spec) = self.specs.get(c as usize) else { return false };
+        let drops = &spec.drop_segments;
+        let cursor = &mut self.counters[c as usize].next_forced_drop;
+        while *cursor < drops.len() && drops[*cursor] < seq {
+            *cursor += 1;
+        }
+        if *cursor < drops.len() && drops[*cursor] == seq {
+            *cursor += 1;
+            return true;
+        }
+        false
+    }
+
+    /// Offer packet `id` to the link at its current hop, arriving there at `at`. While the
+    /// next link is exclusive to this route the packet is handed on at once, at the time it
+    /// will get there; it waits in the pipe of the last link reached, whose head has an event.
+    #[inline]
+    pub(super) fn forward(&mut self, id: u32, mut at: Time) {
+        // What forwarding and the queues need; the arena copy is updated where it must be.
+        let p = self.arena.get(id);
+        let (conn, dir, mut hop) = (p.conn, p.dir, p.hop);
+        let c = &self.conns[conn as usize];
+        let meta = Meta { flow: conn, group: c.group, size: p.size, ecn: p.ecn, flags: p.flags };
+        let route = &*c.paths[dir as usize];
+        loop {
+            let Some(&link) = route.get(hop as usize) else {
+                // Only a route emptied by a link change gets here (at hop 0).
+                let p = *self.arena.get(id);
+                self.drop_no_route(id, p);
+                return;
+            };
+            if self.net.links[link as usize].is_scheduled() {
+                // Never exclusive, so `at` is now.
+                self.arena.get_mut(id).hop = hop;
+                self.enqueue_scheduled(id, meta, link);
+                return;
+            }
+            let arrival = match self.net.enqueue(link, self.now, at, &meta) {
+                Ok(arrival) => {
+                    if meta.ecn != 0 && self.net.links[link as usize].take_mark() {
+                        self.arena.get_mut(id).ecn |= ecn::CE;
+                    }
+                    arrival
+                }
+                Err(refusal) => {
+                    self.arena.get_mut(id).hop = hop;
+                    self.refused(id, link, at, refusal);
+                    return;
+                }
+            };
+            if self.trace.is_some() {
+                let mut p = *self.arena.get(id);
+                p.hop = hop;
+                trace_link(&mut self.trace, &self.net, at, Ok(arrival), &p, link);
+            }
+            if self.net.links[link as usize].lost_on_wire(self.now, arrival) {
+                self.arena.get_mut(id).hop = hop;
+                self.lost_on_link(id, link);
+                return;
+            }
+            let next = hop as usize + 1;
+            if next < route.len() && self.net.links[route[next] as usize].exclusive {
+                hop += 1;
+                at = arrival;
+                continue;
+            }
+            self.arena.get_mut(id).hop = hop;
+            if self.net.links[link as usize].push_pipe(arrival, id) {
+                self.events.push(arrival, Event::LinkArrival(link));
+            }
+            return;
+        }
+    }
+
+    /// Offer packet `id` to scheduled link direction `link` now (ADR 0004).
+    #[inline(never)]
+    pub(super) fn enqueue_scheduled(&mut self, id: u32, meta: Meta, link: LinkId) {
+        let now = self.now;
+        let p = *self.arena.get(id);
+        let q = Queued { id, at: now, meta };
+        match self.net.links[link as usize].sched_enqueue(now, q) {
+            Err(refusal) => {
+                if self.trace.is_some() {
+                    trace_link(&mut self.trace, &self.net, now, Err(refusal), &p, link);
+                }
+                self.count_drop(&p);
+                self.free_packet(id, p.conn);
+            }
+            Ok(idle) => {
+                if self.trace.is_some() {
+                    trace_sched(&mut self.trace, now, None, &p, link);
+                }
+                self.drain_removed(link);
+                if idle {
+                    self.start_tx(link);
+                }
+            }
+        }
+    }
+
+    /// Count a dropped packet against its connection.
+    #[inline]
+    pub(super) fn count_drop(&mut self, p: &Packet) {
+        let c = &mut self.counters[p.conn as usize];
+        match p.dir {
+            Dir::Forward => c.data_dropped += 1,
+            Dir::Reverse => c.acks_dropped += 1,
+        }
+    }
+
+    /// Account and free the packets scheduled link `link` removed from its queues.
+    pub(super) fn drain_removed(&mut self, link: LinkId) {
+        let n = self.net.links[link as usize].scheduled().map_or(0, |s| s.removed.len());
+        for i in 0..n {
+            let (q, why) = self.net.links[link as usize].scheduled().expect("scheduled").removed[i];
+            let p = *self.arena.get(q.id);
+            if let Some(t) = &mut self.trace {
+                let reason = match why {
+                    Removal::PushOut => Reason::PushOut,
+                    Removal::Codel => Reason::Codel,
+                };
+                t.dropped(self.now, &p, link, reason);
+            }
+            self.count_drop(&p);
+            self.free_packet(q.id, p.conn);
+        }
+        if n > 0 {
+            self.net.links[link as usize].scheduled_mut().expect("scheduled").removed.clear();
+        }
+    }
+
+    /// The transmitter of scheduled link `link` is free now: send the next packet, if any,
+    /// and schedule the transmitter's next event at the end of its transmission.
+    pub(super) fn start_tx(&mut self, link: LinkId) {
+        let l = &mut self.net.links[link as usize];
+        let started = l.sched_start(self.now);
+        let end = l.last_end();
+        self.drain_removed(link);
+        let Some((q, arrival)) = started else {
+            return;
+        };
+        self.events.push(end, Event::LinkTransmit(link));
+        let p = *self.arena.get(q.id);
+        if self.trace.is_some() {
+            trace_sched(&mut self.trace, self.now, Some(end), &p, link);
+        }
+        if self.net.links[link as usize].lost_on_wire(self.now, arrival) {
+            self.lost_on_link(q.id, link);
+            return;
+        }
+        if self.net.links[link as usize].push_pipe(arrival, q.id) {
+            self.events.push(arrival, Event::LinkArrival(link));
+        }
+    }
+
+    /// Packet `id`, offered to `link` at `at`, was refused by its queue.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn refused(&mut self, id: u32, link: LinkId, at: Time, refusal: Refusal) {
+        let p = *self.arena.get(id);
+        if self.trace.is_some() {
+            trace_link(&mut self.trace, &self.net, at, Err(refusal), &p, link);
+        }
+        self.count_drop(&p);
+        self.free_packet(id, p.conn);
+    }
+
+    /// Packet `id`, just transmitted on `link`, was discarded by the link's loss model.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn lost_on_link(&mut self, id: u32, link: LinkId) {
+        let p = *self.arena.get(id);
+        if self.trace.is_some() {
+            trace_link_loss(&mut self.trace, &self.net, &p, link);
+        }
+        let c = &mut self.counters[p.conn as usize];
+        match p.dir {
+            Dir::Forward => c.data_link_lost += 1,
+            Dir::Reverse => c.acks_link_lost += 1,
+        }
+        self.free_packet(id, p.conn);
+    }
+
+    /// Packet `id` reached the far end of a link.
+    pub(super) fn on_arrival(&mut self, id: u32) {
+        let p = self.arena.get_mut(id);
+        p.hop += 1;
+        let (conn, dir, hop) = (p.conn, p.dir, p.hop);
+        if (hop as usize) < self.conns[conn as usize].paths[dir as usize].len() {
+            self.forward(id, self.now);
+            return;
+        }
+        let p = *self.arena.get(id);
+        if p.hop == STRANDED + 1 {
+            self.drop_no_route(id, p);
+            return;
+        }
+        let c = p.conn as usize;
+        if p.dir == Dir::Forward {
+            self.counters[c].data_received += 1;
+        }
+        let ep = receiver(p.conn, p.dir);
+        let mut io = Io { now: self.now, out: &mut self.out, cc: &mut self.cc };
+        let wake = self.agents[ep as usize].on_packet(&p, &mut io);
+        if self.trace.is_some() {
+            let kind = match p.dir {
+                Dir::Forward => EventKind::Receive,
+                Dir::Reverse => EventKind::Ack,
+            };
+            self.trace_endpoint(kind, &p, Reason::None);
+        }
+        // Freed after the delivery: the slot of a transfer is given back, if need be, once its
+        // endpoint has run (in `after_agent`).
+        self.arena.free(id);
+        self.conns[c].in_network -= 1;
+        self.after_agent(ep, wake);
+    }
+
+    /// Packet `id` of connection `conn` leaves the network (delivered, dropped or lost).
+    #[inline]
+    pub(super) fn free_packet(&mut self, id: u32, conn: u32) {
+        self.arena.free(id);
+        let c = &mut self.conns[conn as usize];
+        c.in_network -= 1;
+        if c.in_network == 0 && conn as usize >= self.n_static {
+            self.after_last_packet(conn);
+        }
+    }
+
+    /// Drop packet `id` for want of a route: a sender's packet at its first hop, or a packet
+    /// that reached a node off its flow's new route.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn drop_no_route(&mut self, id: u32, p: Packet) {
+        self.count_route_drop(&p);
+        self.free_packet(id, p.conn);
+        if self.trace.is_some() {
+            if p.hop == 0 {
+                self.trace_endpoint(EventKind::Send, &p, Reason::None);
+            }
+            self.trace_endpoint(EventKind::Drop, &p, Reason::NoRoute);
+        }
+    }
+
+    /// Trace the sending and crafted loss of `self.out[i]`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn trace_forced_drop(&mut self, i: usize) {
+        let p = self.out[i];
+        self.trace_endpoint(EventKind::Send, &p, Reason::None);
+        self.trace_endpoint(EventKind::Drop, &p, Reason::Forced);
+    }
+
+    /// Trace an event at an endpoint (kept out of line: the untraced path only tests `trace`).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn trace_endpoint(&mut self, kind: EventKind, p: &Packet, reason: Reason) {
+        if let Some(t) = &mut self.trace {
+            t.endpoint(self.now, kind, p, reason);
+        }
+    }
+}
+
+/// Trace packet `p`, transmitted on `link` and then discarded by its loss model when its
+/// transmission ends.
+#[cold]
+#[inline(never)]
+fn trace_link_loss(trace: &mut Option<Box<Tracer>>, net: &Network, p: &Packet, link: LinkId) {
+    if let Some(t) = trace {
+        t.dropped(net.links[link as usize].last_end(), p, link, Reason::LinkLoss);
+    }
+}
+
+/// Trace packet `p` at scheduled link `link`: put in the queue at `at` (`done` = `None`), or
+/// starting its transmission, which ends at `done`.
+#[cold]
+#[inline(never)]
+fn trace_sched(trace: &mut Option<Box<Tracer>>, at: Time, done: Option<Time>, p: &Packet, link: LinkId) {
+    if let Some(t) = trace {
+        match done {
+            None => {
+                if p.hop == 0 {
+                    t.endpoint(at, EventKind::Send, p, Reason::None);
+                }
+                t.enqueued(at, p, link);
+            }
+            Some(done) => t.transmitted(done, p, link),
+        }
+    }
+}
+
+/// Trace packet `p` offered to `link` at `at`: accepted, reaching the far node at `arrival`,
+/// or refused; at the first hop the packet has just been sent. Out of line: the
+/// untraced path only tests `trace`.
+#[cold]
+#[inline(never)]
+fn trace_link(
+    trace: &mut Option<Box<Tracer>>,
+    net: &Network,
+    at: Time,
+    arrival: Result<Time, Refusal>,
+    p: &Packet,
+    link: LinkId,
+) {
+    if let Some(t) = trace {
+        if p.hop == 0 {
+            t.endpoint(at, EventKind::Send, p, Reason::None);
+        }
+        match arrival {
+            Ok(_) => t.accepted(at, net.links[link as usize].last_end(), p, link),
+            Err(Refusal::Early) => t.dropped(at, p, link, Reason::Early),
+            Err(Refusal::Overflow) => t.dropped(at, p, link, Reason::Overflow),
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! What a run reports: the sampled time series and the per-flow and per-queue tables.
+
+use super::Simulation;
+use crate::agent::Agent;
+use crate::net::LinkId;
+use crate::packet::Dir;
+use crate::results::{Column, Table};
+use crate::tcp::SenderStats;
+use crate::traffic::UdpSink;
+use crate::units::{secs, Time};
+
+/// Sampled time series, column by column.
+#[derive(Debug, Default)]
+pub(super) struct Series {
+    pub(super) f_time: Vec<f64>,
+    pub(super) f_flow: Vec<i64>,
+    pub(super) f_cwnd: Vec<f64>,
+    pub(super) f_ssthresh: Vec<f64>,
+    pub(super) f_srtt: Vec<f64>,
+    pub(super) f_send_rate: Vec<f64>,
+    pub(super) f_goodput: Vec<f64>,
+    /// One column per algorithm metric (`CongestionControl::metrics`), in order of first
+    /// appearance; NaN in rows whose algorithm does not report it.
+    pub(super) f_algo: Vec<(&'static str, Vec<f64>)>,
+    pub(super) q_time: Vec<f64>,
+    pub(super) q_queue: Vec<i64>,
+    pub(super) q_len: Vec<i64>,
+    pub(super) q_bytes: Vec<i64>,
+    /// RED's average (packets); NaN for other queues.
+    pub(super) q_red_avg: Vec<f64>,
+}
+
+impl Simulation {
+    pub(super) fn sample(&mut self) {
+        let t = secs(self.now);
+        let interval = secs(self.sample_interval);
+        // The listed flows, then the transfers running now (time series only for connections
+        // that are active: memory follows the open connections).
+        let mut rows: Vec<(usize, i64)> = (0..self.n_static).map(|i| (i, i as i64)).collect();
+        for (slot, tr) in self.transfers.iter().enumerate().skip(self.n_static) {
+            if let Some(tr) = tr.filter(|t| !t.done()) {
+                rows.push((slot, i64::from(tr.id)));
+            }
+        }
+        let s = &mut self.series;
+        for (i, flow) in rows {
+            let c = &mut self.counters[i];
+            s.f_time.push(t);
+            s.f_flow.push(flow);
+            let (src, dst) = (&self.agents[2 * i], &self.agents[2 * i + 1]);
+            let (Agent::TcpSender(snd), Agent::TcpSink(sink)) = (src, dst) else {
+                // No window, no RTT: NaN, as for an algorithm metric a flow does not have.
+                let sent = src.udp_source().map_or(0, |u| u.stats.bytes_sent);
+                let delivered = dst.udp_sink().map_or(0, |k| k.bytes);
+                s.f_cwnd.push(f64::NAN);
+                s.f_ssthresh.push(f64::NAN);
+                s.f_srtt.push(f64::NAN);
+                s.f_send_rate.push((sent - c.last_sent_bytes) as f64 * 8.0 / interval);
+                s.f_goodput.push((delivered - c.last_delivered_bytes) as f64 * 8.0 / interval);
+                c.last_sent_bytes = sent;
+                c.last_delivered_bytes = delivered;
+                continue;
+            };
+            let st = snd.cc_state(&self.cc);
+            let sent = snd.stats.bytes_sent;
+            let delivered = sink.bytes_delivered;
+            s.f_cwnd.push(st.cwnd);
+            s.f_ssthresh.push(st.ssthresh);
+            s.f_srtt.push(if st.rtt.samples > 0 { st.rtt.srtt / 1e9 } else { f64::NAN });
+            s.f_send_rate.push((sent - c.last_sent_bytes) as f64 * 8.0 / interval);
+            s.f_goodput.push((delivered - c.last_delivered_bytes) as f64 * 8.0 / interval);
+            c.last_sent_bytes = sent;
+            c.last_delivered_bytes = delivered;
+            let Some(m) = snd.member() else { continue };
+            let row = s.f_time.len();
+            let columns = &mut s.f_algo;
+            self.cc.metrics(m, &mut |name, value| {
+                let col = match columns.iter().position(|(n, _)| *n == name) {
+                    Some(k) => &mut columns[k].1,
+                    None => {
+                        columns.push((name, Vec::new()));
+                        &mut columns.last_mut().expect("just pushed").1
+                    }
+                };
+                col.resize(row - 1, f64::NAN);
+                col.push(value);
+            });
+        }
+        let rows = s.f_time.len();
+        for (_, col) in &mut s.f_algo {
+            col.resize(rows, f64::NAN);
+        }
+        for (q, l) in self.net.links.iter_mut().enumerate() {
+            let (pkts, bytes) = l.len_at(self.now);
+            s.q_time.push(t);
+            s.q_queue.push(q as i64);
+            s.q_len.push(i64::from(pkts));
+            s.q_bytes.push(bytes as i64);
+            if self.any_red {
+                s.q_red_avg.push(l.red().map_or(f64::NAN, |r| r.avg_pkts()));
+            }
+        }
+    }
+
+    /// Data packets of connection `c` still inside the network.
+    pub(super) fn data_in_network(&self) -> Vec<u64> {
+        let mut n = vec![0u64; self.n_static];
+        for (c, j) in self.jitter.iter().enumerate().take(self.n_static) {
+            n[c] += j.as_ref().map_or(0, |j| j.held.len() as u64);
+        }
+        for l in &self.net.links {
+            for id in l.pipe_ids().chain(l.waiting_ids()) {
+                let p = self.arena.get(id);
+                if p.dir == Dir::Forward && (p.conn as usize) < self.n_static {
+                    n[p.conn as usize] += 1;
+                }
+            }
+        }
+        n
+    }
+
+    pub(super) fn flow_table(&self) -> Table {
+        let n = self.specs.len();
+        let in_net = self.data_in_network();
+        let names = |f: &dyn Fn(usize) -> String| Column::Str((0..n).map(f).collect());
+        let floats = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
+        let ints = |f: &dyn Fn(usize) -> i64| Column::I64((0..n).map(f).collect());
+        // UDP flows have no TCP sender: their TCP counters read as a sender's that never ran.
+        let never = SenderStats { rtt_min: u64::MAX, ..SenderStats::default() };
+        let sender = |i: usize| self.agents[2 * i].tcp_sender();
+        let st = |i: usize| sender(i).map_or(&never, |s| &s.stats);
+        let nan_or = |o: Option<Time>| o.map_or(f64::NAN, secs);
+        let active_end = |i: usize| {
+            let spec = &self.specs[i];
+            st(i).completed_at.unwrap_or_else(|| spec.stop.unwrap_or(self.end).min(self.end))
+        };
+        // UDP flows: sender and sink counters in place of TCP's; TCP-only values are NaN
+        // (floats), 0 (counts) or "" (text).
+        let source = |i: usize| self.agents[2 * i].udp_source();
+        let udp_sink = |i: usize| self.agents[2 * i + 1].udp_sink();
+        let tcp_sink = |i: usize| self.agents[2 * i + 1].tcp_sink();
+        let tcp = |i: usize| sender(i).is_some();
+        let bytes_sent = |i: usize| source(i).map_or(st(i).bytes_sent, |u| u.stats.bytes_sent);
+        let delivered = |i: usize| match (tcp_sink(i), udp_sink(i)) {
+            (Some(k), _) => k.bytes_delivered,
+            (_, Some(k)) => k.bytes,
+            _ => 0,
+        };
+        let started = |i: usize| source(i).map_or(st(i).started_at, |u| u.stats.started_at).is_some();
+        let tcp_s = |i: usize, v: &str| if tcp(i) { v.to_string() } else { String::new() };
+        let mut t = Table::default();
+        t.push("flow", ints(&|i| i as i64));
+        t.push("name", names(&|i| self.specs[i].name.clone()));
+        t.push("src", names(&|i| self.net.nodes[self.specs[i].src as usize].clone()));
+        t.push("dst", names(&|i| self.net.nodes[self.specs[i].dst as usize].clone()));
+        t.push("transport", names(&|i| if tcp(i) { "tcp" } else { "udp" }.to_string()));
+        t.push("source", names(&|i| self.specs[i].source.as_ref().map_or("", |s| s.kind.as_str()).to_string()));
+        t.push("cc", names(&|i| tcp_s(i, self.specs[i].cc.as_str())));
+        t.push("recovery", names(&|i| tcp_s(i, self.specs[i].tcp.recovery.as_str())));
+        t.push("start_s", floats(&|i| secs(self.specs[i].start)));
+        t.push("stop_s", floats(&|i| nan_or(self.specs[i].stop)));
+        t.push("size_bytes", ints(&|i| self.specs[i].size.map_or(-1, |b| b as i64)));
+        t.push("bytes_sent", ints(&|i| bytes_sent(i) as i64));
+        t.push("bytes_delivered", ints(&|i| delivered(i) as i64));
+        t.push("packets_sent", ints(&|i| source(i).map_or(st(i).packets_sent, |u| u.stats.packets_sent) as i64));
+        t.push("packets_received", ints(&|i| self.counters[i].data_received as i64));
+        t.push("retransmits", ints(&|i| st(i).retransmits as i64));
+        t.push("fast_retransmits", ints(&|i| st(i).fast_retransmits as i64));
+        t.push("timeouts", ints(&|i| st(i).timeouts as i64));
+        t.push("misrx_detected", ints(&|i| st(i).misrx_detected as i64));
+        t.push("drops", ints(&|i| self.counters[i].data_dropped as i64));
+        t.push("ack_drops", ints(&|i| self.counters[i].acks_dropped as i64));
+        t.push("link_losses", ints(&|i| self.counters[i].data_link_lost as i64));
+        t.push("ack_link_losses", ints(&|i| self.counters[i].acks_link_lost as i64));
+        if !self.changes.is_empty() {
+            t.push("route_drops", ints(&|i| self.counters[i].data_route_dropped as i64));
+            t.push("ack_route_drops", ints(&|i| self.counters[i].acks_route_dropped as i64));
+        }
+        t.push("in_network_end", ints(&|i| in_net[i] as i64));
+        t.push("ecn_marks", ints(&|i| tcp_sink(i).map_or(0, |k| k.ce_received) as i64));
+        t.push("ecn_reductions", ints(&|i| st(i).ecn_reductions as i64));
+        t.push(
+            "goodput_bps",
+            floats(&|i| {
+                let start = self.specs[i].start;
+                let stop = active_end(i);
+                if stop > start && started(i) {
+                    delivered(i) as f64 * 8.0 / secs(stop - start)
+                } else {
+                    f64::NAN
+                }
+            }),
+        );
+        t.push(
+            "rtt_mean_s",
+            floats(&|i| if st(i).rtt_n > 0 { st(i).rtt_sum / st(i).rtt_n as f64 / 1e9 } else { f64::NAN }),
+        );
+        let owd = |i: usize, f: &dyn Fn(&UdpSink) -> f64| match udp_sink(i) {
+            Some(k) if k.packets > 0 => f(k),
+            _ => f64::NAN,
+        };
+        t.push("delay_mean_s", floats(&|i| owd(i, &|k| k.delay_sum as f64 / k.packets as f64 / 1e9)));
+        t.push("delay_max_s", floats(&|i| owd(i, &|k| secs(k.delay_max))));
+        t.push("rtt_min_s", floats(&|i| if st(i).rtt_n > 0 { secs(st(i).rtt_min) } else { f64::NAN }));
+        t.push("rtt_max_s", floats(&|i| if st(i).rtt_n > 0 { secs(st(i).rtt_max) } else { f64::NAN }));
+        t.push("rtt_samples", ints(&|i| st(i).rtt_n as i64));
+        t.push(
+            "cwnd_mean",
+            floats(&|i| {
+                let start = self.specs[i].start;
+                let stop = active_end(i);
+                if stop > start && st(i).started_at.is_some() && tcp(i) {
+                    st(i).cwnd_integral / (stop - start) as f64
+                } else {
+                    f64::NAN
+                }
+            }),
+        );
+        t.push("cwnd_max", floats(&|i| if st(i).started_at.is_some() { st(i).cwnd_max } else { f64::NAN }));
+        t.push("cwnd_final", floats(&|i| sender(i).map_or(f64::NAN, |s| s.cc_state(&self.cc).cwnd)));
+        t.push(
+            "completion_time_s",
+            floats(&|i| st(i).completed_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))),
+        );
+        t.push("setup_time_s", floats(&|i| st(i).established_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))));
+        t
+    }
+
+    pub(super) fn queue_table(&mut self) -> Table {
+        let end = self.end;
+        let duration = end as f64;
+        let mut rows = Vec::new();
+        for l in self.net.links.iter_mut() {
+            let len_end = l.len_at(end).0;
+            rows.push((l.stats_at(end), len_end));
+        }
+        let net = &self.net;
+        let n = net.links.len();
+        let names = |f: &dyn Fn(usize) -> String| Column::Str((0..n).map(f).collect());
+        let floats = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
+        let ints = |f: &dyn Fn(usize) -> i64| Column::I64((0..n).map(f).collect());
+        let mut t = Table::default();
+        t.push("queue", ints(&|q| q as i64));
+        t.push("link", names(&|q| net.link_names[net.link_of[q] as usize].clone()));
+        t.push("from", names(&|q| net.nodes[net.links[q].from as usize].clone()));
+        t.push("to", names(&|q| net.to_name(q as LinkId).to_string()));
+        t.push("rate_bps", floats(&|q| net.links[q].params.rate.0 as f64));
+        t.push("delay_s", floats(&|q| secs(net.links[q].params.delay)));
+        t.push(
+            "limit",
+            ints(&|q| match net.links[q].limit() {
+                crate::net::Limit::Packets(p) => i64::from(p),
+                crate::net::Limit::Bytes(b) => b as i64,
+            }),
+        );
+        t.push(
+            "limit_unit",
+            names(&|q| match net.links[q].limit() {
+                crate::net::Limit::Packets(_) => "packets".into(),
+                crate::net::Limit::Bytes(_) => "bytes".into(),
+            }),
+        );
+        t.push("arrivals", ints(&|q| rows[q].0 .0.arrivals as i64));
+        t.push("departures", ints(&|q| rows[q].0 .1 as i64));
+        t.push("drops", ints(&|q| rows[q].0 .0.drops as i64));
+        t.push("arrival_bytes", ints(&|q| rows[q].0 .0.arrival_bytes as i64));
+        t.push("drop_bytes", ints(&|q| rows[q].0 .0.drop_bytes as i64));
+        t.push("early_drops", ints(&|q| rows[q].0 .0.early_drops as i64));
+        t.push("ecn_marks", ints(&|q| rows[q].0 .0.marks as i64));
+        t.push(
+            "forced_drops",
+            ints(&|q| (rows[q].0 .0.drops - rows[q].0 .0.early_drops - rows[q].0 .0.down_drops) as i64),
+        );
+        t.push("link_losses", ints(&|q| rows[q].0 .0.link_losses as i64));
+        t.push("loss_model", names(&|q| net.links[q].loss.as_ref().map_or("", |m| m.name()).to_string()));
+        t.push("mean_len_pkts", floats(&|q| rows[q].0 .0.len_integral as f64 / duration));
+        t.push("max_len_pkts", ints(&|q| i64::from(rows[q].0 .0.max_len)));
+        t.push("mean_len_bytes", floats(&|q| rows[q].0 .0.bytes_integral as f64 / duration));
+        t.push("utilization", floats(&|q| rows[q].0 .0.busy as f64 / duration));
+        t.push("len_end_pkts", ints(&|q| i64::from(rows[q].1)));
+        if !self.changes.is_empty() {
+            t.push("down_drops", ints(&|q| rows[q].0 .0.down_drops as i64));
+            t.push("down_losses", ints(&|q| rows[q].0 .0.down_losses as i64));
+        }
+        let red = |q: usize| net.links[q].red();
+        if self.any_red {
+            t.push("red_avg_pkts", floats(&|q| red(q).map_or(f64::NAN, |r| r.mean_avg_pkts(end))));
+            t.push("red_max_p", floats(&|q| red(q).map_or(f64::NAN, |r| r.max_p())));
+        }
+        t
+    }
+}
