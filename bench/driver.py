@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from . import algorithms as ba
+from . import workloads as bw
 
 __all__ = [
     "CASES",
@@ -789,6 +790,8 @@ def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dic
                          "bench/peers/); run from the repository or set FLOWSHARE_ROOT")
     cases = [CASES[c] for c in args.cases if c in CASES]
     algorithms = ALGORITHMS_CASE in args.cases and not args.peers_only
+    setup = SETUP_CASE in args.cases and not args.peers_only
+    web = WEB_CASE in args.cases and not args.peers_only
     timeout = args.peer_timeout if args.peer_timeout and args.peer_timeout > 0 else None
     machine = machine_info()
 
@@ -896,6 +899,22 @@ def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dic
         results[ALGORITHMS_CASE] = _run_algorithms(sim_exec, scen_exec[ALGORITHMS_CASE], args.repeat,
                                                    timeout, root, helper, stack)
         commands.append(f"{PROG} --cases algorithms   # R1 once per algorithm")
+    if (setup or web) and sim_exec is not None:
+        tmp = Path(stack.enter_context(bw.temp_dir()))
+
+        def measure(argv: list[str]) -> ProcessResult:
+            return measure_process(argv, timeout=timeout, cwd=root, rusage_helper=helper)
+
+        try:
+            if setup:
+                results[SETUP_CASE] = bw.run_setup(sim_exec, root / CASES["r1"].scenario, args.repeat,
+                                                   measure, _median, _log, tmp)
+                commands.append(f"{PROG} --cases setup   # R1's dumbbell with 1,000 to 100,000 flows")
+            if web:
+                results[WEB_CASE] = bw.run_web(sim_exec, root / bw.WEB_SCENARIO, measure, _log, tmp)
+                commands.append(f"{PROG} --cases web   # {bw.WEB_SCENARIO}, 100,000 and 1,000,000 transfers")
+        except (OSError, RuntimeError, ValueError, subprocess.CalledProcessError) as exc:
+            raise BenchError(str(exc)) from None
 
     meta = {
         "machine": machine,
@@ -1085,11 +1104,12 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         "(largest over its runs). Ratios divide the peer's median wall time by flowshare's.")
     lines.append("")
     for name, res in report.items():
-        if name not in ("meta", ALGORITHMS_CASE) and isinstance(res, Mapping):
+        if name not in ("meta", ALGORITHMS_CASE, SETUP_CASE, WEB_CASE) and isinstance(res, Mapping):
             lines += _case_markdown(name, res)
     if ALGORITHMS_CASE in report:
         algos = report[ALGORITHMS_CASE]
         lines += ba.render(algos["rows"], algos["repeat"])
+    lines += bw.render(report.get(SETUP_CASE), report.get(WEB_CASE))
     lines += ["### Commands", "", "Run from the repository root:", "", "```sh"]
     if meta.get("ns3_build_command"):
         lines.append(meta["ns3_build_command"])
@@ -1135,7 +1155,10 @@ def update_doc(path: Path, generated: str) -> str:
 
 #: The case name that selects the algorithm lines (R1 once per algorithm, flowshare only).
 ALGORITHMS_CASE = "algorithms"
-CASE_CHOICES = (*CASES, ALGORITHMS_CASE)
+#: flowshare-only cases of :mod:`bench.workloads`: building many flows, a million transfers.
+SETUP_CASE = "setup"
+WEB_CASE = "web"
+CASE_CHOICES = (*CASES, ALGORITHMS_CASE, SETUP_CASE, WEB_CASE)
 
 
 def _cases_arg(text: str) -> list[str]:
@@ -1179,9 +1202,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ns3-repeat", type=_positive_int, default=DEFAULT_NS3_REPEAT,
                         metavar="N", help=f"runs of ns-3 per case (default {DEFAULT_NS3_REPEAT})")
     parser.add_argument("--cases", type=_cases_arg, default=list(CASE_CHOICES),
-                        metavar="r1,r2,algorithms",
-                        help="which reference cases to run; `algorithms` reruns R1 with each "
-                             "congestion-control algorithm, flowshare only (default: all)")
+                        metavar="r1,r2,algorithms,setup,web",
+                        help="which cases to run; `algorithms` reruns R1 with each "
+                             "congestion-control algorithm, `setup` builds 1,000 to 100,000 "
+                             "flows, `web` runs a million web transfers, all three flowshare "
+                             "only (default: all)")
     parser.add_argument("--peer-timeout", type=_nonneg_float, default=DEFAULT_PEER_TIMEOUT_S,
                         metavar="SECONDS",
                         help=f"stop a simulator run after this long; 0 = no limit "
@@ -1243,8 +1268,14 @@ def _print_summary(report: Mapping[str, Any]) -> None:
         print(f"R1 with {row['algorithm']}: {_fmt(row['wall_s'], 3, ' s')}, "
               f"{_fmt(row['ns_per_event'], 0, ' ns')} per event "
               f"({_fmt(row['cost_vs_reno'], 2, 'x')} Reno's)")
+    for row in report.get(SETUP_CASE, {}).get("rows", []):
+        print(f"set-up of {row['flows']:,} flows: flowshare-sim {_fmt(row['sim_s'], 3, ' s')}, "
+              f"flowshare.run {_fmt(row['python_s'], 3, ' s')}")
+    for row in report.get(WEB_CASE, {}).get("rows", []):
+        print(f"web workload, {row['transfers']:,} transfers: {_fmt(row['wall_s'], 2, ' s')}, "
+              f"peak {_fmt(row['peak_mib'], 1, ' MiB')}, {row['slots']:,} slots")
     for name, res in report.items():
-        if name in ("meta", ALGORITHMS_CASE):
+        if name in ("meta", ALGORITHMS_CASE, SETUP_CASE, WEB_CASE):
             continue
         def t(key: str) -> str:
             v = res.get(key)

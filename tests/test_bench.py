@@ -612,3 +612,28 @@ def test_cli_algorithm_failure_names_the_algorithm(tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 1
     assert 'R1 with cc = "reno" failed: flowshare-sim: error: tcp.cc: unknown algorithm' in err
+
+
+def test_workload_cases_derive_their_scenarios_and_render() -> None:
+    from bench import workloads as bw
+
+    root = Path(__file__).resolve().parent.parent
+    r1 = (root / "scenarios" / "r1-dumbbell.toml").read_text()
+    text = bw.setup_scenario(r1, 26_000)
+    assert "count = 26000" in text and 'duration = "1ms"' in text
+    assert 'sample_interval = "0s"' in text
+    web = bw.web_scenario((root / bw.WEB_SCENARIO).read_text(), 100_000)
+    assert "limit = 100000" in web
+    with pytest.raises(ValueError, match="count"):
+        bw.setup_scenario("no count here", 5)
+    setup = {
+        "repeat": 1,
+        "python": True,
+        "meets_target": True,
+        "rows": [{"flows": 26_000, "sim_s": 0.3, "peak_mib": 200.0, "python_s": 0.45}],
+    }
+    web_res = {"rows": [{"limit": 10, "transfers": 10, "wall_s": 0.1, "peak_mib": 9.0,
+                         "slots": 3, "events": 1000}]}
+    md = "\n".join(bw.render(setup, web_res))
+    assert "| 26,000 | 0.300 s | 200.0 MiB | 0.450 s |" in md
+    assert "**met**" in md and "| 10 | 0.10 s | 9.0 MiB | 3 | 1,000 |" in md

@@ -68,6 +68,7 @@ fn main() -> ExitCode {
             }
         }
     }
+    sim.run_until(sim.end());
     let taken = sim.transfers_recorded();
     let slots = sim.slots();
     let results = sim.finish();

@@ -1,0 +1,129 @@
+"""Connections opened while the run goes on, seen from Python: the per-transfer table, the file
+it is written to, and trace files found next to their scenario."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import flowshare
+from flowshare import ConfigError
+
+SCENARIO = """
+[simulation]
+duration = "20s"
+seed = 2
+
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "20Mbps", delay = "10ms", queue = {{ limit = 100 }} }}
+access = {{ rate = "1Gbps", delay = "1ms" }}
+
+[[flows]]
+name = "bulk"
+
+[[flows]]
+name = "web"
+[flows.arrivals]
+{arrivals}
+"""
+
+POISSON = 'process = "poisson"\nrate = 10\nsize = { dist = "exponential", mean = "30KB" }'
+
+COLUMNS = [
+    "transfer",
+    "name",
+    "user",
+    "start_s",
+    "size_bytes",
+    "completion_time_s",
+    "goodput_bps",
+    "packets_sent",
+    "retransmits",
+    "timeouts",
+    "drops",
+]
+
+
+def write_scenario(tmp_path: Path, arrivals: str) -> Path:
+    path = tmp_path / "web.toml"
+    path.write_text(SCENARIO.format(arrivals=arrivals), encoding="utf-8")
+    return path
+
+
+def test_the_transfer_table_has_one_row_per_transfer(tmp_path: Path) -> None:
+    result = flowshare.run(write_scenario(tmp_path, POISSON), progress=False)
+    t = result.transfers
+    assert list(t.columns) == COLUMNS
+    # 10 per second for 20 s: about 200 (a Poisson count, sd about 14).
+    assert 140 < len(t) < 260
+    assert t["transfer"].is_unique and (t["transfer"] >= 1).all(), "the listed flow is flow 0"
+    assert isinstance(t["name"].dtype, pd.CategoricalDtype) and set(t["name"]) == {"web"}
+    done = t.dropna(subset=["completion_time_s"])
+    assert len(done) >= len(t) - 10
+    expected = done["size_bytes"] * 8 / done["completion_time_s"]
+    assert (done["goodput_bps"] - expected).abs().max() < 1e-6 * expected.max()
+    # Only the listed flow is in the flow table.
+    assert result.flows["name"].tolist() == ["bulk"]
+
+
+def test_write_adds_transfers_parquet(tmp_path: Path) -> None:
+    result = flowshare.run(write_scenario(tmp_path, POISSON), progress=False)
+    files = result.write(tmp_path / "out")
+    assert tmp_path / "out" / "transfers.parquet" in files
+    back = pd.read_parquet(tmp_path / "out" / "transfers.parquet")
+    assert len(back) == len(result.transfers)
+    # A run without arrivals writes no such file.
+    plain = flowshare.run(_plain(tmp_path), progress=False)
+    names = {p.name for p in plain.write(tmp_path / "plain")}
+    assert "transfers.parquet" not in names and plain.transfers.empty
+
+
+def _plain(tmp_path: Path) -> Path:
+    path = tmp_path / "plain.toml"
+    text = SCENARIO.format(arrivals="").split('[[flows]]\nname = "web"')[0]
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_trace_file_is_read_next_to_its_scenario(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "trace.csv").write_text("start,size\n1s,20KB\n2.5,5000\n", encoding="utf-8")
+    path = write_scenario(tmp_path, 'process = "trace"\nfile = "trace.csv"')
+    monkeypatch.chdir(tmp_path.parent)
+    t = flowshare.run(path, progress=False).transfers.sort_values("start_s")
+    assert t["start_s"].tolist() == [1.0, 2.5]
+    assert t["size_bytes"].tolist() == [20_000, 5000]
+    # Relative to the working directory when the scenario is a mapping: not found here.
+    assert Path(os.getcwd()) != tmp_path
+    link = {"rate": "10Mbps", "delay": "1ms"}
+    mapping = {
+        "simulation": {"duration": "1s"},
+        "topology": {"kind": "dumbbell", "bottleneck": link, "access": link},
+        "flows": [
+            {"name": "a"},
+            {"name": "t", "arrivals": {"process": "trace", "file": "trace.csv"}},
+        ],
+    }
+    with pytest.raises(ConfigError, match=r'^flows\[1\]\.arrivals\.file: cannot read "trace\.csv"'):
+        flowshare.validate(mapping)
+
+
+def test_mistakes_name_the_field(tmp_path: Path) -> None:
+    arrivals = 'process = "closed_loop"\nusers = 0\nthink = "1s"\nsize = "1KB"'
+    path = write_scenario(tmp_path, arrivals)
+    message = r"web\.toml: flows\[1\]\.arrivals\.users: must be at least 1$"
+    with pytest.raises(ConfigError, match=message):
+        flowshare.validate(path)
+
+
+def test_the_cli_writes_the_transfer_table(tmp_path: Path) -> None:
+    from flowshare import cli
+
+    path = write_scenario(tmp_path, POISSON)
+    assert cli.main(["run", str(path), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
+    assert (tmp_path / "o" / "transfers.parquet").is_file()
