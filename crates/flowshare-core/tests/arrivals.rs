@@ -235,6 +235,11 @@ fn mistakes_in_arrivals_are_named() {
         err("[[flows]]\ntransport = \"udp\"\nsource = { kind = \"cbr\", rate = \"1Mbps\" }\n[flows.arrivals]\nprocess = \"poisson\"\nrate = 1\nsize = \"1KB\"\n"),
         "flows[0].arrivals: opens TCP transfers; it is not available with transport = \"udp\""
     );
+    let poisson = arrivals("process = \"poisson\"\nrate = 1\nsize = \"1KB\"");
+    assert_eq!(
+        err(&format!("{poisson}{poisson}")),
+        "flows[1].name: \"w\" is also the name of flows[0]; groups with arrivals need distinct names"
+    );
     assert!(err(&arrivals("process = \"trace\"\nfile = \"no-such-file.csv\""))
         .starts_with("flows[0].arrivals.file: cannot read \"no-such-file.csv\""));
     let e = scenario::from_toml(&dumbbell(1, &arrivals("process = \"poisson\"\nrate = 1\nsize = { dist = \"exp\" }")))

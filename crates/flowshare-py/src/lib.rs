@@ -54,25 +54,16 @@ impl Simulation {
 #[pymethods]
 impl Simulation {
     /// Parse, validate and build the scenario `text` (TOML or JSON) once; `seed` overrides
-    /// `simulation.seed`.
+    /// `simulation.seed`; relative file names in the scenario are read from `base_dir`.
     #[new]
-    #[pyo3(signature = (text, fmt="json", seed=None, pcap_dir=None, base_dir=None))]
-    fn new(
-        text: &str,
-        fmt: &str,
-        seed: Option<u64>,
-        pcap_dir: Option<std::path::PathBuf>,
-        base_dir: Option<std::path::PathBuf>,
-    ) -> PyResult<Self> {
+    #[pyo3(signature = (text, fmt="json", seed=None, base_dir=None))]
+    fn new(text: &str, fmt: &str, seed: Option<u64>, base_dir: Option<std::path::PathBuf>) -> PyResult<Self> {
         let mut s = parse(text, fmt)?;
         s.base_dir = base_dir;
         if let Some(seed) = seed {
             s.simulation.seed = seed;
         }
-        let mut sim = CoreSim::new(&s).map_err(|e| ConfigError::new_err(e.to_string()))?;
-        if let Some(dir) = pcap_dir {
-            sim.set_pcap_dir(&dir).map_err(|e| PyOSError::new_err(format!("{}: {e}", dir.display())))?;
-        }
+        let sim = CoreSim::new(&s).map_err(|e| ConfigError::new_err(e.to_string()))?;
         Ok(Simulation { inner: Some(sim), normalized: s.to_json() })
     }
 

@@ -35,6 +35,12 @@ impl Scenario {
         if self.flows.is_empty() {
             return Err(ConfigError::new("flows", "at least one [[flows]] group is required"));
         }
+        // Endpoint wake-ups carry the endpoint's index in 26 bits.
+        let most = u64::from(crate::engine::WakeTag::MAX_SLOTS / 2 - 1);
+        let listed: u64 = self.flows.iter().filter(|f| f.arrivals.is_none()).map(|f| u64::from(f.count)).sum();
+        if listed > most {
+            return Err(ConfigError::new("flows", format!("{listed} flows in all; at most {most} are supported")));
+        }
         self.topology.check_fields()?;
         let topo = &self.topology;
         let kind = topo.kind.as_str();
@@ -258,6 +264,16 @@ impl Scenario {
                     return Err(ConfigError::new(
                         format!("{path}.arrivals"),
                         "opens TCP transfers; it is not available with transport = \"udp\"",
+                    ));
+                }
+                // The transfers table and the random streams tell arrival groups apart by name.
+                if let Some(h) = self.flows[..g].iter().position(|f| f.arrivals.is_some() && f.name == group.name) {
+                    return Err(ConfigError::new(
+                        format!("{path}.name"),
+                        format!(
+                            "\"{}\" is also the name of flows[{h}]; groups with arrivals need distinct names",
+                            group.name
+                        ),
                     ));
                 }
                 let (process, limit) = arr.resolve(&format!("{path}.arrivals"), self.base_dir.as_deref())?;

@@ -197,11 +197,18 @@ impl Simulation {
     fn open_transfer(&mut self, a: u32, size: u64, user: Option<u32>) {
         let spec = &self.arrivals[a as usize].spec;
         let id = self.next_transfer;
-        self.next_transfer += 1;
+        self.next_transfer =
+            id.checked_add(1).expect("transfer numbers are 32-bit: at most 4,294,967,295 flows and transfers in a run");
         let c = match self.free_slots.pop() {
             Some(c) => c,
             None => {
                 let c = self.conns.len() as u32;
+                // Endpoint wake-ups carry the endpoint's index in 26 bits.
+                assert!(
+                    2 * u64::from(c) + 1 < u64::from(crate::engine::WakeTag::MAX_SLOTS),
+                    "more than {} connections open at once",
+                    crate::engine::WakeTag::MAX_SLOTS / 2
+                );
                 self.conns.push(Conn {
                     paths: spec.routes.map(|r| self.routes.shared(r)),
                     group: spec.group,
