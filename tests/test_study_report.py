@@ -344,3 +344,21 @@ def test_plot_helpers_draw_what_they_are_given():
                          "high": [3.5, 1.5, 2.5]})  # fmt: skip
     ax = plots.lines_with_bands(line, x="x").axes[0]
     assert ax.lines[0].get_xdata().tolist() == [1, 2, 3]
+
+
+def test_report_warns_when_an_arms_replications_are_identical(tmp_path):
+    def same_in_arm_1(params: dict[str, Any], rep: int) -> dict[str, float]:
+        rate = float(params["bottleneck.rate_mbps"])
+        spread = 0.0 if rate == 5 else [0.1, -0.2, 0.15][rep]
+        return {"goodput_mbps": 0.9 * rate + spread, "drops": 10.0}
+
+    arms = [{"bottleneck.rate_mbps": r} for r in (2, 5)]
+    root = write_store(tmp_path / "sweep", arms, same_in_arm_1)
+    text = report.write_report(root)[0].read_text(encoding="utf-8")
+    warning = re.search(r'<p class="warning">(.*?)</p>', text)
+    assert warning is not None
+    assert "replications of arm 1 are identical" in warning.group(1)
+    # An arm whose replications vary in any response is not named.
+    assert "arm 0" not in warning.group(1)
+    noisy_text = report.write_report(write_store(tmp_path / "noisy", arms, noisy))[0].read_text()
+    assert 'class="warning"' not in noisy_text

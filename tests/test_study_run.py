@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -402,3 +403,25 @@ def test_an_interrupt_while_a_run_is_recorded_waits_until_it_is_recorded(tmp_pat
     assert cat.status.tolist() == ["done", "pending", "pending", "pending"]
     assert _done_dirs(out) == [cat.run_id[0]]
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # handlers restored
+
+
+def test_identical_replications_are_reported_and_jitter_makes_them_differ(tmp_path, capsys):
+    # No random element: TCP over DropTail gives the same result for every seed.
+    plain = re.sub(r",\s*loss = \{\{[^}]*\}\}", "", BASE)
+    assert "bernoulli" not in plain
+    directory = tmp_path / "def"
+    path = make_sweep(directory, rates=("10Mbps",), replications=3, duration="1s")
+    (directory / "base.toml").write_text(plain.format(duration="1s"), encoding="utf-8")
+    outcome = run_sweep(path, tmp_path / "plain", workers=1, progress=False)
+    assert outcome.identical_arms == [0, 1]
+    assert cli.main(["sweep", str(path), "--out", str(tmp_path / "cli"), "--workers", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: the replications of arm 0, 1 are identical" in err
+    assert "start_jitter" in err
+    # Start-time jitter reaches the seed: the same sweep's replications now differ.
+    jittered = plain.replace('start_spacing = "10ms"', 'start_spacing = "10ms"\nstart_jitter = "200ms"')
+    (directory / "base.toml").write_text(jittered.format(duration="1s"), encoding="utf-8")
+    outcome = run_sweep(path, tmp_path / "jittered", workers=1, progress=False)
+    assert outcome.identical_arms == []
+    responses = pd.read_parquet(tmp_path / "jittered" / "responses.parquet")
+    assert responses.groupby("arm")["first_goodput"].nunique().min() == 3

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as st
 
@@ -249,3 +250,15 @@ def test_pca_is_scale_free():
     b = stats.pca(x * [1.0, 1e6, 1e-3] + [5, -7, 0])
     assert a.explained == pytest.approx(b.explained)
     assert a.loadings.to_numpy() == pytest.approx(b.loadings.to_numpy())
+
+
+def test_identical_replications_finds_arms_whose_every_response_repeats():
+    frame = pd.DataFrame({
+        "arm": [0, 0, 1, 1, 2, 3, 3],
+        "goodput": [5.0, 5.0, 5.0, 5.1, 7.0, 1.0, 1.0],
+        "drops": [3.0, 3.0, 3.0, 3.0, 1.0, np.nan, np.nan],
+    })  # fmt: skip
+    # Arm 1 differs in one response, arm 2 has a single replication.
+    assert stats.identical_replications(frame, ["goodput", "drops"]) == [0, 3]
+    assert stats.identical_replications(frame, ["drops"]) == [0, 1, 3]
+    assert stats.identical_replications(frame, []) == []

@@ -198,7 +198,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from .study import run_sweep
+    from .study import run_sweep, stats
 
     if args.dask is not None and args.workers is not None:
         raise _UsageError("--workers applies to local runs; drop it with --dask")
@@ -223,6 +223,13 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         + (f" ({skipped} done before)" if skipped else "")
     )
     out = Path(args.out)
+    if outcome.identical_arms:
+        arms = ", ".join(str(a) for a in outcome.identical_arms)
+        print(
+            f"{PROG}: warning: the replications of arm {arms} are identical, so their "
+            f"confidence intervals are zero; {stats.IDENTICAL_HINT}",
+            file=sys.stderr,
+        )
     print("wrote:")
     for name in ("catalog.parquet", "responses.parquet"):
         print(f"  {out / name}")

@@ -37,6 +37,11 @@ impl Dur {
     pub const fn from_millis(ms: u64) -> Dur {
         Dur(ms * 1_000_000)
     }
+
+    /// Zero length (a default that scenarios leave out when written back).
+    pub fn is_zero(&self) -> bool {
+        self.0 == 0
+    }
 }
 
 impl Rate {

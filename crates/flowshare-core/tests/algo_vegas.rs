@@ -69,9 +69,10 @@ fn lone_vegas_settles_with_alpha_to_beta_packets_queued() {
 }
 
 /// specs/004 Eq 2.26–2.36: without a dead zone the window never settles; a lone Enhanced
-/// Vegas flow keeps its diff around δ (its own share), two flows keep 2δ queued between them
-/// (Eq 2.36: l2 = 2δ) and share the link evenly, where two Vegas flows do not (§2.5: the later
-/// flow's baseRTT includes the earlier flow's queue).
+/// Vegas flow keeps its diff around δ (its own share), and two flows that both measure the
+/// true base RTT keep 2δ queued between them (Eq 2.36: l2 = 2δ) and share the link evenly.
+/// A flow that starts over a standing queue takes that queue for part of the path (§2.5): it
+/// underestimates its own backlog and ends up with the larger share, Vegas or not.
 #[test]
 fn enhanced_vegas_oscillates_around_delta_per_flow_and_is_fair() {
     for (label, cc, delta) in
@@ -84,20 +85,23 @@ fn enhanced_vegas_oscillates_around_delta_per_flow_and_is_fair() {
         assert!(delta <= m && m <= delta + 2.0, "{label}: lone flow's mean queue {m}");
         assert!(range(&q) >= 3.0, "{label}: the queue should oscillate, range {}", range(&q));
     }
-    let two = |cc: &str| {
+    let two = |cc: &str, second: &str| {
         dumbbell(
             "20s",
-            &format!("[[flows]]\ntcp = {{ cc = {cc} }}\n[[flows]]\nstart = \"3s\"\ntcp = {{ cc = {cc} }}\n"),
+            &format!("[[flows]]\ntcp = {{ cc = {cc} }}\n[[flows]]\nstart = \"{second}\"\ntcp = {{ cc = {cc} }}\n"),
         )
     };
-    let e = two("\"vegas_enhanced\"");
+    let e = two("\"vegas_enhanced\"", "10ms");
     let m = mean(&bottleneck_queue(&e, 10.0));
-    assert!((6.0..=8.0).contains(&m), "two Enhanced Vegas flows: mean queue {m}, expected about 2δ = 6");
+    // Each flow's decision lags a round: up to three packets above 2δ in all.
+    assert!((6.0..=9.0).contains(&m), "two Enhanced Vegas flows: mean queue {m}, expected about 2δ = 6");
     let (a, b) = (late_goodput(&e, 0, 10.0), late_goodput(&e, 1, 10.0));
     assert!((a / b - 1.0).abs() < 0.1, "Enhanced Vegas shares evenly: {a} vs {b}");
-    let v = two("\"vegas\"");
-    let (a, b) = (late_goodput(&v, 0, 10.0), late_goodput(&v, 1, 10.0));
-    assert!(a / b > 1.15, "Vegas favours the earlier flow: {a} vs {b}");
+    for cc in ["\"vegas\"", "\"vegas_enhanced\""] {
+        let late = two(cc, "3s");
+        let (a, b) = (late_goodput(&late, 0, 10.0), late_goodput(&late, 1, 10.0));
+        assert!(b / a > 1.5, "{cc}: the flow that started over a standing queue takes more: {a} vs {b}");
+    }
 }
 
 /// specs/004 §5.3: ACKs queued behind reverse traffic look like congestion to Vegas, which

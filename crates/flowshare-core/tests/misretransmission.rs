@@ -5,7 +5,9 @@ use flowshare_core::results::RunResults;
 use flowshare_core::{scenario, Simulation};
 
 /// Experiment 1's setting: one connection over 150 Mbps with 1 ms one-way delay, 4 KB packets,
-/// a 64 KB window (16 segments), 1000 segments to send.
+/// a 64 KB window (16 segments), 1000 segments to send. The thesis's TCP Reno fast-retransmits
+/// on the duplicate ACKs for the last segment sent before the timeout (its Fig 3.1: packet
+/// 519 at t2), RFC 6582's less careful variant.
 fn experiment_1(tcp_extra: &str) -> RunResults {
     run(16, "", tcp_extra)
 }
@@ -25,7 +27,7 @@ src = "a"
 dst = "b"
 size = "4096000B"
 {flow_extra}
-tcp = {{ recovery = "reno", mss = "4096B", rwnd = {rwnd}, rto_min = "1ms", timer_tick = "10us" {tcp_extra} }}
+tcp = {{ recovery = "reno", recover = "less_careful", mss = "4096B", rwnd = {rwnd}, rto_min = "1ms", timer_tick = "10us" {tcp_extra} }}
 "#
     );
     let s = scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
@@ -110,7 +112,7 @@ links = [ {{ from = "a", to = "b", rate = "150Mbps", delay = "1ms", queue = {{ l
 src = "a"
 dst = "b"
 size = "4096000B"
-tcp = {{ cc = "cubic", mss = "4096B", rwnd = 16, rto_min = "1ms", timer_tick = "10us", misrx_detection = {detect} {FORCED} }}
+tcp = {{ cc = "cubic", recover = "less_careful", mss = "4096B", rwnd = 16, rto_min = "1ms", timer_tick = "10us", misrx_detection = {detect} {FORCED} }}
 "#
         );
         let r = Simulation::new(&scenario::from_toml(&text).unwrap()).unwrap().finish();

@@ -26,6 +26,7 @@ from typing import Any
 from .. import __version__
 from .. import sim as _sim
 from .._core import ConfigError
+from . import stats
 from .store import RunStore
 from .sweep import Response, Run, Sweep, evaluate_responses, load_sweep
 
@@ -51,6 +52,9 @@ class SweepOutcome:
         Runs executed by this call (the others were done before a resume).
     failures : list of (str, str)
         ``(run_id, error)`` of the failed runs.
+    identical_arms : list of int
+        Arms whose replications gave identical responses (see
+        :func:`flowshare.study.stats.identical_replications`).
     """
 
     out: Path
@@ -60,6 +64,7 @@ class SweepOutcome:
     pending: int
     ran: int
     failures: list[tuple[str, str]]
+    identical_arms: list[int]
 
 
 def run_sweep(
@@ -157,11 +162,13 @@ def _execute(
         for run_id in store.order
         if store.rows[run_id]["status"] == "failed"
     ]
+    identical = stats.identical_replications(store.response_table(), sweep.response_names)
     return SweepOutcome(
         out=Path(out),
         total=len(runs),
         ran=len(tasks),
         failures=failures,
+        identical_arms=identical,
         **counts,
     )
 

@@ -470,6 +470,7 @@ table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
 thead th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.facts th { background: #f8f8f8; font-weight: normal; }
+p.warning { background: #fff4e0; border-left: 4px solid #e08a00; padding: 0.5em 0.8em; }
 figure { margin: 1em 0; } img { max-width: 100%; } figcaption { font-size: 0.85em; color: #555; }
 """
 
@@ -490,6 +491,13 @@ def render(store: Store, *, level: float = 0.95, rank_by: str | None = None
         page.sections.append("<p>No finished runs: nothing to summarize yet.</p>")
     else:
         varying = _varying(frame, store.parameters)
+        identical = stats.identical_replications(frame, store.response_names)
+        if identical:
+            page.sections.append(
+                '<p class="warning"><strong>Warning:</strong> the replications of arm '
+                f"{_e(', '.join(str(a) for a in identical))} are identical, so their "
+                f"confidence intervals are zero; {_e(stats.IDENTICAL_HINT)}.</p>"
+            )
         for response in store.response_names:
             table = _arm_table(store, response, level)
             params = [p for p in store.parameters if p in table.columns]

@@ -29,6 +29,7 @@ __all__ = [
     "coefficient_of_variation",
     "grubbs",
     "grubbs_critical",
+    "identical_replications",
     "jain_index",
     "mean_ci",
     "paired_t",
@@ -165,6 +166,32 @@ def mean_ci(values: ArrayLike, *, level: float = 0.95) -> tuple[float, float]:
     """
     summary = summarize(values, level=level)
     return summary.low, summary.high
+
+
+def identical_replications(frame: pd.DataFrame, responses: Sequence[str]) -> list[int]:
+    """The arms whose replications (two or more) gave the same value of every response.
+
+    ``frame`` has one row per finished run with an ``arm`` column and one column per
+    response. Identical replications mean the scenario has no random element that the seed
+    reaches (TCP itself is deterministic): their confidence intervals are zero and say nothing
+    about the spread the study wants. NaN equals NaN here.
+    """
+    arms = []
+    for arm, part in frame.groupby("arm", sort=True):
+        if len(part) < 2 or not responses:
+            continue
+        values = part[list(responses)].to_numpy(dtype=float)
+        first = values[0]
+        same = (values == first) | (np.isnan(values) & np.isnan(first))
+        if bool(same.all()):
+            arms.append(int(arm))  # type: ignore[call-overload]
+    return arms
+
+
+IDENTICAL_HINT = (
+    "add randomness the seed reaches: flows.start_jitter, tcp.send_jitter or a random loss "
+    "model (docs/statistics.md, \"Replications that vary\")"
+)
 
 
 def summarize(values: ArrayLike, *, level: float = 0.95) -> Summary:

@@ -566,6 +566,21 @@ impl CcConfig {
         }
     }
 
+    /// Whether the Linux 2.6.22 module of this algorithm (as ns-2.35's TCP-Linux runs it)
+    /// registers `min_cwnd = tcp_reno_min_cwnd` (ssthresh / 2): reno, highspeed, scalable,
+    /// vegas and compound do; bic, cubic and htcp do not. Used by the `rate_halving` SACK
+    /// recovery, which starts a recovery from this window.
+    pub fn halves_to_min_cwnd(self) -> bool {
+        matches!(
+            self,
+            CcConfig::Reno
+                | CcConfig::Highspeed { .. }
+                | CcConfig::Scalable { .. }
+                | CcConfig::Vegas { .. }
+                | CcConfig::Compound(_)
+        )
+    }
+
     /// The name used in scenarios and results.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -6,6 +6,7 @@ use super::flows::{ArrivalSpec, ConnSpec, Direction};
 use super::tcp::TcpCfg;
 use super::topology::{add_lan_cfg, add_link_cfg, link_dirs, LinkCfg, LinkOverride, TopologyKind};
 use super::{FlowGroup, Scenario};
+use crate::engine::{stream, uniform_delay};
 use crate::net::{Network, NodeId, RouteTable, Router};
 use crate::traffic::Transport;
 use crate::units::Bytes;
@@ -254,6 +255,7 @@ impl Scenario {
                 };
                 not_with("count", group.count != 1, "a closed loop's users are arrivals.users")?;
                 not_with("start_spacing", group.start_spacing.0 > 0, "the arrival process spaces the connections")?;
+                not_with("start_jitter", group.start_jitter.0 > 0, "the arrival process spaces the connections")?;
                 not_with("size", group.size.is_some(), "give arrivals.size")?;
                 not_with(
                     "drop_segments",
@@ -336,7 +338,12 @@ impl Scenario {
                     })
                 };
                 let (data_route, ack_route) = (route(src, dst)?, route(dst, src)?);
-                let start = group.start.0 + group.start_spacing.0 * u64::from(k);
+                let key = format!("flow/{}/{}", group.name, same_name + k);
+                let jitter = match group.start_jitter.0 {
+                    0 => 0,
+                    max => uniform_delay(&mut stream(self.simulation.seed, &format!("{key}/start_jitter")), max),
+                };
+                let start = group.start.0 + group.start_spacing.0 * u64::from(k) + jitter;
                 conns.push(ConnSpec {
                     name: group.name.clone(),
                     group: g as u32,
@@ -350,7 +357,7 @@ impl Scenario {
                     cc: group.tcp.cc,
                     drop_segments: drop_segments.clone(),
                     source: source.clone(),
-                    key: format!("flow/{}/{}", group.name, same_name + k),
+                    key,
                 });
             }
         }

@@ -38,6 +38,10 @@ pub struct FlowGroup {
     /// Gap between the starts of consecutive flows of the group.
     #[serde(default)]
     pub start_spacing: Dur,
+    /// Each flow starts a random time in [0, `start_jitter`] after its spaced start, drawn from
+    /// the flow's own stream: replications with different seeds then differ.
+    #[serde(default, skip_serializing_if = "Dur::is_zero")]
+    pub start_jitter: Dur,
     /// No new data after this time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Dur>,

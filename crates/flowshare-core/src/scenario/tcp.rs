@@ -1,7 +1,7 @@
 //! TCP options as written in a scenario: their defaults and their check into a [`TcpConfig`].
 
 use crate::cc::CcConfig;
-use crate::tcp::{MisRx, MisRxReference, Recovery, TcpConfig};
+use crate::tcp::{MisRx, MisRxReference, RecoverRule, Recovery, SackRecovery, TcpConfig};
 use crate::units::{Bytes, Dur};
 use crate::ConfigError;
 use serde::{Deserialize, Serialize};
@@ -90,6 +90,16 @@ pub struct TcpCfg {
     /// to break phase effects; absent = none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_jitter: Option<Dur>,
+    /// Limited transmit (RFC 3042; ns-2's `singledup_`, on in ns-2 and Linux).
+    #[serde(default)]
+    pub limited_transmit: bool,
+    /// With `recovery = "sack"`: `rfc6675`, `rate_halving` (ns-2.35's TCP-Linux) or `prr`
+    /// (RFC 6937, Linux since 3.2).
+    #[serde(default)]
+    pub sack_recovery: SackRecovery,
+    /// `careful` (RFC 6582 §4, ns-2's `bug_fix_`) or `less_careful`.
+    #[serde(default)]
+    pub recover: RecoverRule,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -201,6 +211,16 @@ impl TcpCfg {
                 "is available with recovery = \"tahoe\", \"reno\" or \"newreno\", not \"sack\"".into(),
             );
         }
+        if self.sack_recovery != SackRecovery::Rfc6675 && self.recovery != Recovery::Sack {
+            return err(
+                "sack_recovery",
+                format!(
+                    "\"{}\" needs recovery = \"sack\", got recovery = \"{}\"",
+                    self.sack_recovery.as_str(),
+                    self.recovery.as_str()
+                ),
+            );
+        }
         if let Some(f) = self.force_timeout {
             if f.after.0 == 0 {
                 return err("force_timeout.after", "must be greater than 0s".into());
@@ -228,6 +248,10 @@ impl TcpCfg {
             force_timeout: self.force_timeout.map(|f| (f.segment, f.after.0)),
             ecn: self.ecn,
             send_jitter: self.send_jitter.map_or(0, |d| d.0),
+            limited_transmit: self.limited_transmit,
+            sack_recovery: self.sack_recovery,
+            recover: self.recover,
+            min_cwnd_half: self.sack_recovery == SackRecovery::RateHalving && self.cc.halves_to_min_cwnd(),
         })
     }
 }

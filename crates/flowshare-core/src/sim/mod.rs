@@ -502,6 +502,9 @@ impl Simulation {
         flow_series.push("cwnd", Column::F64(series.f_cwnd));
         flow_series.push("ssthresh", Column::F64(series.f_ssthresh));
         flow_series.push("srtt_s", Column::F64(series.f_srtt));
+        flow_series.push("rttvar_s", Column::F64(series.f_rttvar));
+        flow_series.push("rto_s", Column::F64(series.f_rto));
+        flow_series.push("backoff", Column::I64(series.f_backoff));
         flow_series.push("send_rate_bps", Column::F64(series.f_send_rate));
         flow_series.push("goodput_bps", Column::F64(series.f_goodput));
         for (name, col) in series.f_algo {

@@ -17,6 +17,10 @@ pub(super) struct Series {
     pub(super) f_cwnd: Vec<f64>,
     pub(super) f_ssthresh: Vec<f64>,
     pub(super) f_srtt: Vec<f64>,
+    pub(super) f_rttvar: Vec<f64>,
+    /// The retransmission timeout the timer would be armed with now (backoff applied).
+    pub(super) f_rto: Vec<f64>,
+    pub(super) f_backoff: Vec<i64>,
     pub(super) f_send_rate: Vec<f64>,
     pub(super) f_goodput: Vec<f64>,
     /// One column per algorithm metric (`CongestionControl::metrics`), in order of first
@@ -55,6 +59,9 @@ impl Simulation {
                 s.f_cwnd.push(f64::NAN);
                 s.f_ssthresh.push(f64::NAN);
                 s.f_srtt.push(f64::NAN);
+                s.f_rttvar.push(f64::NAN);
+                s.f_rto.push(f64::NAN);
+                s.f_backoff.push(0);
                 s.f_send_rate.push((sent - c.last_sent_bytes) as f64 * 8.0 / interval);
                 s.f_goodput.push((delivered - c.last_delivered_bytes) as f64 * 8.0 / interval);
                 c.last_sent_bytes = sent;
@@ -67,6 +74,9 @@ impl Simulation {
             s.f_cwnd.push(st.cwnd);
             s.f_ssthresh.push(st.ssthresh);
             s.f_srtt.push(if st.rtt.samples > 0 { st.rtt.srtt / 1e9 } else { f64::NAN });
+            s.f_rttvar.push(if st.rtt.samples > 0 { st.rtt.rttvar / 1e9 } else { f64::NAN });
+            s.f_rto.push(secs(st.rtt.timeout(snd.backoff())));
+            s.f_backoff.push(i64::from(snd.backoff()));
             s.f_send_rate.push((sent - c.last_sent_bytes) as f64 * 8.0 / interval);
             s.f_goodput.push((delivered - c.last_delivered_bytes) as f64 * 8.0 / interval);
             c.last_sent_bytes = sent;
@@ -218,6 +228,11 @@ impl Simulation {
         );
         t.push("cwnd_max", floats(&|i| if st(i).started_at.is_some() { st(i).cwnd_max } else { f64::NAN }));
         t.push("cwnd_final", floats(&|i| sender(i).map_or(f64::NAN, |s| s.cc_state(&self.cc).cwnd)));
+        let rtt_final = |i: usize| sender(i).map(|s| s.cc_state(&self.cc).rtt).filter(|r| r.samples > 0);
+        t.push("srtt_final_s", floats(&|i| rtt_final(i).map_or(f64::NAN, |r| r.srtt / 1e9)));
+        t.push("rttvar_final_s", floats(&|i| rtt_final(i).map_or(f64::NAN, |r| r.rttvar / 1e9)));
+        t.push("rto_final_s", floats(&|i| sender(i).map_or(f64::NAN, |s| secs(s.cc_state(&self.cc).rtt.rto))));
+        t.push("backoff_max", ints(&|i| i64::from(st(i).backoff_max)));
         t.push(
             "completion_time_s",
             floats(&|i| st(i).completed_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))),

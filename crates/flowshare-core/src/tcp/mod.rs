@@ -38,6 +38,71 @@ impl Recovery {
     }
 }
 
+/// When duplicate ACKs may start a new fast retransmit after a loss episode (RFC 6582 §4):
+/// `recover` is one past the highest segment sent when the episode began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverRule {
+    /// Only once the cumulative ACK goes beyond `recover` (RFC 6582's careful variant; ns-2's
+    /// `bug_fix_`): duplicate ACKs at exactly `recover`, which the go-back-N resending after a
+    /// timeout produces, start nothing.
+    #[default]
+    Careful,
+    /// Also when it equals `recover` (RFC 6582's less careful variant; ns-2's `less_careful_`;
+    /// the TCP Reno of Hasegawa's thesis, whose Experiment 1 fast-retransmits on exactly these
+    /// duplicate ACKs).
+    LessCareful,
+}
+
+impl RecoverRule {
+    /// The name used in scenarios.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecoverRule::Careful => "careful",
+            RecoverRule::LessCareful => "less_careful",
+        }
+    }
+}
+
+/// How a SACK sender counts what is in flight and reduces its window in recovery
+/// (`recovery = "sack"` only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SackRecovery {
+    /// RFC 6675: outside recovery the window limits the data outstanding (limited transmit
+    /// sends on the first two duplicate ACKs); a segment is lost when three SACKed segments
+    /// lie above it; cwnd = ssthresh on entry, and the pipe estimate paces recovery.
+    #[default]
+    Rfc6675,
+    /// ns-2.35's TCP-Linux (Linux 2.6.22 as ported): SACKed and lost segments leave the pipe
+    /// at all times, so every duplicate ACK releases new data; a segment is lost when four
+    /// segments above it are SACKed, a retransmission when a segment sent after it is; on entry
+    /// cwnd = the algorithm's `min_cwnd` (ssthresh / 2 for reno, highspeed, scalable, vegas and
+    /// compound) or ssthresh, and the pipe falls from the old window by one segment per two
+    /// ACKs; on exit cwnd rises to ssthresh but not above pipe + 3 (`tcp_moderate_cwnd`).
+    RateHalving,
+    /// Linux since 3.2: SACKed and lost segments leave the pipe at all times; proportional
+    /// rate reduction (RFC 6937, with slow-start reduction bound) takes the pipe to ssthresh
+    /// during recovery; cwnd = ssthresh on exit.
+    Prr,
+}
+
+impl SackRecovery {
+    /// The name used in scenarios.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SackRecovery::Rfc6675 => "rfc6675",
+            SackRecovery::RateHalving => "rate_halving",
+            SackRecovery::Prr => "prr",
+        }
+    }
+
+    /// SACKed and lost segments leave the pipe outside recovery too (Linux's accounting).
+    pub fn linux_pipe(self) -> bool {
+        self != SackRecovery::Rfc6675
+    }
+}
+
 /// Which RTT a mis-retransmission check compares the first ACK after a timeout with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -105,4 +170,13 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Largest random delay before each data segment leaves (0 = none; ns-2's `overhead_`).
     pub send_jitter: Time,
+    /// Limited transmit (RFC 3042): one new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// SACK accounting and window reduction (with [`Recovery::Sack`]).
+    pub sack_recovery: SackRecovery,
+    /// When a new fast retransmit may follow a loss episode.
+    pub recover: RecoverRule,
+    /// With [`SackRecovery::RateHalving`]: recovery starts from ssthresh / 2 (the algorithm's
+    /// `min_cwnd` in Linux 2.6.22) instead of ssthresh.
+    pub min_cwnd_half: bool,
 }

@@ -15,7 +15,7 @@
 //! scoreboard and reported back per tag on delivery and loss; with `pacing` segments leave no
 //! faster than the controller's pacing, released by the sender's pacing timer.
 
-use super::{MisRxReference, Recovery, TcpConfig};
+use super::{MisRxReference, RecoverRule, Recovery, SackRecovery, TcpConfig};
 use crate::cc::host::GroupId;
 use crate::cc::{
     AckSample, Caps, CcHost, CcState, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase, RttEstimator,
@@ -76,6 +76,8 @@ pub struct SenderStats {
     pub started_at: Option<Time>,
     /// Window reductions in response to ECN echoes.
     pub ecn_reductions: u64,
+    /// Largest retransmission-timer backoff multiplier reached (1: never backed off).
+    pub backoff_max: u32,
 }
 
 /// `Sender::member` of a sender that is not in the congestion-control host.
@@ -122,6 +124,18 @@ pub struct Sender {
     first_partial: bool,
     /// SACK scoreboard: `sacked[i]` for segment `snd_una + i`.
     sacked: VecDeque<bool>,
+    /// Segments marked in `sacked`.
+    sacked_count: u64,
+    /// Linux accounting (`rate_halving`, `prr`): `rtx_mark[i]` is 1 + `snd_max` at the last
+    /// retransmission of segment `snd_una + i` in this loss episode, 0 if there was none.
+    rtx_mark: VecDeque<u64>,
+    /// Segments newly delivered, cumulatively or by SACK, by the ACK being processed.
+    delivered_now: u64,
+    /// Rate halving: the pipe target, falling from the window before recovery (ns-2's
+    /// `next_pkts_in_flight_`).
+    rh_next: u64,
+    /// PRR (RFC 6937): prr_delivered, prr_out and RecoverFS of the current recovery.
+    prr: (u64, u64, u64),
     high_sacked: u64,
     /// One past the highest segment retransmitted in this recovery (RFC 6675 HighRxt + 1).
     high_rxt: u64,
@@ -183,6 +197,11 @@ impl Sender {
             dupacks: 0,
             first_partial: true,
             sacked: VecDeque::new(),
+            sacked_count: 0,
+            rtx_mark: VecDeque::new(),
+            delivered_now: 0,
+            rh_next: 0,
+            prr: (0, 0, 0),
             high_sacked: 0,
             high_rxt: 0,
             backoff: 1,
@@ -194,7 +213,7 @@ impl Sender {
             forced_deadline: None,
             ecn_recover: None,
             cwr_pending: false,
-            stats: SenderStats { rtt_min: u64::MAX, ..SenderStats::default() },
+            stats: SenderStats { rtt_min: u64::MAX, backoff_max: 1, ..SenderStats::default() },
             controller: Some(controller),
             member: NOT_A_MEMBER,
             caps: Caps::default(),
@@ -299,6 +318,12 @@ impl Sender {
     /// Stop offering new data (retransmissions of data already sent continue).
     pub fn stop(&mut self) {
         self.stopped = true;
+    }
+
+    /// The retransmission timer's backoff multiplier now (1 until a timeout; reset by a valid
+    /// RTT sample).
+    pub fn backoff(&self) -> u32 {
+        self.backoff
     }
 
     /// Segments sent and not yet acknowledged.
@@ -444,6 +469,10 @@ impl Sender {
             // cwnd ≥ 1, so truncation is floor (and avoids a libm call on the per-ACK path).
             let win = (cwnd as u64).max(1).min(self.cfg.rwnd);
             let (tags, pacing, max_burst) = (self.caps.tags, self.caps.pacing, self.cfg.max_burst);
+            // Linux accounting: the window limits the pipe (SACKed segments have left it), not
+            // the data outstanding.
+            let linux = self.linux_pipe();
+            let mut pipe = if linux { self.pipe_below_nxt() } else { 0 };
             let mut burst = 0;
             loop {
                 while self.snd_nxt < self.snd_max && self.is_sacked(self.snd_nxt) {
@@ -452,8 +481,8 @@ impl Sender {
                 let seq = self.snd_nxt;
                 // With tags the controller admits new segments; the receiver window holds.
                 let new_tagged = tags && seq >= self.snd_max;
-                let limit = if new_tagged { self.cfg.rwnd } else { win };
-                if seq - self.snd_una >= limit || !self.has_data(seq) {
+                let used = if linux { pipe } else { seq - self.snd_una };
+                if (!new_tagged && used >= win) || seq - self.snd_una >= self.cfg.rwnd || !self.has_data(seq) {
                     break;
                 }
                 if max_burst > 0 && burst >= max_burst {
@@ -476,12 +505,148 @@ impl Sender {
                 }
                 self.snd_nxt = seq + 1;
                 burst += 1;
+                pipe += 1;
             }
         }
     }
 
+    /// Linux's accounting of what is in flight (`sack_recovery` `rate_halving` or `prr`).
+    #[inline]
+    fn linux_pipe(&self) -> bool {
+        self.cfg.recovery == Recovery::Sack && self.cfg.sack_recovery.linux_pipe()
+    }
+
+    /// Outside recovery, segments in flight by Linux's accounting: those below `snd_nxt` not
+    /// SACKed (after a timeout, the segments from `snd_nxt` on are taken as lost).
+    fn pipe_below_nxt(&self) -> u64 {
+        if self.snd_nxt == self.snd_max {
+            self.snd_max - self.snd_una - self.sacked_count
+        } else {
+            (self.snd_una..self.snd_nxt).filter(|&s| !self.is_sacked(s)).count() as u64
+        }
+    }
+
+    /// With Linux accounting: the highest segment the loss marking holds lost, if any. For
+    /// `rate_halving`, ns-2's ScoreBoard1: a segment is lost once a segment four or more above
+    /// it is SACKed (FACK with a reordering threshold of 3, plus one). For `prr`, RFC 6675's
+    /// IsLost: three SACKed segments above it.
+    fn lost_bound(&self) -> Option<u64> {
+        match self.cfg.sack_recovery {
+            SackRecovery::RateHalving => {
+                self.high_sacked.checked_sub(u64::from(DUP_THRESH) + 2).filter(|&b| b >= self.snd_una)
+            }
+            _ => self.set_pipe().1,
+        }
+    }
+
+    /// With Linux accounting: segment `s` needs a (re)transmission — not SACKed, and either
+    /// never retransmitted in this episode and within the loss bound, or retransmitted before
+    /// a segment that has since been SACKed (the retransmission was lost too).
+    fn is_lost(&self, s: u64, bound: Option<u64>) -> bool {
+        if self.is_sacked(s) {
+            return false;
+        }
+        match self.rtx_mark.get((s - self.snd_una) as usize) {
+            Some(&mark) if mark > 0 => mark - 1 < self.high_sacked,
+            _ => bound.is_some_and(|b| s <= b),
+        }
+    }
+
+    /// With Linux accounting: (pipe, first segment to retransmit). The pipe holds every
+    /// segment not SACKed and not lost: a retransmission replaces its lost original.
+    fn linux_scan(&self, bound: Option<u64>) -> (u64, Option<u64>) {
+        let mut pipe = 0;
+        let mut first = None;
+        for s in self.snd_una..self.snd_max {
+            if self.is_lost(s, bound) {
+                first = first.or(Some(s));
+            } else if !self.is_sacked(s) {
+                pipe += 1;
+            }
+        }
+        (pipe, first)
+    }
+
+    /// Recovery with Linux accounting: lost segments first, then new data, while the pipe is
+    /// below the window (rate halving: below the falling target, while it exceeds cwnd).
+    fn send_linux_recovery(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        let bound = self.lost_bound();
+        let (mut pipe, first) = self.linux_scan(bound);
+        let cwnd = (cc.state(self.m()).cwnd as u64).max(1);
+        let halving = self.cfg.sack_recovery == SackRecovery::RateHalving;
+        if halving {
+            self.rh_next = self.rh_next.min(pipe + 1);
+        }
+        let mut cursor = first.unwrap_or(self.snd_max);
+        let mut burst = 0;
+        loop {
+            let limit = if halving { cwnd.max(self.rh_next) } else { cwnd };
+            if pipe >= limit || (self.cfg.max_burst > 0 && burst >= self.cfg.max_burst) || !self.pace_ready(now, cc) {
+                break;
+            }
+            while cursor < self.snd_max && !self.is_lost(cursor, bound) {
+                cursor += 1;
+            }
+            if cursor < self.snd_max {
+                let s = cursor;
+                self.emit(now, s, 0, cc, out);
+                let k = (s - self.snd_una) as usize;
+                if self.rtx_mark.len() <= k {
+                    self.rtx_mark.resize(k + 1, 0);
+                }
+                self.rtx_mark[k] = self.snd_max + 1;
+                self.high_rxt = self.high_rxt.max(s + 1);
+            } else if self.has_data(self.snd_max) && self.snd_max - self.snd_una < self.cfg.rwnd {
+                let tag = if self.caps.tags {
+                    match cc.admit(self.m(), now) {
+                        Some(tag) => tag,
+                        None => break,
+                    }
+                } else {
+                    0
+                };
+                let seq = self.snd_max;
+                self.emit(now, seq, tag, cc, out);
+                self.snd_nxt = self.snd_max;
+                cursor = self.snd_max;
+            } else {
+                break;
+            }
+            self.pace_sent(now, cc);
+            pipe += 1;
+            burst += 1;
+            self.prr.1 += 1;
+            if halving {
+                self.rh_next = self.rh_next.min(pipe.saturating_sub(1).max(1));
+            }
+        }
+    }
+
+    /// PRR (RFC 6937 §3, with the slow-start reduction bound): this ACK's share of the
+    /// reduction sets cwnd = pipe + sndcnt.
+    fn prr_update(&mut self, cc: &mut CcHost) {
+        let bound = self.lost_bound();
+        let (pipe, _) = self.linux_scan(bound);
+        let (delivered, prr_out, recover_fs) = &mut self.prr;
+        *delivered += self.delivered_now;
+        let st = cc.state_mut(self.member);
+        let ssthresh = st.ssthresh.max(1.0);
+        let sndcnt = if pipe as f64 > ssthresh {
+            ((*delivered as f64 * ssthresh / (*recover_fs).max(1) as f64).ceil() - *prr_out as f64).max(0.0)
+        } else {
+            let limit = (*delivered as f64 - *prr_out as f64).max(self.delivered_now as f64) + 1.0;
+            (ssthresh - pipe as f64).min(limit).max(0.0)
+        };
+        // The fast retransmit always goes (Linux: at least one segment while prr_out is 0).
+        let sndcnt = if *prr_out == 0 { sndcnt.max(1.0) } else { sndcnt };
+        st.cwnd = (pipe as f64 + sndcnt).max(1.0);
+    }
+
     /// RFC 6675 §5: while cwnd − pipe ≥ 1, send NextSeg().
     fn send_sack_recovery(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        if self.cfg.sack_recovery.linux_pipe() {
+            return self.send_linux_recovery(now, cc, out);
+        }
         let (mut pipe, highest_lost) = self.set_pipe();
         let cwnd = (cc.state(self.m()).cwnd as u64).max(1);
         let mut burst = 0;
@@ -558,8 +723,12 @@ impl Sender {
         for (a, b) in ack.sack_blocks() {
             for seq in a.max(una)..b.min(self.snd_max) {
                 let k = (seq - una) as usize;
-                if self.caps.tags && !self.sacked[k] {
-                    Self::count(&mut self.delivered, self.record[k].0);
+                if !self.sacked[k] {
+                    self.sacked_count += 1;
+                    self.delivered_now += 1;
+                    if self.caps.tags {
+                        Self::count(&mut self.delivered, self.record[k].0);
+                    }
                 }
                 self.sacked[k] = true;
             }
@@ -640,6 +809,7 @@ impl Sender {
         }
         let m = self.m();
         let ack = p.seq;
+        self.delivered_now = 0;
         if self.cfg.recovery == Recovery::Sack {
             self.update_scoreboard(p);
         }
@@ -711,8 +881,14 @@ impl Sender {
                 self.stats.misrx_detected += 1;
             }
         }
+        let mut sacked_acked = 0;
         for _ in 0..newly.min(self.sacked.len() as u64) {
-            self.sacked.pop_front();
+            sacked_acked += u64::from(self.sacked.pop_front() == Some(true));
+        }
+        self.sacked_count -= sacked_acked;
+        self.delivered_now += newly - sacked_acked;
+        for _ in 0..newly.min(self.rtx_mark.len() as u64) {
+            self.rtx_mark.pop_front();
         }
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
@@ -745,7 +921,23 @@ impl Sender {
                         restart_timer = self.first_partial;
                         self.first_partial = false;
                     }
-                    Recovery::Sack if !full => {}
+                    Recovery::Sack if !full => {
+                        if self.cfg.sack_recovery == SackRecovery::Prr {
+                            self.prr_update(cc);
+                        }
+                    }
+                    Recovery::Sack if self.cfg.sack_recovery == SackRecovery::RateHalving => {
+                        // ns-2's TCP-Linux: up to ssthresh, but no more than three segments
+                        // beyond what is outstanding (`tcp_moderate_cwnd`; its scoreboard is
+                        // cleared, so SACKed segments count as outstanding).
+                        let outstanding = (self.snd_max - self.snd_una) as f64;
+                        let st = cc.state_mut(m);
+                        if st.cwnd < st.ssthresh {
+                            st.cwnd = st.ssthresh.min(outstanding + 3.0);
+                        }
+                        self.rh_next = 0;
+                        cc.set_phase(m, Phase::Open);
+                    }
                     _ => {
                         // Full ACK (or Reno's first new ACK): deflate to ssthresh, leave
                         // recovery.
@@ -780,6 +972,10 @@ impl Sender {
         } else if restart_timer {
             self.arm_timer_from(now, &st.rtt);
         }
+        // Linux accounting: a new ACK whose SACK blocks show a loss starts recovery too.
+        if self.sacked_count > 0 && st.phase == Phase::Open && self.linux_pipe() && self.lost_bound().is_some() {
+            return self.fast_retransmit(now, cc, out);
+        }
         self.send_with(now, m, st.phase, st.cwnd, cc, out);
     }
 
@@ -803,20 +999,50 @@ impl Sender {
     fn on_dup_ack(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
         let m = self.m();
         self.dupacks += 1;
-        if cc.state(m).phase == Phase::Recovery {
+        let phase = cc.state(m).phase;
+        if phase == Phase::Recovery {
             if self.cfg.recovery != Recovery::Sack {
                 cc.state_mut(m).cwnd += 1.0; // window inflation (RFC 5681 §3.2 step 4)
+            } else if self.cfg.sack_recovery == SackRecovery::Prr {
+                self.prr_update(cc);
             }
             self.send_available(now, cc, out);
             return;
         }
-        let lost_by_sack = self.cfg.recovery == Recovery::Sack && self.set_pipe().1.is_some_and(|l| l >= self.snd_una);
-        if self.dupacks < DUP_THRESH && !lost_by_sack {
+        if self.linux_pipe() {
+            // Linux: the SACK marking, not a count of duplicate ACKs, finds losses; until it
+            // does, the segments SACKed have left the pipe and new data takes their place.
+            if phase == Phase::Open && self.lost_bound().is_some() {
+                self.fast_retransmit(now, cc, out);
+            } else {
+                self.send_available(now, cc, out);
+            }
             return;
         }
-        if self.recover.is_some_and(|r| self.snd_una < r) {
-            return; // losses of a window already being recovered (RFC 6582 §4, ns-2 bug_fix_)
+        let lost_by_sack = self.cfg.recovery == Recovery::Sack && self.set_pipe().1.is_some_and(|l| l >= self.snd_una);
+        if self.dupacks < DUP_THRESH && !lost_by_sack {
+            if self.cfg.limited_transmit {
+                self.limited_transmit(now, cc, out);
+            }
+            return;
         }
+        // A new fast retransmit needs an ACK beyond every segment sent when the last loss
+        // episode began (RFC 6582 §4; ns-2's `bug_fix_`): duplicate ACKs at exactly `recover`
+        // are echoes of the go-back-N resending after a timeout, not a new loss. The less
+        // careful variant accepts them.
+        let refused = match self.cfg.recover {
+            RecoverRule::Careful => self.recover.is_some_and(|r| self.snd_una <= r),
+            RecoverRule::LessCareful => self.recover.is_some_and(|r| self.snd_una < r),
+        };
+        if refused {
+            return;
+        }
+        self.fast_retransmit(now, cc, out);
+    }
+
+    /// Fast retransmit and the recovery of the variant chosen.
+    fn fast_retransmit(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        let m = self.m();
         // After an ECN reduction in this window the loss is repaired without a second cut.
         if self.ecn_recover.is_none_or(|r| self.snd_una >= r) {
             let flight = self.flight_for_decrease(cc.state(m));
@@ -845,15 +1071,64 @@ impl Sender {
             }
             Recovery::Sack => {
                 let st = cc.state_mut(m);
-                st.cwnd = st.ssthresh;
+                let before = st.cwnd;
+                match self.cfg.sack_recovery {
+                    SackRecovery::Rfc6675 => st.cwnd = st.ssthresh,
+                    SackRecovery::RateHalving => {
+                        st.cwnd =
+                            if self.cfg.min_cwnd_half { (st.ssthresh / 2.0).floor().max(1.0) } else { st.ssthresh };
+                        self.rh_next = before as u64;
+                    }
+                    SackRecovery::Prr => self.prr = (0, 0, self.snd_max - self.snd_una),
+                }
                 cc.set_phase(m, Phase::Recovery);
                 self.high_rxt = self.snd_una;
-                self.emit(now, self.snd_una, 0, cc, out);
-                self.high_rxt = self.snd_una + 1;
+                if self.cfg.sack_recovery.linux_pipe() {
+                    self.rtx_mark.iter_mut().for_each(|r| *r = 0);
+                    if self.cfg.sack_recovery == SackRecovery::Prr {
+                        self.prr_update(cc);
+                    }
+                } else {
+                    self.emit(now, self.snd_una, 0, cc, out);
+                    self.high_rxt = self.snd_una + 1;
+                }
                 self.arm_timer(now, cc);
                 self.send_available(now, cc, out);
             }
         }
+    }
+
+    /// Limited transmit (RFC 3042): on each of the first two duplicate ACKs, one segment
+    /// that keeps the data outstanding within cwnd + the duplicate ACKs counted (ns-2's
+    /// `send_one`), so that a window too small for three duplicate ACKs still gets them.
+    fn limited_transmit(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        if self.state != State::Open {
+            return;
+        }
+        let m = self.m();
+        while self.snd_nxt < self.snd_max && self.is_sacked(self.snd_nxt) {
+            self.snd_nxt += 1;
+        }
+        let seq = self.snd_nxt;
+        let outstanding = seq - self.snd_una + 1;
+        let allowed = cc.state(m).cwnd + f64::from(self.dupacks);
+        if outstanding as f64 > allowed || outstanding > self.cfg.rwnd || !self.has_data(seq) {
+            return;
+        }
+        if !self.pace_ready(now, cc) {
+            return;
+        }
+        let tag = if self.caps.tags && seq >= self.snd_max {
+            match cc.admit(m, now) {
+                Some(tag) => tag,
+                None => return,
+            }
+        } else {
+            0
+        };
+        self.emit(now, seq, tag, cc, out);
+        self.pace_sent(now, cc);
+        self.snd_nxt = seq + 1;
     }
 
     /// Whether an ECN echo on an ACK of `ack` may reduce the window: not twice for one window
@@ -897,6 +1172,7 @@ impl Sender {
             self.forced_deadline = None;
         }
         self.backoff = (self.backoff * 2).min(self.cfg.max_backoff);
+        self.stats.backoff_max = self.stats.backoff_max.max(self.backoff);
         if self.state == State::SynSent {
             let mut syn = Packet::new(self.conn, Kind::Syn, 0, self.cfg.ack_size, now);
             syn.set_retx(true);
@@ -933,6 +1209,8 @@ impl Sender {
         // Go back N: resend from the first unacknowledged segment (skipping SACKed ones).
         self.snd_nxt = self.snd_una;
         self.high_rxt = self.snd_una;
+        self.rh_next = 0;
+        self.rtx_mark.iter_mut().for_each(|r| *r = 0);
         self.arm_timer(now, cc);
         self.send_available(now, cc, out);
     }

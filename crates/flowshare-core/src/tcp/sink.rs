@@ -255,6 +255,10 @@ mod tests {
             force_timeout: None,
             ecn: false,
             send_jitter: 0,
+            limited_transmit: true,
+            sack_recovery: crate::tcp::SackRecovery::Rfc6675,
+            min_cwnd_half: false,
+            recover: crate::tcp::RecoverRule::Careful,
         }
     }
 

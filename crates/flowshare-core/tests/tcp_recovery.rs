@@ -1,0 +1,298 @@
+//! Sender-level checks of loss detection: limited transmit (RFC 3042) and the `recover`
+//! comparison that stops a second fast retransmit for one loss episode (RFC 6582 §4).
+
+use flowshare_core::cc::{CcConfig, CcHost};
+use flowshare_core::packet::{Kind, Packet};
+use flowshare_core::tcp::{Controller, Recovery, Sender, TcpConfig};
+
+/// The TCP settings of a flow with `recovery` and the options in `extra` (initial window 3
+/// unless `extra` sets one).
+fn cfg(recovery: &str, extra: &str) -> TcpConfig {
+    let iw = if extra.contains("initial_window") { "" } else { ", initial_window = 3" };
+    let text = format!(
+        r#"
+[simulation]
+duration = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "10Mbps", delay = "10ms" }}
+access = {{ rate = "1Gbps", delay = "1ms" }}
+[[flows]]
+tcp = {{ recovery = "{recovery}"{iw}{extra} }}
+"#
+    );
+    let s = flowshare_core::scenario::from_toml(&text).unwrap();
+    s.build().unwrap().conns[0].tcp
+}
+
+fn sender(cfg: TcpConfig) -> Sender {
+    Sender::new(0, cfg, None, cfg.mss, Controller::Solo(CcConfig::Reno.build_solo()))
+}
+
+fn ack(seq: u64) -> Packet {
+    Packet::new(0, Kind::Ack, seq, 40, 0)
+}
+
+fn new_segments(out: &[Packet]) -> Vec<u64> {
+    out.iter().filter(|p| p.kind == Kind::Data && !p.retx()).map(|p| p.seq).collect()
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicate_acks() {
+    for recovery in ["reno", "newreno", "sack"] {
+        let c = cfg(recovery, ", limited_transmit = true");
+        let mut cc = CcHost::new();
+        let mut s = sender(c);
+        let mut out = Vec::new();
+        s.start(0, &mut cc, &mut out);
+        assert_eq!(new_segments(&out), [0, 1, 2]);
+        // Segment 0 is lost: 1 and 2 arrive and are acknowledged with duplicate ACKs.
+        out.clear();
+        s.on_ack(1_000, &ack(0), &mut cc, &mut out);
+        assert_eq!(new_segments(&out), [3], "{recovery}: first duplicate ACK");
+        out.clear();
+        s.on_ack(2_000, &ack(0), &mut cc, &mut out);
+        assert_eq!(new_segments(&out), [4], "{recovery}: second duplicate ACK");
+        assert_eq!(s.stats.fast_retransmits, 0);
+        // Segment 3's duplicate ACK is the third: with a window of three, only limited transmit
+        // makes fast retransmit possible.
+        out.clear();
+        s.on_ack(3_000, &ack(0), &mut cc, &mut out);
+        assert_eq!(s.stats.fast_retransmits, 1, "{recovery}");
+        assert!(out.iter().any(|p| p.seq == 0 && p.retx()), "{recovery}: segment 0 resent");
+    }
+}
+
+#[test]
+fn without_limited_transmit_a_window_of_three_waits_for_the_timer() {
+    let c = cfg("newreno", ", limited_transmit = false");
+    let mut cc = CcHost::new();
+    let mut s = sender(c);
+    let mut out = Vec::new();
+    s.start(0, &mut cc, &mut out);
+    out.clear();
+    s.on_ack(1_000, &ack(0), &mut cc, &mut out);
+    s.on_ack(2_000, &ack(0), &mut cc, &mut out);
+    assert!(out.is_empty(), "nothing sent on duplicate ACKs");
+    assert_eq!(s.stats.fast_retransmits, 0);
+    let deadline = s.rto_deadline.expect("timer armed");
+    s.on_wake(deadline, &mut cc, &mut out);
+    assert_eq!(s.stats.timeouts, 1);
+}
+
+#[test]
+fn limited_transmit_stays_within_the_receiver_window() {
+    let c = cfg("newreno", ", rwnd = 3, limited_transmit = true");
+    let mut cc = CcHost::new();
+    let mut s = sender(c);
+    let mut out = Vec::new();
+    s.start(0, &mut cc, &mut out);
+    out.clear();
+    s.on_ack(1_000, &ack(0), &mut cc, &mut out);
+    assert!(out.is_empty(), "the receiver window is full");
+}
+
+#[test]
+fn duplicate_acks_at_recover_after_a_timeout_start_no_fast_retransmit() {
+    for recovery in [Recovery::Reno, Recovery::Newreno, Recovery::Sack] {
+        let mut c = cfg(recovery.as_str(), ", initial_window = 10");
+        c.initial_window = 10.0;
+        let mut cc = CcHost::new();
+        let mut s = sender(c);
+        let mut out = Vec::new();
+        s.start(0, &mut cc, &mut out);
+        assert_eq!(s.snd_max, 10);
+        // Segment 0 is lost and the timer expires: recover = 10, go-back-N from 0.
+        let deadline = s.rto_deadline.unwrap();
+        out.clear();
+        s.on_wake(deadline, &mut cc, &mut out);
+        assert_eq!(s.stats.timeouts, 1);
+        // The retransmission fills the hole; the receiver had 1..9, so the ACK jumps to 10 and
+        // new data goes out.
+        let t = deadline + 50_000_000;
+        s.on_ack(t, &ack(10), &mut cc, &mut out);
+        assert!(s.snd_max > 10);
+        // Duplicate ACKs at exactly `recover` (echoes of resent segments the receiver already
+        // had) are not a new loss.
+        for k in 1..=4 {
+            s.on_ack(t + k, &ack(10), &mut cc, &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 0, "{recovery:?}: ACK == recover");
+        // Beyond `recover` a loss is new: three duplicate ACKs at 11 start a fast retransmit.
+        let sent = s.snd_max;
+        s.on_ack(t + 10, &ack(11), &mut cc, &mut out);
+        assert!(s.snd_max >= sent);
+        for k in 1..=3 {
+            s.on_ack(t + 10 + k, &ack(11), &mut cc, &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1, "{recovery:?}: ACK beyond recover");
+    }
+}
+
+fn sack_ack(seq: u64, blocks: &[(u64, u64)]) -> Packet {
+    let mut p = ack(seq);
+    for &(a, b) in blocks {
+        p.push_sack_block(a, b);
+    }
+    p
+}
+
+#[test]
+fn linux_accounting_sends_on_every_sacking_duplicate_ack_and_marks_a_loss_four_above() {
+    let c = cfg("sack", r#", initial_window = 4, sack_recovery = "rate_halving""#);
+    let mut cc = CcHost::new();
+    let mut s = sender(c);
+    let mut out = Vec::new();
+    s.start(0, &mut cc, &mut out);
+    assert_eq!(new_segments(&out), [0, 1, 2, 3]);
+    // Segment 0 is lost; each later arrival is SACKed, leaves the pipe, and a new segment
+    // takes its place: three duplicate ACKs do not start recovery yet (ns-2's TCP-Linux marks
+    // a segment lost once one four above it is SACKed).
+    for (k, end) in (2..=4).enumerate() {
+        out.clear();
+        s.on_ack(1_000 * (k as u64 + 1), &sack_ack(0, &[(1, end)]), &mut cc, &mut out);
+        assert_eq!(new_segments(&out), [end + 2], "duplicate ACK {}", k + 1);
+        assert_eq!(s.stats.fast_retransmits, 0);
+    }
+    out.clear();
+    s.on_ack(4_000, &sack_ack(0, &[(1, 5)]), &mut cc, &mut out);
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert!(out.iter().any(|p| p.seq == 0 && p.retx()), "segment 0 resent");
+}
+
+#[test]
+fn rate_halving_lets_the_pipe_fall_by_one_segment_per_two_acks() {
+    let c = cfg("sack", r#", initial_window = 20, initial_ssthresh = 1000, sack_recovery = "rate_halving""#);
+    let mut cc = CcHost::new();
+    let mut s = sender(c);
+    let mut out = Vec::new();
+    s.start(0, &mut cc, &mut out);
+    assert_eq!(s.snd_max, 20);
+    // Segment 0 is lost; 1..=k arrive. Reno halves from the window (ssthresh 10) and, as in
+    // Linux 2.6.22's reno module, recovery starts from min_cwnd = ssthresh / 2 = 5.
+    let mut t = 1_000;
+    let mut sent_per_ack = Vec::new();
+    for end in 2..=20 {
+        out.clear();
+        s.on_ack(t, &sack_ack(0, &[(1, end)]), &mut cc, &mut out);
+        t += 1_000;
+        sent_per_ack.push(out.len());
+    }
+    let m = s.member().unwrap();
+    assert_eq!(cc.state(m).ssthresh, 10.0);
+    assert_eq!(cc.state(m).cwnd, 5.0);
+    // Before recovery each of the three ACKs releases a new segment; the fourth starts
+    // recovery and resends segment 0; from there the pipe falls from the old window by one
+    // segment per two ACKs.
+    assert_eq!(sent_per_ack[..4], [1, 1, 1, 1], "{sent_per_ack:?}");
+    let during: usize = sent_per_ack[4..].iter().sum();
+    assert_eq!(during, 7, "{sent_per_ack:?}");
+    assert!(sent_per_ack[4..].windows(2).all(|w| w[0] + w[1] == 1), "{sent_per_ack:?}");
+}
+
+#[test]
+fn prr_sends_in_proportion_to_deliveries() {
+    let c = cfg("sack", r#", initial_window = 20, initial_ssthresh = 1000, sack_recovery = "prr""#);
+    let mut cc = CcHost::new();
+    let mut s = sender(c);
+    let mut out = Vec::new();
+    s.start(0, &mut cc, &mut out);
+    let mut t = 1_000;
+    let mut total = 0;
+    for end in 2..=20 {
+        out.clear();
+        s.on_ack(t, &sack_ack(0, &[(1, end)]), &mut cc, &mut out);
+        t += 1_000;
+        if s.stats.fast_retransmits == 1 {
+            total += out.len();
+        }
+    }
+    // RFC 6937: over the recovery, about ssthresh / RecoverFS = 1/2 a segment per segment
+    // delivered; the retransmission of segment 0 comes first.
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert!((7..=10).contains(&total), "{total} segments for 16 deliveries");
+    assert!(s.stats.retransmits >= 1);
+}
+
+#[test]
+fn sack_recovery_needs_sack() {
+    let text = r#"
+[simulation]
+duration = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "10ms" }
+access = { rate = "1Gbps", delay = "1ms" }
+[[flows]]
+tcp = { recovery = "newreno", sack_recovery = "prr" }
+"#;
+    let err = flowshare_core::scenario::from_toml(text).and_then(|s| s.build().map(|_| ())).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        r#"flows[0].tcp.sack_recovery: "prr" needs recovery = "sack", got recovery = "newreno""#
+    );
+}
+
+#[test]
+fn rto_rttvar_and_backoff_are_reported_per_flow_and_over_time() {
+    // The bottleneck fails from 2 s to 9 s: the timer backs off 0.2, 0.4, 0.8, 1.6, 3.2 s,
+    // and the retransmission after 6.4 more (at about 14.6 s) gets through.
+    let text = r#"
+[simulation]
+duration = "20s"
+sample_interval = "100ms"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "20ms", queue = { limit = 50 } }
+access = { rate = "1Gbps", delay = "1ms" }
+[[flows]]
+tcp = { rto_min = "200ms", rto_initial = "1s" }
+[[changes]]
+at = "2s"
+link = "bottleneck"
+up = false
+[[changes]]
+at = "9s"
+link = "bottleneck"
+up = true
+"#;
+    let s = flowshare_core::scenario::from_toml(text).unwrap();
+    let r = flowshare_core::Simulation::new(&s).unwrap().finish();
+    let f = &r.flows;
+    let backoff_max = f.i64("backoff_max")[0];
+    let timeouts = f.i64("timeouts")[0];
+    assert!(timeouts >= 5, "{timeouts} timeouts while the link was down");
+    assert!(backoff_max >= 16, "backoff reached {backoff_max}");
+    let (srtt, rttvar, rto) = (f.f64("srtt_final_s")[0], f.f64("rttvar_final_s")[0], f.f64("rto_final_s")[0]);
+    assert!(srtt > 0.042 && rttvar >= 0.0 && rto >= 0.2 && rto >= srtt, "srtt {srtt}, rttvar {rttvar}, rto {rto}");
+    let ts = &r.flow_series;
+    let (t, backoff, rto_s, srtt_s) = (ts.f64("time_s"), ts.i64("backoff"), ts.f64("rto_s"), ts.f64("srtt_s"));
+    let at = |x: f64| t.iter().position(|&v| (v - x).abs() < 1e-9).unwrap();
+    // Before the failure the timer is not backed off; while the link is down it is, and the
+    // armed timeout grows with it; a valid RTT sample after the repair resets it.
+    assert_eq!(backoff[at(1.5)], 1);
+    assert!(backoff[at(8.5)] >= 8, "backoff at 8.5 s: {}", backoff[at(8.5)]);
+    assert!(rto_s[at(8.5)] >= 8.0 * 0.2, "armed timeout at 8.5 s: {}", rto_s[at(8.5)]);
+    assert_eq!(backoff[at(14.5)], 32, "still waiting for the backed-off timer");
+    assert_eq!(backoff[at(19.5)], 1, "reset by new samples after the repair");
+    assert!(rto_s[at(1.5)] >= srtt_s[at(1.5)]);
+    assert!(ts.f64("rttvar_s")[at(1.5)] >= 0.0);
+}
+
+#[test]
+fn the_less_careful_variant_fast_retransmits_at_recover() {
+    let mut c = cfg("newreno", r#", initial_window = 10, recover = "less_careful""#);
+    c.initial_window = 10.0;
+    let mut cc = CcHost::new();
+    let mut s = sender(c);
+    let mut out = Vec::new();
+    s.start(0, &mut cc, &mut out);
+    let deadline = s.rto_deadline.unwrap();
+    s.on_wake(deadline, &mut cc, &mut out);
+    let t = deadline + 50_000_000;
+    s.on_ack(t, &ack(10), &mut cc, &mut out);
+    for k in 1..=3 {
+        s.on_ack(t + k, &ack(10), &mut cc, &mut out);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1, "RFC 6582's less careful variant, as in Hasegawa's thesis");
+}
