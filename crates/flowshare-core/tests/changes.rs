@@ -297,9 +297,11 @@ fn s7_route_change_moves_the_tcp_flows_onto_path_a_and_back() {
     let (tcp_b, tcp_a, tcp_b2) = (tcp(5.0, 10.0), tcp(13.0, 20.0), tcp(25.0, 30.0));
     println!("aggregate {agg_alone:.0} / {agg_shared:.0} / {agg_back:.0}; TCP {tcp_b:.0} / {tcp_a:.0} / {tcp_b2:.0}");
     let cap = 15e6 * 1460.0 / 1500.0;
-    // Alone on its path, each side fills it; sharing path A, the two together fill it.
+    // Alone on its path, each side fills it; sharing path A, the two together fill it. Goodput
+    // counts in-order delivery, so a retransmission that fills a hole inside the window also
+    // releases data that crossed the link before it: up to 1 % above the link over 7 s.
     assert!(agg_alone > 0.85 * cap && tcp_b > 0.85 * cap);
-    assert!(agg_shared + tcp_a > 0.85 * cap && agg_shared + tcp_a <= 1.001 * cap);
+    assert!(agg_shared + tcp_a > 0.85 * cap && agg_shared + tcp_a <= 1.01 * cap);
     assert!(agg_shared < 0.85 * cap && tcp_a > 0.1 * cap, "path A is shared");
     assert!(agg_back > 0.8 * cap && tcp_b2 > 0.8 * cap, "the TCP flows left path A");
     let q = &r.queues;

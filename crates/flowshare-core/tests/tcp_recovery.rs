@@ -40,7 +40,8 @@ fn new_segments(out: &[Packet]) -> Vec<u64> {
 #[test]
 fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicate_acks() {
     for recovery in ["reno", "newreno", "sack"] {
-        let c = cfg(recovery, ", limited_transmit = true");
+        let c = cfg(recovery, "");
+        assert!(c.limited_transmit, "on by default, as in ns-2 and Linux");
         let mut cc = CcHost::new();
         let mut s = sender(c);
         let mut out = Vec::new();

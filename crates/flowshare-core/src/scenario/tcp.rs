@@ -91,7 +91,7 @@ pub struct TcpCfg {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_jitter: Option<Dur>,
     /// Limited transmit (RFC 3042; ns-2's `singledup_`, on in ns-2 and Linux).
-    #[serde(default)]
+    #[serde(default = "d_true")]
     pub limited_transmit: bool,
     /// With `recovery = "sack"`: `rfc6675`, `rate_halving` (ns-2.35's TCP-Linux) or `prr`
     /// (RFC 6937, Linux since 3.2).

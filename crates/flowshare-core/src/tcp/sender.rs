@@ -136,6 +136,9 @@ pub struct Sender {
     rh_next: u64,
     /// PRR (RFC 6937): prr_delivered, prr_out and RecoverFS of the current recovery.
     prr: (u64, u64, u64),
+    /// Segments sent by limited transmit since the last new ACK: they do not count in the
+    /// FlightSize a reduction is taken from (RFC 5681 §3.2, as RFC 6675 §5 recalls).
+    limited_sent: u64,
     high_sacked: u64,
     /// One past the highest segment retransmitted in this recovery (RFC 6675 HighRxt + 1).
     high_rxt: u64,
@@ -202,6 +205,7 @@ impl Sender {
             delivered_now: 0,
             rh_next: 0,
             prr: (0, 0, 0),
+            limited_sent: 0,
             high_sacked: 0,
             high_rxt: 0,
             backoff: 1,
@@ -340,7 +344,7 @@ impl Sender {
     /// 7/8) turns into a ratchet. ns-2 and Linux decrease from the window, not from snd_max.
     fn flight_for_decrease(&self, st: &CcState) -> u64 {
         let window = if st.phase == Phase::Recovery { st.ssthresh } else { st.cwnd };
-        self.in_flight().min(window.ceil() as u64)
+        self.in_flight().saturating_sub(self.limited_sent).min(window.ceil() as u64)
     }
 
     fn payload(&self, seq: u64) -> u32 {
@@ -866,6 +870,7 @@ impl Sender {
             self.report_delivered(cc);
         }
         self.snd_una = ack;
+        self.limited_sent = 0;
         if self.forced_deadline.is_some() && self.cfg.force_timeout.is_some_and(|(seg, _)| ack > seg) {
             self.forced_deadline = None;
         }
@@ -1050,6 +1055,7 @@ impl Sender {
             cc.state_mut(m).ssthresh = ss;
         }
         self.recover = Some(self.snd_max);
+        self.limited_sent = 0;
         self.stats.fast_retransmits += 1;
         self.first_partial = true;
         self.loss_kind = LossKind::DupAcks;
@@ -1129,6 +1135,7 @@ impl Sender {
         self.emit(now, seq, tag, cc, out);
         self.pace_sent(now, cc);
         self.snd_nxt = seq + 1;
+        self.limited_sent += 1;
     }
 
     /// Whether an ECN echo on an ACK of `ack` may reduce the window: not twice for one window
