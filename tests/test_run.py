@@ -97,7 +97,12 @@ def test_a_lan_and_a_link_change_run_and_report():
         nodes=["srv", "r", "h1", "h2"],
         links=[sc.link(from_="srv", to="r", rate="1Gbps", delay="5ms")],
         lans=[sc.lan(name="lan", nodes=["r", "h1", "h2"], rate="10Mbps", delay="0.5us")],
-        flows=[sc.flows(src="srv", dst="h1"), sc.flows(src="h2", dst="srv")],
+        # The UDP source keeps packets on the LAN while it is down, whatever TCP is doing.
+        flows=[
+            sc.flows(src="srv", dst="h1"),
+            sc.flows(src="h2", dst="srv"),
+            sc.flows(src="srv", dst="h2", transport="udp", source={"kind": "cbr", "rate": "1Mbps"}),
+        ],
         duration="2s",
         changes=[
             sc.change(at="1s", link="lan", up=False),

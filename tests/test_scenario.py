@@ -294,3 +294,17 @@ def test_bad_changes_and_lans_name_the_field():
     with pytest.raises(ConfigError, match=r'^topology\.lans\[0\]\.nodes\[1\]: unknown node "c"'):
         lan = sc.lan(name="l", nodes=["a", "c"], rate="1Mbps", delay=0)
         flowshare.load_scenario(scn(None, [lan]))
+
+
+def test_flow_groups_take_a_start_jitter_drawn_from_the_seed():
+    group = sc.flows(count=3, start_spacing="10ms", start_jitter="500ms")
+    assert group["start_jitter"] == "500ms"
+    scn = sc.dumbbell(
+        bottleneck=sc.link(rate="10Mbps", delay="10ms"),
+        access=sc.link(rate="1Gbps", delay="1ms"),
+        flows=group,
+        duration="100ms",
+    )
+    starts = [flowshare.run(scn, seed=s, progress=False).flows["start_s"].tolist() for s in (1, 2, 1)]
+    assert starts[0] == starts[2] != starts[1]
+    assert all(0.01 * k <= t <= 0.01 * k + 0.5 for run in starts for k, t in enumerate(run))

@@ -464,6 +464,7 @@ def flows(
     name: str | None = None,
     start: str | float | None = None,
     start_spacing: str | float | None = None,
+    start_jitter: str | float | None = None,
     stop: str | float | None = None,
     size: str | int | None = None,
     tcp: Mapping[str, Any] | None = None,
@@ -489,6 +490,9 @@ def flows(
         Start of the group's first flow (default 0).
     start_spacing : str or float, optional
         Each further flow of the group starts this much later (default 0).
+    start_jitter : str or float, optional
+        Each flow starts a random time in ``[0, start_jitter]`` after its spaced start, drawn
+        from the seed, so that replications differ (``docs/statistics.md``).
     stop : str or float, optional
         No new data after this time.
     size : str or int, optional
@@ -522,6 +526,7 @@ def flows(
         count=count,
         start=start,
         start_spacing=start_spacing,
+        start_jitter=start_jitter,
         stop=stop,
         size=size,
         direction=direction,
