@@ -39,7 +39,7 @@ fn lone(cc: &str) -> RunResults {
     dumbbell("20s", &format!("[[flows]]\ntcp = {{ cc = {cc} }}\n"))
 }
 
-/// specs/004 Eq 2.15: a lone Vegas flow holds between α and β of its packets in the
+/// Hasegawa (2000) Eq 2.15: a lone Vegas flow holds between α and β of its packets in the
 /// bottleneck queue, keeps the link full and, once there, stops moving. With a slow start
 /// that leaves on diff > γ (`brakmo`, `linux`) it never loses a packet; the thesis's
 /// slow-slow-start has no such exit and overflows the 100-packet queue once.
@@ -68,9 +68,9 @@ fn lone_vegas_settles_with_alpha_to_beta_packets_queued() {
     }
 }
 
-/// specs/004 Eq 2.26–2.36: without a dead zone the window never settles; a lone Enhanced
+/// Hasegawa (2000) Eqs 2.26–2.36: without a dead zone the window never settles; a lone Enhanced
 /// Vegas flow keeps its diff around δ (its own share), two flows keep 2δ queued between them
-/// (Eq 2.36: l2 = 2δ) and share the link evenly, where two Vegas flows do not (§2.5: the later
+/// (Eq 2.36: l2 = 2δ) and share the link evenly, where two Vegas flows do not (§2.2.4: the later
 /// flow's baseRTT includes the earlier flow's queue).
 #[test]
 fn enhanced_vegas_oscillates_around_delta_per_flow_and_is_fair() {
@@ -100,7 +100,7 @@ fn enhanced_vegas_oscillates_around_delta_per_flow_and_is_fair() {
     assert!(a / b > 1.15, "Vegas favours the earlier flow: {a} vs {b}");
 }
 
-/// specs/004 §5.3: ACKs queued behind reverse traffic look like congestion to Vegas, which
+/// Hasegawa (2000) §5.3.1: ACKs queued behind reverse traffic look like congestion to Vegas, which
 /// then starves; refreshing baseRTT every 100 ms counts the standing ACK-path queue as part of
 /// the path. Forward Vegas from 0 s, a reverse Reno flow (its data fills the queue the forward
 /// ACKs wait in) from 3 s.
