@@ -1,4 +1,4 @@
-"""Hasegawa (2000) analytic models against the worked values of specs/004 and limiting cases."""
+"""Hasegawa (2000) analytic models against the thesis's numbers, worked values, limiting cases."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from flowshare.models.hasegawa import MODELS, ch2, ch3, ch4, ch5, ch6
 
-MU_1024 = 20e6 / (8 * 1024)  # 20 Mbit/s in 1 Kbyte packets (spec §2.6)
+MU_1024 = 20e6 / (8 * 1024)  # 20 Mbit/s in 1 Kbyte packets (§2.1)
 BW4 = np.array([64e3, 128e3, 256e3, 512e3])  # Ch. 6 access rates [bit/s]
 
 
@@ -35,7 +35,7 @@ def test_tahoe_fixed_point_adds_up_to_loss_window_and_scales_with_delay():
     w1 = ch2.tahoe_fixed_point(0.004, 0.008, 30.0)
     w2 = ch2.tahoe_fixed_point(0.008, 0.004, 30.0)
     assert w1 + w2 == pytest.approx(30.0)
-    assert w1 / w2 == pytest.approx(2.0)  # W1/W2 = tau2/tau1 (spec §2.3)
+    assert w1 / w2 == pytest.approx(2.0)  # W1/W2 = tau2/tau1 (§2.2.2)
     assert ch2.tahoe_fixed_point(0.005, 0.005, 34.4) == pytest.approx(17.2)
 
 
@@ -45,7 +45,7 @@ def test_tahoe_recursion_matches_corrected_closed_form_not_printed():
     printed = ch2.tahoe_windows(3.0, 0.004, 0.008, 30.0, 12, closed_form="printed")
     np.testing.assert_allclose(rec, corr)
     assert corr[-1] == pytest.approx(20.0, rel=1e-3)  # 2 c_j
-    assert printed[-1] == pytest.approx(10.0, rel=1e-3)  # c_j: the thesis's error (A11 iv)
+    assert printed[-1] == pytest.approx(10.0, rel=1e-3)  # c_j: the thesis's error (hasegawa:A11 iv)
     # the error halves each cycle (factor 1/2 per loss)
     err = np.abs(corr - 20.0)
     np.testing.assert_allclose(err[1:] / err[:-1], 0.5)
@@ -61,7 +61,7 @@ def test_tahoe_throughput_scales_as_inverse_square_delay():
     for constant in ("corrected", "printed"):
         s1 = ch2.tahoe_throughput(0.004, 0.008, 30.0, constant=constant)
         s2 = ch2.tahoe_throughput(0.008, 0.004, 30.0, constant=constant)
-        assert s1 / s2 == pytest.approx(4.0)  # (tau2/tau1)^2, target C2-5
+        assert s1 / s2 == pytest.approx(4.0)  # (tau2/tau1)^2, Eq 2.9
     assert ch2.tahoe_throughput(0.004, 0.008, 30.0, constant="printed") == pytest.approx(
         4 * ch2.tahoe_throughput(0.004, 0.008, 30.0)
     )
@@ -70,7 +70,7 @@ def test_tahoe_throughput_scales_as_inverse_square_delay():
 
 def test_vegas_queue_range_golden_factor():
     lo, hi = ch2.vegas_queue_range(2, 4)
-    assert lo == pytest.approx(5.236, abs=1e-3) and hi == pytest.approx(10.472, abs=1e-3)  # C2-3
+    assert lo == pytest.approx(5.236, abs=1e-3) and hi == pytest.approx(10.472, abs=1e-3)  # §2.2.4
     x = ch2.GOLDEN_QUEUE_FACTOR
     assert 1 / x + 1 / (x - 1) == pytest.approx(1.0)
 
@@ -91,14 +91,14 @@ def test_vegas_window_bounds_2_24_2_25():
 
 def test_vegas_ratio_range_is_a_soft_target():
     lo, hi = ch2.vegas_ratio_range(0.005, 0.005, MU_1024)
-    # the feasible scan (A13) spans the simulated 1.03-1.58 only partly; thesis quotes 0.95-2.12
+    # the feasible scan (hasegawa:A13) spans the simulated 1.03-1.58 only partly; thesis: 0.95-2.12
     assert 0.2 < lo < 0.95 and 1.03 < hi < 2.12
     assert ch2.vegas_ratio_range(0.005, 0.005, 1e4) == pytest.approx((lo, hi), rel=1e-9)  # no mu dependence
 
 
 def test_enhanced_vegas_centre_sanity_values():
     w1, w2, l2 = ch2.enhanced_vegas_centre(0.005, 0.005, MU_1024)
-    assert (w1, w2, l2) == (pytest.approx(15.21, abs=0.01), pytest.approx(15.21, abs=0.01), 6.0)  # C2-4
+    assert (w1, w2, l2) == (pytest.approx(15.21, abs=0.01), pytest.approx(15.21, abs=0.01), 6.0)  # Eq 2.36
     w1, w2, _ = ch2.enhanced_vegas_centre(0.004, 0.008, MU_1024)
     assert w1 == pytest.approx(12.77, abs=0.01) and w2 == pytest.approx(22.53, abs=0.01)
     # the centre satisfies Eq 2.27 with base_rtt = 2 tau + 1/mu... in the thesis's approximation
@@ -148,7 +148,7 @@ def test_rto_series_bad_gain():
 
 
 def test_exp2_rtt_is_window_time_with_cell_tax():
-    assert ch3.atm_window_rtt(64 * 1024, 150e6) == pytest.approx(3.86e-3, abs=5e-6)  # C3-2
+    assert ch3.atm_window_rtt(64 * 1024, 150e6) == pytest.approx(3.86e-3, abs=5e-6)  # Exp. 2
 
 
 @pytest.mark.parametrize(
@@ -158,7 +158,7 @@ def test_exp2_rtt_is_window_time_with_cell_tax():
         (128, 1, 35.63), (128, 2, 17.63), (128, 4, 8.64), (128, 8, 4.15),
     ],
 )  # fmt: skip
-def test_extra_delay_rtts_table(w, m, expected):  # spec §3.4 D/rtt table
+def test_extra_delay_rtts_table(w, m, expected):  # D/rtt from Eq 3.14
     assert ch3.extra_delay_rtts(w, m) == pytest.approx(expected, abs=0.006)
     assert ch3.extra_delay_rtts(w * 1024, m * 1024) == pytest.approx(expected, abs=0.006)  # W/m only
 
@@ -168,7 +168,7 @@ def test_extra_delay_shape_and_regimes():
     d64 = ch3.extra_delay(64 * 1024, m, 2e-3, 150e6, regime="formula")
     d128 = ch3.extra_delay(128 * 1024, m, 2e-3, 150e6, regime="formula")
     assert np.all(np.diff(d64) < 0)  # D falls with m
-    assert np.all(d128 > d64)  # and rises with W (C3-3)
+    assert np.all(d128 > d64)  # and rises with W (Fig 3.5)
     assert ch3.extra_delay_rtts(64, 16) == pytest.approx(0.84, abs=0.01)  # below one rtt
     rtt = ch3.rtt_window_limited(64 * 1024, 16 * 1024, 2e-3, 150e6)
     assert ch3.extra_delay(64 * 1024, 16 * 1024, 2e-3, 150e6, regime="formula", floor_at_rtt=True) == pytest.approx(rtt)
@@ -308,7 +308,7 @@ def test_throughput_vs_k_fig_5_3_shape():
     assert np.all(np.diff(tahoe) > 0)  # grows with k while k <= B_f
     np.testing.assert_allclose(tahoe / (1000 * k), 0.98, atol=0.02)
     vegas = ch5.mean_throughput("vegas", mu_f=1000 * k)
-    assert np.all(vegas >= tahoe)  # Vegas ahead for k <= B_f (C5-2)
+    assert np.all(vegas >= tahoe)  # Vegas ahead for k <= B_f (Fig 5.3)
     big = ch5.mean_throughput(["tahoe", "vegas"][1], mu_f=20000.0)
     assert big < ch5.mean_throughput("tahoe", mu_f=20000.0)  # and behind for k > B_f
 
@@ -325,7 +325,7 @@ def test_http_setup_and_sessions():
     docs = [100] + [10] * 9
     d10 = ch5.http_session_delay(docs, http=1.0)
     d11 = ch5.http_session_delay(docs, http=1.1)
-    assert d10 - d11 == pytest.approx(9 * rtt)  # restart at cwnd = 1 (A35): only set-up differs
+    assert d10 - d11 == pytest.approx(9 * rtt)  # cwnd = 1 again (hasegawa:A35): only set-up differs
     assert ch5.http_session_delay(docs, http=1.1, keep_cwnd=True) < d11
     with pytest.raises(ValueError, match="keep_cwnd"):
         ch5.http_session_delay(docs, http=1.0, keep_cwnd=True)
@@ -400,7 +400,7 @@ def test_phase_model_common_window_matches_thesis_construction():
     np.testing.assert_allclose(ch6.phase_throughput(bw, cap, wa), rho)
 
 
-def test_red_reno_sum_exceeds_link_at_small_bw():  # spec §6.4 [D]
+def test_red_reno_sum_exceeds_link_at_small_bw():  # §6.2.2, hasegawa:A48
     packet = ch6.red_reno_throughput(BW4, 400e3)
     time = ch6.red_reno_throughput(BW4, 400e3, weighting="time")
     assert packet.sum() == pytest.approx(539e3, rel=2e-3)
@@ -434,7 +434,7 @@ def test_enhanced_red_warns_when_it_cannot_converge():
 
 def test_vegas_fifo_equilibrium():
     eq = ch6.vegas_fifo_equilibrium(BW4, 400e3)
-    np.testing.assert_allclose(eq.throughput, [64e3, 112e3, 112e3, 112e3])  # C6-3
+    np.testing.assert_allclose(eq.throughput, [64e3, 112e3, 112e3, 112e3])  # §6.3.1, Fig 6.14
     assert eq.throughput.sum() == pytest.approx(400e3)
     np.testing.assert_allclose(eq.queue, 3 + eq.throughput / 400e3)  # 6.18 midpoint
     np.testing.assert_allclose(eq.window, eq.rtt * eq.throughput / 16384)  # 6.17
@@ -450,7 +450,7 @@ def test_vegas_red_throughput():
     assert rho[3] < BW4[3]
     # more drops, lower throughput for the connection with a phase 1
     assert ch6.vegas_red_throughput(BW4, 960e3, p=0.2)[3] < rho[3]
-    # A52: a cycle that ends before W_i: p = 1 drops every packet
+    # hasegawa:A52: a cycle that ends before W_i: p = 1 drops every packet
     assert np.all(np.isfinite(ch6.vegas_red_throughput(BW4, 960e3, p=1.0)))
 
 

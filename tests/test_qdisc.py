@@ -15,7 +15,7 @@ BW = {"bw64": 64e3, "bw128": 128e3, "bw256": 256e3, "bw512": 512e3}
 
 
 def ch6(queue: dict, duration: str = "60s") -> dict:
-    """Seed 004 ch. 6: four Reno flows with 64-512 kbps access links over an 800 kbps link."""
+    """Hasegawa (2000) ch. 6: four Reno flows with 64-512 kbps access links on an 800 kbps link."""
     return sc.dumbbell(
         bottleneck=sc.link(rate="800kbps", delay="98ms", queue=queue),
         access=sc.link(rate="10Mbps", delay="1ms", queue=sc.droptail(limit=1000)),

@@ -1,4 +1,4 @@
-"""Two-level designs: standard order, generators, orthogonality, and seed 003's 2^(9−4)."""
+"""Two-level designs: standard order, generators, orthogonality, and Mills et al.'s 2^(9−4)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from flowshare.study import design
 
-# Seed 003, Table 8-13 (specs/003_regimes.md §2.10): x1..x5 then x6..x9 for conditions 1..32,
-# row 25 x8 read as +1 as the spec resolves it.
+# Mills et al. (2010), Table 8-13: x1..x5 then x6..x9 for conditions 1..32, row 25 x8 read as
+# +1 (resolution nist:A4).
 TABLE_8_13 = """
  1 ----- ++++    9 ---+- ---+   17 ----+ ----   25 ---++ +++-
  2 +---- +---   10 +--+- -++-   18 +---+ -+++   26 +--++ +--+
@@ -22,9 +22,9 @@ TABLE_8_13 = """
  8 +++-- +++-   16 ++++- ----   24 +++-+ ---+   32 +++++ ++++
 """
 
-# Generators of §2.10 with x1..x9 as A..I: x6 = x2x3x4x5, x7 = x1x3x4x5, x8 = x1x2x4x5,
-# x9 = x1x2x3x5.
-GENERATORS_003 = {"F": "BCDE", "G": "ACDE", "H": "ABDE", "I": "ABCE"}
+# Generators that reproduce Table 8-13 (the chapter does not state them), with x1..x9 as A..I:
+# x6 = x2x3x4x5, x7 = x1x3x4x5, x8 = x1x2x4x5, x9 = x1x2x3x5.
+GENERATORS_NIST = {"F": "BCDE", "G": "ACDE", "H": "ABDE", "I": "ABCE"}
 
 
 def table_8_13() -> np.ndarray:
@@ -36,21 +36,21 @@ def table_8_13() -> np.ndarray:
     return np.array([rows[i] for i in range(1, 33)])
 
 
-def test_generators_of_seed_003_give_table_8_13_exactly():
-    matrix = design.fractional_factorial("ABCDEFGHI", GENERATORS_003)
+def test_generators_of_the_nist_design_give_table_8_13_exactly():
+    matrix = design.fractional_factorial("ABCDEFGHI", GENERATORS_NIST)
     np.testing.assert_array_equal(matrix, table_8_13())
 
 
-def test_design_of_seed_003_is_orthogonal_resolution_iv():
-    matrix = design.fractional_factorial("ABCDEFGHI", GENERATORS_003)
+def test_nist_design_is_orthogonal_resolution_iv():
+    matrix = design.fractional_factorial("ABCDEFGHI", GENERATORS_NIST)
     assert design.is_orthogonal(matrix)
     np.testing.assert_array_equal(matrix.T @ matrix, 32 * np.eye(9))
-    assert design.resolution(GENERATORS_003) == 4
+    assert design.resolution(GENERATORS_NIST) == 4
     # Resolution IV: no main effect is aliased with a two-factor interaction.
     for main in range(9):
         for i, j in itertools.combinations(range(9), 2):
             assert abs(matrix[:, main] @ (matrix[:, i] * matrix[:, j])) < 32
-    # The alias set {x1x2, x6x7} of the spec: equal interaction columns.
+    # The alias set {x1x2, x6x7}: equal interaction columns.
     np.testing.assert_array_equal(matrix[:, 0] * matrix[:, 1], matrix[:, 5] * matrix[:, 6])
     # Odd conditions have x1 = −1.
     assert set(matrix[0::2, 0]) == {-1}

@@ -1,4 +1,4 @@
-"""Rank matrices and rank summaries against seed 003 (Tables 8-31/8-32, Figs 8-52/53/70/71)."""
+"""Rank matrices and summaries against Mills et al. (2010), Tables 8-31/32 and Figs 8-52/53/70/71."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from rank_grids_003 import ALGORITHMS, FILE_TYPES, GRIDS, TABLE_8_31, TABLE_8_32
+from rank_grids_nist import ALGORITHMS, FILE_TYPES, GRIDS, TABLE_8_31, TABLE_8_32
 
 from flowshare.study import ranks
 
@@ -34,7 +34,7 @@ GRID_CELLS = {
     "8-70 BIC-competing TCP y16(u) LOW": (TABLE_8_32, "y16(u)", "BIC"),
     "8-71 CTCP-competing TCP y16(u) LOW": (TABLE_8_32, "y16(u)", "CTCP"),
 }
-# Three means differ from the table by one or two grid digits (spec 003 §6.5, OCR noise):
+# Three means differ from the table by one or two grid digits (OCR noise in the grids):
 # FAST-AT WO gives 4.094 (table 4.10), HSTCP M 4.297 (4.32) and SP 3.271 (3.26). The other
 # 13 mean ranks match the table to two decimals.
 OCR_NOISE = {

@@ -136,8 +136,8 @@ def test_unpaired_t_reports_the_highest_significant_level_and_its_sign():
     expected = max(lvl for lvl in stats.LEVELS if c.difference > half[lvl])
     assert c.level == expected
     assert c.sign == 1 and c.low > 0
-    # Swapping the alternatives mirrors the interval and flips the sign (seed 000: a CI of
-    # no-EFCM minus EFCM below zero means the second alternative is better).
+    # Swapping the alternatives mirrors the interval and flips the sign (Savorić and Karl
+    # (2004): a CI of no-EFCM minus EFCM below zero means the second alternative is better).
     m = stats.unpaired_t(b, a)
     assert (m.level, m.sign) == (c.level, -1)
     assert (m.low, m.high) == pytest.approx((-c.high, -c.low), rel=1e-12)

@@ -1,6 +1,6 @@
 """Loss measures of parallel flows from a packet event trace (``docs/traces.md``).
 
-The throughput models of n parallel TCP flows (specs/002_multfrc.md §3-§5) take one of two
+The throughput models of n parallel TCP flows (Damjanović (2010) §3.1-§3.3) take one of two
 loss measures, and Model B also the number j of flows hit per loss event:
 
 - the **per-flow loss event rate** p: each flow is observed on its own; a loss starts a loss

@@ -261,7 +261,8 @@ def enhanced_red(
     mean_pktsize: str | None = None,
 ) -> dict[str, Any]:
     """A FIFO with enhanced RED: drop probability ``flow_p[group]`` per flow group between the
-    thresholds, ``max_p`` for unlisted groups (seed 004 ch. 6.5; defaults 5, 15, 0.002, 0.02).
+    thresholds, ``max_p`` for unlisted groups (Hasegawa (2000) §6.2.2; defaults 5, 15, 0.002,
+    0.02).
 
     >>> enhanced_red(limit=30, flow_p={"slow": 0.1})
     {'kind': 'enhanced_red', 'limit': 30, 'flow_p': {'slow': 0.1}}

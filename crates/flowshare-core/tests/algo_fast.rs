@@ -36,7 +36,7 @@ fn total_goodput(r: &RunResults, n: i64, from_s: f64) -> f64 {
     (0..n).map(|f| mean(&late(r, "goodput_bps", f, from_s))).sum()
 }
 
-/// FAST's equilibrium (algorithms_reference §15): each flow keeps α segments queued, so two
+/// FAST's equilibrium (Jin, Wei and Low 2004): each flow keeps α segments queued, so two
 /// flows with α = 20 hold about 40 in the bottleneck, keep the link full and, being
 /// delay-based, never fill a 200-packet buffer.
 #[test]
@@ -87,7 +87,7 @@ fn fast_at_lowers_alpha_when_its_rate_is_low() {
 
 /// The default MI mode ramps one segment per ACK whatever ssthresh says, and RFC 3742's limit
 /// slows it like any slow start; `slow_start = "standard"` stops at ssthresh and leaves the
-/// rest to FAST's updates (seed 003 runs every algorithm this way).
+/// rest to FAST's updates (Mills et al. (2010) run every algorithm this way).
 #[test]
 fn slow_start_modes() {
     // time at which the window first reaches 1000 segments, and the window after 3 s

@@ -59,7 +59,7 @@ fn one_loss(cc: &str) -> (RunResults, usize) {
     (r, d)
 }
 
-/// algorithms_reference §12: for Δ_L = 1 s after a congestion event H-TCP adds α = 2(1 − β)
+/// Leith and Shorten (2004): for Δ_L = 1 s after a congestion event H-TCP adds α = 2(1 − β)
 /// segments per RTT: 1 like Reno in `linux`, whose first event backs off by β = 0.5, and 0.4 in
 /// `paper`, whose β = RTT_min/RTT_max is clamped to 0.8 on this queue-free path (the AIMD pair
 /// (0.4, 0.8) is the Reno-compatible one). After that α_raw(Δ) = 1 + 10(Δ − 1) + ((Δ − 1)/2)²,

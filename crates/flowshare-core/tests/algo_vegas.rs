@@ -39,7 +39,7 @@ fn lone(cc: &str) -> RunResults {
     dumbbell("20s", &format!("[[flows]]\ntcp = {{ cc = {cc} }}\n"))
 }
 
-/// specs/004 Eq 2.15: a lone Vegas flow holds between α and β of its packets in the
+/// Hasegawa (2000) Eq 2.15: a lone Vegas flow holds between α and β of its packets in the
 /// bottleneck queue, keeps the link full and, once there, stops moving. With a slow start
 /// that leaves on diff > γ (`brakmo`, `linux`) it never loses a packet; the thesis's
 /// slow-slow-start has no such exit and overflows the 100-packet queue once.
@@ -68,10 +68,10 @@ fn lone_vegas_settles_with_alpha_to_beta_packets_queued() {
     }
 }
 
-/// specs/004 Eq 2.26–2.36: without a dead zone the window never settles; a lone Enhanced
-/// Vegas flow keeps its diff around δ (its own share), and two flows that both measure the
-/// true base RTT keep 2δ queued between them (Eq 2.36: l2 = 2δ) and share the link evenly.
-/// A flow that starts over a standing queue takes that queue for part of the path (§2.5): it
+/// Hasegawa (2000) Eqs 2.26–2.36: without a dead zone the window never settles; a lone
+/// Enhanced Vegas flow keeps its diff around δ (its own share), and two flows that both measure
+/// the true base RTT keep 2δ queued between them (Eq 2.36: l2 = 2δ) and share the link evenly.
+/// A flow that starts over a standing queue takes that queue for part of the path (§2.2.4): it
 /// underestimates its own backlog and ends up with the larger share, Vegas or not.
 #[test]
 fn enhanced_vegas_oscillates_around_delta_per_flow_and_is_fair() {
@@ -104,7 +104,7 @@ fn enhanced_vegas_oscillates_around_delta_per_flow_and_is_fair() {
     }
 }
 
-/// specs/004 §5.3: ACKs queued behind reverse traffic look like congestion to Vegas, which
+/// Hasegawa (2000) §5.3.1: ACKs queued behind reverse traffic look like congestion to Vegas, which
 /// then starves; refreshing baseRTT every 100 ms counts the standing ACK-path queue as part of
 /// the path. Forward Vegas from 0 s, a reverse Reno flow (its data fills the queue the forward
 /// ACKs wait in) from 3 s.

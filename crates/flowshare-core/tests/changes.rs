@@ -279,8 +279,8 @@ fn bad_changes_name_the_field() {
     assert!(e.starts_with("changes[1].at:") && !e.contains('\n'), "{e}");
 }
 
-/// Seed 002 S7 (`scenarios/s7-route-change.toml`), shortened: the TCP flows move onto path A
-/// at 10 s and back at 20 s instead of 20 s and 50 s.
+/// Damjanović (2010), S7 (`scenarios/s7-route-change.toml`), shortened: the TCP flows move onto
+/// path A at 10 s and back at 20 s instead of 20 s and 50 s.
 #[test]
 fn s7_route_change_moves_the_tcp_flows_onto_path_a_and_back() {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/s7-route-change.toml"))

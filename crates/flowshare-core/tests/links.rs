@@ -100,10 +100,10 @@ fn a_slow_reverse_path_throttles_the_ack_clock() {
     let rtt_min = f.f64("rtt_min_s")[0];
     assert!((rtt_min - base).abs() < 1e-6, "rtt_min {rtt_min} vs {base}");
 
-    // A small reverse buffer (5 ACKs, seed 004's B_r): ACKs are dropped, the survivors are
-    // cumulative, and the sender sends a burst of about k = 833 / 200 ≈ 4 segments per ACK. As
-    // k is below the forward buffer (seed 004 ch. 5, case 1) the bursts fit and the thinned
-    // ACK stream clocks out far more than 200 segments a second.
+    // A small reverse buffer (5 ACKs, B_r of Hasegawa (2000) Table 5.1): ACKs are dropped, the
+    // survivors are cumulative, and the sender sends a burst of about k = 833 / 200 ≈ 4 segments
+    // per ACK. As k is below the forward buffer (Hasegawa (2000) §5.2.2, Case 1) the bursts fit and
+    // the thinned ACK stream clocks out far more than 200 segments a second.
     let r = asymmetric(5);
     assert_conservation(&r);
     let (f, q) = (&r.flows, &r.queues);
@@ -225,9 +225,9 @@ dst = "d"
 }
 
 #[test]
-fn seed_002_s4_schedule_drives_the_window() {
-    // Seed 002 S4 on a 15 Mbit/s, 20 ms bottleneck (DropTail here): periodic loss 1 %, 10 % from
-    // 4 s, 0.5 % from 13 s. The window follows the loss rate: smaller in the 10 % phase.
+fn damjanovic_s4_schedule_drives_the_window() {
+    // Damjanović (2010), S4, on a 15 Mbit/s, 20 ms bottleneck (DropTail here): periodic loss 1 %,
+    // 10 % from 4 s, 0.5 % from 13 s. The window follows the loss rate: smaller in the 10 % phase.
     let bottleneck = r#"{ rate = "15Mbps", delay = "20ms", queue = { limit = 1000 }, loss = { model = "schedule", steps = [["0s", 0.01], ["4s", 0.1], ["13s", 0.005]], pattern = "periodic" } }"#;
     let r = run(&dumbbell("20s", bottleneck, "[[flows]]\ntcp = { rto_min = \"200ms\" }"));
     assert_conservation(&r);

@@ -124,7 +124,7 @@ schedule = [["1s", "4Mbps"], ["2s", "4Mbps"], ["3s", "8Mbps", "ramp"]]"#,
 
 #[test]
 fn udp_cbr_takes_its_rate_and_tcp_gets_the_rest() {
-    // Seed 002 S6, shortened: 15 Mbps / 20 ms shared link, UDP CBR 10 Mbps from 8 s.
+    // Damjanović (2010), S6, shortened: 15 Mbps / 20 ms shared link, UDP CBR 10 Mbps from 8 s.
     let r = run(&dumbbell(
         "18s",
         r#"{ rate = "15Mbps", delay = "20ms", queue = { limit = 60 } }"#,
@@ -164,7 +164,7 @@ source = { kind = "cbr", rate = "10Mbps" }"#,
 
 #[test]
 fn vbr_long_run_mean_rate() {
-    // Seed 004's background source: 4.5 Mbit/s mean, 14.84 Mbit/s peak, 30 frames/s.
+    // Hasegawa (2000) §4.3.3's VBR background: 4.5 Mbit/s mean, 14.84 Mbit/s peak, 30 frames/s.
     let r = run(&dumbbell(
         "20s",
         FAST,

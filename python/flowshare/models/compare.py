@@ -15,9 +15,9 @@ measured ``throughput``, or straight from simulation results through
 0  0.001     400.0  383.8436    -0.0404
 1  0.010     100.0  112.3322     0.1233
 
-Errors are ``model − measured`` and ``(model − measured) / measured``: the thesis never
-states the denominator of its error percentages (seed 002 spec ambiguity 19), so the
-measurement is taken as the reference.
+Errors are ``model − measured`` and ``(model − measured) / measured``: the thesis never states
+the denominator of its error percentages (resolution ``multfrc:A19`` in
+``docs/resolutions.md``), so the measurement is taken as the reference.
 """
 
 from __future__ import annotations
@@ -272,8 +272,8 @@ def points_from_results(
 ) -> pd.DataFrame:
     """Loss rates, RTT and throughput of simulation runs, as points for :func:`compare`.
 
-    The loss event rate is counted as the thesis counts it in ns-2 (seed 002 §3.2.4): one
-    loss event per fast-recovery entry or time-out, over the packets sent
+    The loss event rate is counted as the thesis counts it in ns-2 (Damjanović (2010) §3.2.4):
+    one loss event per fast-recovery entry or time-out, over the packets sent
     (``(fast_retransmits + timeouts) / packets_sent`` of the flows table).
 
     Parameters

@@ -1,4 +1,4 @@
-"""Throughput of n parallel TCP flows, and MulTFRC (seed 002, Damjanović 2010).
+"""Throughput of n parallel TCP flows, and MulTFRC (Damjanović 2010).
 
 Model A (§3.2) takes the *per-flow* loss event rate ``p``; model B (§3.3) takes the loss
 event rate ``p`` of the *cumulative* flow (all n flows seen as one, at most one event per RTT)
@@ -13,8 +13,8 @@ float for scalar input. Loss rates must lie in the open interval (0, 1): at ``p 
 models are undefined (a TFRC sender is then in slow start and does not use the equation) and
 at ``p = 1`` the time-out duration :math:`T f(p)/(1-p)` is infinite.
 
-The typos of the source and how they are resolved (named options where the spec proposes
-alternatives) are listed in ``docs/models.md``.
+The typos of the source and how they are resolved (named options where there are
+alternatives) are listed in ``docs/models.md`` and ``docs/resolutions.md``.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ thesis's choice (eqs. 3.30–3.32)."""
 
 Q_J_MODES = ("raw", "flows")
 """``q_j``: which j the time-out term of Algorithms 2/3 uses: the raw ``j`` as printed, or the
-number of flows hit ``j_af`` (the "consistent" variant, spec ambiguity 3)."""
+number of flows hit ``j_af`` (the "consistent" variant, resolution ``multfrc:A3``)."""
 
 CAP_MODES = ("ceil", "n")
 """``cap``: the upper bound on the flows hit, ``ceil(n)`` (Algorithm 3) or ``n``
@@ -99,7 +99,8 @@ def rounds_a(n: ArrayLike, p: ArrayLike, *, b: ArrayLike = 1.0) -> Any:
     .. math::
         E[X] = \frac{2pb - npb + \sqrt{n^2p^2b^2 - 4np^2b^2 + 4p^2b^2 + 24bn^2p}}{6n^2p}
 
-    Seed 002 eq. (3.17); the radicand is :math:`pb\,(24n^2 + pb(n-2)^2)` as in Algorithm 1.
+    Damjanović (2010) eq. (3.17); the radicand is :math:`pb\,(24n^2 + pb(n-2)^2)` as in
+    Algorithm 1.
 
     Parameters
     ----------
@@ -129,7 +130,8 @@ def rounds_b(n: ArrayLike, p: ArrayLike, j: ArrayLike, *, b: ArrayLike = 1.0) ->
     .. math::
         E[X] = \frac{2j^2pb - npbj + \sqrt{pbj\,[24n^2 + pbj(n-2j)^2]}}{6n^2p}
 
-    Seed 002 eq. (3.49) (radicand factored as in Algorithm 2); ``j = 1`` gives eq. (3.17).
+    Damjanović (2010) eq. (3.49) (radicand factored as in Algorithm 2); ``j = 1``
+    gives eq. (3.17).
 
     Parameters
     ----------
@@ -163,7 +165,7 @@ def _rounds(n: Float, p: Float, j: Float, b: Float) -> Float:
 def hit_window_a(n: ArrayLike, p: ArrayLike, *, b: ArrayLike = 1.0) -> Any:
     r"""Model A: window of the flow hit in the loss round, :math:`E[W_f] = 2nE[X]/b`.
 
-    Seed 002 eq. (3.27) (``w`` in Algorithm 1).
+    Damjanović (2010) eq. (3.27) (``w`` in Algorithm 1).
 
     Examples
     --------
@@ -179,7 +181,7 @@ def timeout_f(p: ArrayLike, *, f: str = "approx") -> Any:
 
     .. math:: f(p) = 1 + p + 2p^2 + 4p^3 + 8p^4 + 16p^5 + 32p^6 \approx 1 + 32p^2
 
-    Seed 002 eq. (3.26) (PFTK's :math:`f`, with back-off doubling up to :math:`64T`).
+    Damjanović (2010) eq. (3.26) (PFTK's :math:`f`, with back-off doubling up to :math:`64T`).
 
     Parameters
     ----------
@@ -209,8 +211,8 @@ def _f(p: Float, f: str) -> Float:
 def timeout_duration(p: ArrayLike, rto: ArrayLike, *, f: str = "approx") -> Any:
     r"""Mean duration of a time-out sequence, :math:`E[Z^{TO}] = T f(p)/(1-p)`.
 
-    Seed 002 eq. (3.26) (``z`` in the algorithms). The mean number of packets sent in it is
-    :math:`E[R] = 1/(1-p)` (eq. 3.25).
+    Damjanović (2010) eq. (3.26) (``z`` in the algorithms). The mean number of packets sent in
+    it is :math:`E[R] = 1/(1-p)` (eq. 3.25).
 
     Parameters
     ----------
@@ -242,7 +244,7 @@ def timeout_probability(
 ) -> Any:
     r"""Probability that a loss in a window of ``w`` packets is a time-out.
 
-    ``variant`` selects one of the four calculations of seed 002 §3.2.2 (Fig. 3.4):
+    ``variant`` selects one of the four calculations of Damjanović (2010) §3.2.2 (Fig. 3.4):
 
     ``"droptail-plr"`` (the thesis's choice, eqs. 3.30/3.31)
         :math:`\hat Q_{TO}(w) = \min(1, (1-y^3)(1 + y^3(1 - y^{w-3})))` with
@@ -340,7 +342,7 @@ def model_a_ca(n: ArrayLike, p: ArrayLike, rtt: ArrayLike, *, b: ArrayLike = 1.0
             \frac{6n^2}{2pb - npb + \sqrt{n^2p^2b^2 - 4np^2b^2 + 4p^2b^2 + 24bn^2p}}
           = \frac{1}{p\,E[X]\,RTT}
 
-    Seed 002 eq. (3.19). For ``n = 1`` it tends to the Mathis form
+    Damjanović (2010) eq. (3.19). For ``n = 1`` it tends to the Mathis form
     :math:`\sqrt{3/(2bp)}/RTT` as ``p`` goes to 0.
 
     Parameters
@@ -390,11 +392,11 @@ def model_a(
         B_{ext} = \frac{1 - q/n}{p\,E[X]\,RTT} + \frac{q}{E[Z^{TO}](1-p)},\qquad
         q = \min\!\left(n,\ \hat Q_{TO}(E[W_f])\frac{E[Z^{TO}]}{E[X]\,RTT}\right)
 
-    Seed 002 Algorithm 1 (§3.2.3), i.e. eq. (3.33) with the number of flows in time-out
+    Damjanović (2010) Algorithm 1 (§3.2.3), i.e. eq. (3.33) with the number of flows in time-out
     ``q = E[nTO]`` (eq. 3.32) capped at ``n``. The printed ``q1`` line has unbalanced
-    parentheses; it is implemented as eq. (3.31) with :math:`p_{lr} = 1/w` (spec ambiguity 1),
-    see :func:`timeout_probability`. With ``f="exact", cap_timeouts=False`` this is the closed
-    form (3.34) (:func:`model_a_closed_form`).
+    parentheses; it is implemented as eq. (3.31) with :math:`p_{lr} = 1/w` (resolution
+    ``multfrc:A1``), see :func:`timeout_probability`. With ``f="exact", cap_timeouts=False``
+    this is the closed form (3.34) (:func:`model_a_closed_form`).
 
     Parameters
     ----------
@@ -426,7 +428,7 @@ def model_a(
 
     Examples
     --------
-    Seed 002 spec §9.6 (b = 1, RTT = 0.1 s, T = 0.4 s, n = 1):
+    Values computed from the thesis's printed algorithms (b = 1, RTT = 0.1 s, T = 0.4 s, n = 1):
 
     >>> [round(model_a(1, p, 0.1, 0.4), 2) for p in (0.001, 0.01, 0.05)]
     [379.54, 105.73, 25.48]
@@ -461,8 +463,8 @@ def model_a_closed_form(n: ArrayLike, p: ArrayLike, rtt: ArrayLike, rto: ArrayLi
                 - \frac{36n^3p\,\frac{T f(p)}{1-p}\,\hat Q_{TO}(E[W_f])}{D^2\,RTT^2}
 
     with :math:`D = 2pb - npb + \sqrt{n^2p^2b^2 - 4np^2b^2 + 4p^2b^2 + 24bn^2p}` and the exact
-    :math:`f(p)` — seed 002 eq. (3.34). It equals :func:`model_a` with ``f="exact"`` and
-    ``cap_timeouts=False``; unlike Algorithm 1 it does not cap the flows in time-out, so it
+    :math:`f(p)` — Damjanović (2010) eq. (3.34). It equals :func:`model_a` with ``f="exact"``
+    and ``cap_timeouts=False``; unlike Algorithm 1 it does not cap the flows in time-out, so it
     falls below zero at very high loss.
 
     Examples
@@ -492,8 +494,8 @@ def model_a_closed_form(n: ArrayLike, p: ArrayLike, rtt: ArrayLike, rto: ArrayLi
 def old_j(p_r: ArrayLike, p_e: ArrayLike, n: ArrayLike) -> Any:
     r"""The "old" estimate of the flows hit per cumulative loss event, :math:`\min(n, p_r/p_e)`.
 
-    Seed 002 §3.3.1: each packet lost in a cumulative loss event is taken to belong to a
-    different flow.
+    Damjanović (2010) §3.3.1: each packet lost in a cumulative loss event is taken to belong to
+    a different flow.
 
     Parameters
     ----------
@@ -520,10 +522,10 @@ def improved_j(n: ArrayLike, j: ArrayLike) -> Any:
 
     .. math:: j_{af} = \max\!\left(n\left(1 - \left(1 - \frac1n\right)^{j}\right),\ 1\right)
 
-    Seed 002 eq. (3.52), with :math:`j = p_r/p_e` (or the measured packets lost per event):
-    each lost packet belongs to any of the n flows with probability 1/n. For ``n <= 1``
-    the result is 1 (spec ambiguity 7: :math:`1 - 1/n` is then negative or zero and the power
-    undefined or 0; one flow is hit).
+    Damjanović (2010) eq. (3.52), with :math:`j = p_r/p_e` (or the measured packets lost per
+    event): each lost packet belongs to any of the n flows with probability 1/n. For ``n <= 1``
+    the result is 1 (resolution ``multfrc:A7``: :math:`1 - 1/n` is then negative or zero and the
+    power undefined or 0; one flow is hit).
 
     Parameters
     ----------
@@ -539,7 +541,7 @@ def improved_j(n: ArrayLike, j: ArrayLike) -> Any:
 
     Examples
     --------
-    The two examples of seed 002 §3.3.4 (n = 5):
+    The two examples of Damjanović (2010) §3.3.4 (n = 5):
 
     >>> round(improved_j(5, 1.175302), 6)
     1.153449
@@ -565,7 +567,8 @@ def model_b_ca(n: ArrayLike, p: ArrayLike, j: ArrayLike, rtt: ArrayLike, *,
         B = \frac{1}{RTT}\,\frac{6n^2}{2j^2pb - npbj
             + \sqrt{n^2p^2b^2j^2 - 4np^2b^2j^3 + 4j^4p^2b^2 + 24n^2pbj}}
 
-    Seed 002 eq. (3.51). ``j = 1`` gives model A (3.19). ``j`` is used as given (no cap).
+    Damjanović (2010) eq. (3.51). ``j = 1`` gives model A (3.19). ``j`` is used as given (no
+    cap).
 
     Parameters
     ----------
@@ -616,7 +619,8 @@ def _model_b_args(n: ArrayLike, p: ArrayLike, j: ArrayLike, rtt: ArrayLike, rto:
     b_ = check("b", b, POSITIVE)
     check_choice("f", f, F_MODES)
     check_choice("q_j", q_j, Q_J_MODES)
-    # j = 0 is the Internet-Draft's value before the first loss; it is read as 1 (ambiguity 8).
+    # j = 0 is the Internet-Draft's value before the first loss; it is read as 1
+    # (``multfrc:A8``).
     j_ = np.where(j_ == 0.0, 1.0, j_)
     return n_, p_, j_, rtt_, rto_, b_
 
@@ -645,9 +649,9 @@ def model_b(
         q = n if q z / (x RTT) >= n else q z / (x RTT)
         B = (1 - q/n) / (p x RTT) + q / (z (1 - p))
 
-    Seed 002 Algorithm 2 (§3.3.3), eqs. (3.53)–(3.55). The printed eq. (3.54) has
+    Damjanović (2010) Algorithm 2 (§3.3.3), eqs. (3.53)–(3.55). The printed eq. (3.54) has
     :math:`n\,p_e/p_r` where its derivation (:math:`pLost = p_r/p_e`) and the algorithm have
-    :math:`n\,j/E[W]`; the algorithm is followed (spec ambiguity 2).
+    :math:`n\,j/E[W]`; the algorithm is followed (resolution ``multfrc:A2``).
 
     Parameters
     ----------
@@ -667,7 +671,7 @@ def model_b(
     f : {"approx", "exact"}
         :math:`f(p)` in :math:`E[Z^{TO}]`: ``1 + 32p^2`` (the algorithm) or eq. (3.26).
     q_j : {"raw", "flows"}
-        The j of the time-out term: the raw ``j`` as printed, or ``j_af`` (ambiguity 3).
+        The j of the time-out term: the raw ``j`` as printed, or ``j_af`` (``multfrc:A3``).
     cap_timeouts : bool, default True
         Cap the number of flows in time-out at ``n`` (the algorithm; eq. 3.54 does not).
     s : array_like, optional
@@ -678,11 +682,9 @@ def model_b(
     float or ndarray
         Throughput of all n flows together [pkt/s], or [bytes/s] with ``s``.
 
-    Examples
-    --------
-    The j-sensitivity of seed 002 §3.3.4 (S2 RED, n = 5, lowest loss; the loss rate is not
-    printed, about 5e-6 fits): the thesis's 25139.24 / 22903.79 = 1.0976 (measured j over
-    old j) and 26850.08 / 22903.79 = 1.1723 (improved j over old j):
+    Examples -------- The j-sensitivity of Damjanović (2010) §3.3.4 (S2 RED, n = 5, lowest loss;
+    the loss rate is not printed, about 5e-6 fits): the thesis's 25139.24 / 22903.79 = 1.0976
+    (measured j over old j) and 26850.08 / 22903.79 = 1.1723 (improved j over old j):
 
     >>> old = model_b(5, 5e-6, 4.140351, 0.1, 0.4)
     >>> round(model_b(5, 5e-6, 3.43859, 0.1, 0.4) / old, 4)
@@ -719,9 +721,9 @@ def multfrc(
         ... then as Algorithm 2 (model_b) with j_af = af
         X_Bps = (...) * s
 
-    Seed 002 Appendix A (Algorithm 3) and Appendix B (the Internet-Draft). "af" in the
-    printed ``a = ...`` line is read as ``j_af`` (ambiguity 4); for ``N <= 1`` the improved j
-    is 1 (ambiguity 7); ``j = 0`` (the draft's initial value) is read as 1 (ambiguity 8).
+    Damjanović (2010) Appendix A (Algorithm 3) and Appendix B (the Internet-Draft). "af" in the
+    printed ``a = ...`` line is read as ``j_af`` (``multfrc:A4``); for ``N <= 1`` the improved j
+    is 1 (``multfrc:A7``); ``j = 0`` (the draft's initial value) is read as 1 (``multfrc:A8``).
 
     Parameters
     ----------
@@ -740,13 +742,13 @@ def multfrc(
         Packets acknowledged by one ACK, > 0 (1 is recommended).
     threshold : float, default 12
         The improved j is used when ``N < threshold`` (the draft's 12; §4.2.1 reads "n <= 12"
-        and the figure captions "n < 13", ambiguity 6). 0 never uses it.
+        and the figure captions "n < 13", ``multfrc:A6``). 0 never uses it.
     cap : {"ceil", "n"}
         Upper bound on the flows hit: ``ceil(N)`` (Algorithm 3) or ``N`` (Algorithm 2).
     f : {"approx", "exact"}
         :math:`f(p)`: ``1 + 32p^2`` (as printed) or eq. (3.26).
     q_j : {"raw", "flows"}
-        The j of the time-out term: raw ``j`` as printed, or ``j_af`` (ambiguity 3).
+        The j of the time-out term: raw ``j`` as printed, or ``j_af`` (``multfrc:A3``).
     s : array_like, optional
         Segment size [bytes]; when given the result is the draft's ``X_Bps`` [bytes/s].
 
@@ -757,7 +759,7 @@ def multfrc(
 
     Examples
     --------
-    Seed 002 spec §9.6 (b = 1, R = 0.1 s, t_RTO = 0.4 s):
+    Values computed from the thesis's printed algorithms (b = 1, R = 0.1 s, t_RTO = 0.4 s):
 
     >>> [round(multfrc(1, p, 1, 0.1, 0.4), 2) for p in (0.001, 0.01, 0.05)]
     [383.67, 116.57, 44.54]
@@ -781,7 +783,7 @@ def altman_utilisation(n: ArrayLike) -> Any:
 
     .. math:: U = 1 - \frac{1}{1 + 3N}
 
-    As quoted by the MulTFRC Internet-Draft (seed 002 Appendix B, "100 − 100/(1+3N)
+    As quoted by the MulTFRC Internet-Draft (Damjanović (2010) Appendix B, "100 − 100/(1+3N)
     percent"): one flow 75 %, three flows 90 %, six flows about 95 %.
 
     Parameters
@@ -828,7 +830,7 @@ MODELS: dict[str, ModelSpec] = {
             ),
             "pkt/s",
             "n parallel TCP flows, per-flow loss event rate, with time-outs (Algorithm 1)",
-            "seed 002 Algorithm 1, eqs. 3.17-3.33",
+            "Damjanovic (2010) Algorithm 1, eqs. 3.17-3.33",
             unit_with_s="B/s",
         ),
         ModelSpec(
@@ -838,7 +840,7 @@ MODELS: dict[str, ModelSpec] = {
                           allowed=UNIT_OPEN), RTT, B_ACK, S),
             "pkt/s",
             "n parallel TCP flows, per-flow loss, congestion avoidance only",
-            "seed 002 eq. 3.19",
+            "Damjanovic (2010) eq. 3.19",
             unit_with_s="B/s",
         ),
         ModelSpec(
@@ -848,7 +850,7 @@ MODELS: dict[str, ModelSpec] = {
                           allowed=UNIT_OPEN), RTT, RTO, B_ACK, S),
             "pkt/s",
             "n parallel TCP flows with time-outs, the printed closed form",
-            "seed 002 eq. 3.34",
+            "Damjanovic (2010) eq. 3.34",
             unit_with_s="B/s",
         ),
         ModelSpec(
@@ -858,7 +860,7 @@ MODELS: dict[str, ModelSpec] = {
             "pkt/s",
             "n parallel TCP flows, cumulative loss event rate and j, with time-outs "
             "(Algorithm 2)",
-            "seed 002 Algorithm 2, eqs. 3.49-3.55",
+            "Damjanovic (2010) Algorithm 2, eqs. 3.49-3.55",
             unit_with_s="B/s",
         ),
         ModelSpec(
@@ -868,7 +870,7 @@ MODELS: dict[str, ModelSpec] = {
                                 required=True, allowed=POSITIVE), RTT, B_ACK, S),
             "pkt/s",
             "n parallel TCP flows, cumulative loss, congestion avoidance only",
-            "seed 002 eq. 3.51",
+            "Damjanovic (2010) eq. 3.51",
             unit_with_s="B/s",
         ),
         ModelSpec(
@@ -891,7 +893,7 @@ MODELS: dict[str, ModelSpec] = {
             ),
             "pkt/s",
             "MulTFRC rate equation: n emulated TFRC flows (Algorithm 3, Internet-Draft)",
-            "seed 002 Algorithm 3; draft-welzl-multfrc-01 section 3",
+            "Damjanovic (2010) Algorithm 3; draft-welzl-multfrc-01 section 3",
             unit_with_s="B/s",
         ),
         ModelSpec(
@@ -901,7 +903,7 @@ MODELS: dict[str, ModelSpec] = {
                           required=True, allowed=NON_NEGATIVE)),
             "flows",
             "flows hit per cumulative loss event, improved estimate",
-            "seed 002 eq. 3.52",
+            "Damjanovic (2010) eq. 3.52",
         ),
         ModelSpec(
             "altman",
@@ -909,7 +911,7 @@ MODELS: dict[str, ModelSpec] = {
             (N_FLOWS,),
             "1",
             "link utilisation of n parallel TCP flows",
-            "Altman et al. 2006, as quoted in seed 002 Appendix B",
+            "Altman et al. 2006, as quoted in Damjanovic (2010) Appendix B",
         ),
     )
 }

@@ -1,10 +1,11 @@
 """Single-flow and AIMD throughput models.
 
-* Mathis et al. (seed 002 eq. 2.1) and Padhye–Firoiu–Towsley–Kurose, "PFTK" (seed 002
-  eq. 2.2, with its ``min(1, ·)`` term), plus the RFC 5348 §3.1 form of the same equation
-  (no ``min``), used by TFRC (``specs/algorithms_reference.md`` §18.1).
-* The generic AIMD(a, b) model of Yang & Lam as used by Kuo & Fu (seed 001 eqs. 1–6), the
-  MulTCP(N) model factor (seed 001 §1.3) and PA-MulTCP's window cap W_max (seed 001 eq. 9).
+* Mathis et al. (Damjanović (2010) eq. 2.1) and Padhye–Firoiu–Towsley–Kurose, "PFTK"
+  (Damjanović (2010) eq. 2.2, with its ``min(1, ·)`` term), plus the RFC 5348 §3.1 form of the
+  same equation (no ``min``), used by TFRC.
+* The generic AIMD(a, b) model of Yang & Lam as used by Kuo and Fu (2008) (eqs. 1–6), the
+  MulTCP(N) model factor (Kuo and Fu (2008) §3.1) and PA-MulTCP's window cap W_max (Kuo and
+  Fu (2008) eq. 9).
 
 Rates are in packets per second unless a segment size ``s`` (bytes) is given, in which case
 they are in bytes per second. Every function broadcasts its array arguments (numpy rules) and
@@ -61,8 +62,8 @@ def mathis(p: ArrayLike, rtt: ArrayLike, *, b: ArrayLike = 1.0, s: ArrayLike | N
 
     .. math:: B = \frac{1}{RTT}\frac{C}{\sqrt{p}},\qquad C = \sqrt{\frac{3}{2b}}
 
-    Seed 002 eq. (2.1) gives :math:`C = \sqrt{3/2}` (``b = 1``); the ``b`` of delayed ACKs
-    enters as in the first term of PFTK, :math:`RTT\sqrt{2bp/3}`.
+    Damjanović (2010) eq. (2.1) gives :math:`C = \sqrt{3/2}` (``b = 1``); the ``b`` of delayed
+    ACKs enters as in the first term of PFTK, :math:`RTT\sqrt{2bp/3}`.
 
     Parameters
     ----------
@@ -106,9 +107,9 @@ def pftk(
         B = \frac{1}{RTT\sqrt{\frac{2bp}{3}}
             + T_0 \min\!\left(1, 3\sqrt{\frac{3bp}{8}}\right) p\,(1+32p^2)}
 
-    Seed 002 eq. (2.2) (Padhye et al. 1998, the approximate model). With ``form="rfc5348"``
-    the ``min`` is dropped, as in RFC 5348 §3.1 and the MulTFRC Internet-Draft; the two forms
-    differ only when ``p > 8/(27 b)``.
+    Damjanović (2010) eq. (2.2) (Padhye et al. 1998, the approximate model). With
+    ``form="rfc5348"`` the ``min`` is dropped, as in RFC 5348 §3.1 and the MulTFRC
+    Internet-Draft; the two forms differ only when ``p > 8/(27 b)``.
 
     Parameters
     ----------
@@ -132,8 +133,7 @@ def pftk(
 
     Examples
     --------
-    The values of ``specs/algorithms_reference.md`` §18.1 (s = 1460 B, R = 0.1 s,
-    t_RTO = 0.4 s):
+    Worked values of the equation (s = 1460 B, R = 0.1 s, t_RTO = 0.4 s):
 
     >>> round(pftk(0.01, 0.1, 0.4), 2)
     112.33
@@ -157,7 +157,7 @@ def aimd_window(a: ArrayLike, b: ArrayLike, p: ArrayLike) -> Any:
 
     .. math:: W = \sqrt{\frac{2a}{b(2-b)p}}
 
-    Seed 001 eq. (1) (Yang & Lam). An epoch starts at :math:`(1-b)W` and grows by ``a``
+    Kuo and Fu (2008) eq. (1) (Yang & Lam). An epoch starts at :math:`(1-b)W` and grows by ``a``
     packets per RTT up to ``W``; one loss event ends it. Eqs. (7)–(9) are the same formula.
 
     Parameters
@@ -192,7 +192,7 @@ def aimd_rate(
 
     .. math:: T = \frac{2-b}{2\,\tau_{rtt}} W = \frac{1}{\tau_{rtt}}\sqrt{\frac{a(2-b)}{2bp}}
 
-    Seed 001 eq. (2) with ``W`` from eq. (1); AIMD(1, 1/2) gives eq. (3),
+    Kuo and Fu (2008) eq. (2) with ``W`` from eq. (1); AIMD(1, 1/2) gives eq. (3),
     :math:`T_t = \sqrt{3/(2p)}/\tau_{rtt}`, the Mathis form.
 
     Parameters
@@ -229,7 +229,7 @@ def aimd_decrease_for_weight(a: ArrayLike, n: ArrayLike = 1.0) -> Any:
 
     .. math:: b = \frac{2a}{3N^2 + a}
 
-    Seed 001 eq. (5); with ``n = 1`` it is eq. (6), the TCP-friendly pairs
+    Kuo and Fu (2008) eq. (5); with ``n = 1`` it is eq. (6), the TCP-friendly pairs
     :math:`b = 2a/(3+a)`.
 
     Parameters
@@ -259,8 +259,8 @@ def aimd_decrease_for_weight(a: ArrayLike, n: ArrayLike = 1.0) -> Any:
 def multcp_rate(n: ArrayLike, p: ArrayLike, rtt: ArrayLike, *, s: ArrayLike | None = None) -> Any:
     r"""MulTCP(N) as AIMD(N, 1/(2N)): the sending rate at loss event rate ``p``.
 
-    Seed 001 §1.3: the window of N virtual flows grows by N per RTT and one loss halves one of
-    them, :math:`(1 - 1/(2N))NW`. The rate is :func:`aimd_rate` with those parameters.
+    Kuo and Fu (2008) §3.1: the window of N virtual flows grows by N per RTT and one loss halves
+    one of them, :math:`(1 - 1/(2N))NW`. The rate is :func:`aimd_rate` with those parameters.
 
     Parameters
     ----------
@@ -293,10 +293,11 @@ def multcp_factor(n: ArrayLike, *, loss_ratio: ArrayLike = 1.0) -> Any:
     .. math::
         \frac{T_m}{N T_t} = \sqrt{\frac{2 - 1/(2N)}{3/2}}\;\sqrt{\frac{p_t}{p_m}}
 
-    At equal loss event rates AIMD(N, 1/(2N)) does not satisfy seed 001 eq. (5) for N > 1
-    (that would need b = 2/(3N+1)), so it is slightly more aggressive than N flows: the first
-    factor (seed 001 §1.3). A lower loss event rate ``p_m < p_t`` adds the second factor
-    (§1.4, from eqs. 3 and 4); ``loss_ratio`` is :math:`p_t/p_m`.
+    At equal loss event rates AIMD(N, 1/(2N)) does not satisfy eq. (5) of Kuo and Fu (2008)
+    for N > 1 (that would need b = 2/(3N+1)), so it is slightly more aggressive than N flows:
+    the first factor, from eqs. (1), (2) and (4) of their §3.1. A lower loss event rate
+    ``p_m < p_t`` adds the second factor (§3.2, from eqs. 3 and 4); ``loss_ratio`` is
+    :math:`p_t/p_m`.
 
     Parameters
     ----------
@@ -312,8 +313,7 @@ def multcp_factor(n: ArrayLike, *, loss_ratio: ArrayLike = 1.0) -> Any:
 
     Examples
     --------
-    Seed 001 §1.3 lists 1.080, 1.118, 1.140, 1.148 and 1.150 (rounded; 1.148 for N = 20 is
-    1.14746 rounded up, and 1.150 for N = 30 is 1.14994):
+    Rounded to three decimals: 1.080, 1.118, 1.140, 1.147 and 1.150 (N = 30: 1.14994):
 
     >>> [round(multcp_factor(n), 4) for n in (2, 4, 10, 20, 30)]
     [1.0801, 1.118, 1.1402, 1.1475, 1.1499]
@@ -326,7 +326,7 @@ def multcp_factor(n: ArrayLike, *, loss_ratio: ArrayLike = 1.0) -> Any:
 def pa_multcp_params(n: ArrayLike) -> tuple[Any, Any]:
     r"""PA-MulTCP's adjusting loop: AIMD(√N, 2/(1 + 3N^1.5)).
 
-    Seed 001 §4 (as recommended by Kuo & Fu's report [17]); the pair satisfies eq. (5).
+    Kuo and Fu (2008) §4.2 (as recommended by their report [17]); the pair satisfies eq. (5).
 
     Parameters
     ----------
@@ -355,9 +355,9 @@ def pa_multcp_wmax(n: ArrayLike, p: ArrayLike) -> Any:
         W_m^{max} = \sqrt{\frac{2a}{b(2-b)p_t}} = \frac{1 + 3N^{1.5}}{\sqrt{6Np_t}}
         \quad (a = \sqrt N,\ b = 2/(1+3N^{1.5}))
 
-    Seed 001 eq. (9); ``p`` is the loss event rate :math:`p_t` measured by the probe loop.
-    Whether ``n`` should be the weight N or N − 1 (the probe loop also carries data, seed 001
-    ambiguity A6) is the caller's choice.
+    Kuo and Fu (2008) eq. (9); ``p`` is the loss event rate :math:`p_t` measured by the probe
+    loop. Whether ``n`` should be the weight N or N − 1 (the probe loop also carries data) is
+    the caller's choice (resolution ``pamultcp:A6`` in ``docs/resolutions.md``).
 
     Parameters
     ----------
@@ -373,7 +373,7 @@ def pa_multcp_wmax(n: ArrayLike, p: ArrayLike) -> Any:
 
     Examples
     --------
-    The table of seed 001 §1.7 gives :math:`W_{max}\sqrt{p_t}`:
+    :math:`W_{max}\sqrt{p_t}` for the weights Kuo and Fu (2008) evaluate:
 
     >>> [round(pa_multcp_wmax(n, 1.0), 3) for n in (2, 4, 5, 10, 20, 30)]
     [2.738, 5.103, 6.306, 12.377, 24.586, 36.817]
@@ -391,7 +391,7 @@ MODELS: dict[str, ModelSpec] = {
             (P_SINGLE, RTT, B_ACK, S),
             "pkt/s",
             "one TCP flow, congestion avoidance only, periodic loss",
-            "seed 002 eq. 2.1 (Mathis et al.)",
+            "Damjanovic (2010) eq. 2.1 (Mathis et al.)",
             unit_with_s="B/s",
         ),
         ModelSpec(
@@ -408,7 +408,7 @@ MODELS: dict[str, ModelSpec] = {
             ),
             "pkt/s",
             "one TCP Reno flow with time-outs (the TFRC equation)",
-            "seed 002 eq. 2.2 (Padhye et al.); RFC 5348 section 3.1",
+            "Damjanovic (2010) eq. 2.2 (Padhye et al.); RFC 5348 section 3.1",
             unit_with_s="B/s",
         ),
         ModelSpec(
@@ -423,7 +423,7 @@ MODELS: dict[str, ModelSpec] = {
             ),
             "pkt/s",
             "sending rate of an AIMD(a, b) flow",
-            "seed 001 eqs. 1-2 (Yang & Lam)",
+            "Kuo and Fu (2008) eqs. 1-2 (Yang & Lam)",
             unit_with_s="B/s",
         ),
         ModelSpec(
@@ -436,7 +436,7 @@ MODELS: dict[str, ModelSpec] = {
             ),
             "pkt",
             "peak window of an AIMD(a, b) flow",
-            "seed 001 eq. 1 (Yang & Lam)",
+            "Kuo and Fu (2008) eq. 1 (Yang & Lam)",
         ),
         ModelSpec(
             "multcp-factor",
@@ -448,7 +448,7 @@ MODELS: dict[str, ModelSpec] = {
             ),
             "1",
             "MulTCP(N) throughput over N TCP flows' throughput",
-            "seed 001 sections 1.3-1.4",
+            "Kuo and Fu (2008) sections 3.1-3.2",
         ),
         ModelSpec(
             "pa-multcp-wmax",
@@ -461,7 +461,7 @@ MODELS: dict[str, ModelSpec] = {
             ),
             "pkt",
             "PA-MulTCP's cap on the adjusting loop's window",
-            "seed 001 eq. 9",
+            "Kuo and Fu (2008) eq. 9",
         ),
     )
 }

@@ -7,7 +7,7 @@ D = A·B·C in every row; ``D = "-ABC"`` the negative).
 
 Examples
 --------
-The 2^(9−4) design of seed 003 (Table 8-13), factors A..I standing for x1..x9:
+The 2^(9−4) design of Mills et al. (2010) (Table 8-13), factors A..I standing for x1..x9:
 
 >>> d = fractional_factorial("ABCDEFGHI", {"F": "BCDE", "G": "ACDE", "H": "ABDE", "I": "ABCE"})
 >>> d.shape

@@ -175,7 +175,7 @@ def rank_matrix(
     title: str | None = None,
     separators: Sequence[Hashable] = (),
 ) -> Figure:
-    """A rank matrix drawn as seed 003 draws it: each cell shows the rank as a number.
+    """A rank matrix drawn as Mills et al. (2010) draw it: each cell shows the rank as a number.
 
     ``colour`` (−1/0/+1 per cell, see :func:`flowshare.study.ranks.rank_colours`) tints cells
     above the mean of their k values green and below it red; ``filled`` cells get a solid

@@ -1,13 +1,13 @@
-"""Rank matrices and rank summaries, as seed 003 (NIST SP 500-282, ch. 8, §8.3.2) defines them.
+"""Rank matrices and rank summaries, as Mills et al. (2010, NIST SP 500-282, §8.3.2) define them.
 
 For every condition (a design point) and group (e.g. flow group), the k alternatives being
-compared (seed 003: 7 alternate congestion-control algorithms) are ranked by a response, k for
-the highest value down to 1 for the lowest. One alternative's ranks over all conditions (rows)
-and groups (columns) form its *rank matrix*. A *rank summary* (Tables 8-31/8-32) gives, per
-alternative, the mean rank over the cells of each block of groups (a file type: 32 conditions ×
-6 groups = 192 cells), the mean of those block means per response ("Avg."), and over all
-responses together the mean and the sample standard deviation (n − 1) of the block means.
-Ties are unspecified in the source: they get the mean of the ranks they span.
+compared (Mills et al.: 7 alternate congestion-control algorithms) are ranked by a response, k
+for the highest value down to 1 for the lowest. One alternative's ranks over all conditions
+(rows) and groups (columns) form its *rank matrix*. A *rank summary* (Tables 8-31/8-32) gives,
+per alternative, the mean rank over the cells of each block of groups (a file type: 32
+conditions × 6 groups = 192 cells), the mean of those block means per response ("Avg."), and
+over all responses together the mean and the sample standard deviation (n − 1) of the block
+means. Ties are unspecified in the source: they get the mean of the ranks they span.
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ def rank_matrices(
     alternative, condition, group, value : str
         Column names.
     conditions, groups : sequence, optional
-        Row and column order of the matrices (seed 003: conditions from least to most
-        congested, groups in Table 8-6 order); by default the sorted distinct values.
+        Row and column order of the matrices (Mills et al. (2010): conditions from least to
+        most congested, groups in Table 8-6 order); by default the sorted distinct values.
 
     Returns
     -------
@@ -102,7 +102,7 @@ def rank_matrices(
 
 
 def rank_colours(values: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Seed 003's colouring of the cells of one condition × group.
+    """The colouring of Mills et al. (2010) for the cells of one condition × group.
 
     ``values`` has one row per cell and one column per alternative. A cell is green (+1) if
     its value is above the mean of the k values of its row and red (−1) below (0 on it). In
@@ -136,9 +136,9 @@ def block_mean_ranks(
 ) -> pd.Series:
     """Mean rank over the cells of each block of columns of one rank matrix.
 
-    Seed 003's blocks are file types: Movies = groups 1–6, Service packs 7–12, Documents
-    13–18, Web objects 19–24, each mean taken over 32 conditions × 6 groups = 192 cells.
-    ``nan`` cells (no value) are left out.
+    In Mills et al. (2010) the blocks are file types: Movies = groups 1–6, Service packs 7–12,
+    Documents 13–18, Web objects 19–24, each mean taken over 32 conditions × 6 groups = 192
+    cells. ``nan`` cells (no value) are left out.
     """
     out = {}
     for name, columns in blocks.items():
@@ -152,7 +152,7 @@ def block_mean_ranks(
 
 
 def rank_summary(block_means: Mapping[str, pd.DataFrame | Mapping[Any, Any]]) -> pd.DataFrame:
-    """A rank summary table in the layout of seed 003's Tables 8-31/8-32.
+    """A rank summary table in the layout of Tables 8-31/8-32 of Mills et al. (2010).
 
     Parameters
     ----------
@@ -165,8 +165,8 @@ def rank_summary(block_means: Mapping[str, pd.DataFrame | Mapping[Any, Any]]) ->
     pandas.DataFrame
         Index (response, block) with, per response, its blocks then ``"Avg."`` (the mean of
         its block means); then ``("all", "Avg.")``, the mean of every block mean of every
-        response, and ``("all", "Std.")``, their sample standard deviation (n − 1; seed 003
-        §8.3.2 — this reproduces every Std. of both tables to two decimals).
+        response, and ``("all", "Std.")``, their sample standard deviation (n − 1, which
+        reproduces every Std. of Tables 8-31/8-32 of Mills et al. (2010) to two decimals).
     """
     if not block_means:
         raise ValueError("block_means: needs at least one response")

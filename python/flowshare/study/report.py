@@ -415,7 +415,7 @@ def _rank_section(page: _Page, store: Store, by: str) -> str:
         "lowest (ties share the mean rank). Cells are green above the mean of the "
         f"{k} values and red below; the extreme farther from the mean is filled. The summary "
         "gives the mean rank per response over the conditions, their mean and their sample "
-        "standard deviation (seed 003, Tables 8-31/8-32).</p>"
+        "standard deviation (Mills et al. 2010, Tables 8-31/8-32).</p>"
         + _table(["", *[str(c) for c in summary.columns]], rows, numeric_from=1)
         + "".join(figures)
     )

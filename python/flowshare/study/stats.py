@@ -2,8 +2,9 @@
 
 Every function takes plain arrays of per-run values (one value per replication), uses numpy
 and scipy only, and cites the definition it implements. The main reference is R. Jain, *The Art
-of Computer Systems Performance Analysis*, Wiley 1991 (ch. 13), which seed 000 (App. B) uses for
-its comparisons; Grubbs' test follows Grubbs (1969) and the NIST/SEMATECH e-Handbook §1.3.5.17.
+of Computer Systems Performance Analysis*, Wiley 1991 (ch. 13), which Savorić and Karl (2004)
+use for their comparisons (App. B); Grubbs' test follows Grubbs (1969) and the NIST/SEMATECH
+e-Handbook §1.3.5.17.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 LEVELS: tuple[float, ...] = (0.90, 0.95, 0.99)
-"""The confidence levels seed 000 (App. B) tries, lowest first."""
+"""The confidence levels Savorić and Karl (2004, App. B) try, lowest first."""
 
 
 @dataclass(frozen=True)
@@ -65,10 +66,11 @@ class Comparison:
     """A confidence interval for the difference of two alternatives, ``a − b``.
 
     ``level`` is the highest of the tried levels at which the interval excludes zero, or the
-    lowest tried level when it never does (seed 000 App. B prints the 0.90 interval then);
-    ``low``/``high`` is the interval at that level. ``sign`` is +1 when the whole interval is
-    above zero (``a`` is larger), −1 when below, 0 when it includes zero (the alternatives
-    cannot be distinguished). ``intervals`` holds the interval at every tried level.
+    lowest tried level when it never does (Savorić and Karl (2004, App. B) print the 0.90
+    interval then); ``low``/``high`` is the interval at that level. ``sign`` is +1 when the
+    whole interval is above zero (``a`` is larger), −1 when below, 0 when it includes zero (the
+    alternatives cannot be distinguished). ``intervals`` holds the interval at every tried
+    level.
     """
 
     method: Literal["unpaired", "paired"]
@@ -251,7 +253,7 @@ def unpaired_t(
     levels: Sequence[float] = LEVELS,
     round_dof: bool = True,
 ) -> Comparison:
-    """Jain's t-test for unpaired observations of two alternatives (seed 000, App. B).
+    """Jain's unpaired t-test for two alternatives (Savorić and Karl (2004), App. B).
 
     Jain 1991, §13.4.2: with sample means x̄_a, x̄_b, sample standard deviations s_a, s_b and
     sizes n_a, n_b,
@@ -336,8 +338,8 @@ def grubbs(
 
     G = max |x_i − x̄| / s (two-sided), (x_max − x̄)/s (``"max"``) or (x̄ − x_min)/s
     (``"min"``), with s the sample standard deviation; the suspect is an outlier when G
-    exceeds :func:`grubbs_critical`. Seed 003 (§8.3) applies it to the most extreme residual
-    around a condition mean, α unstated: 0.05 by default.
+    exceeds :func:`grubbs_critical`. Mills et al. (2010, §8.3.1) apply it to the most extreme
+    residual around a condition mean, α unstated: 0.05 by default (resolution ``nist:A13``).
 
     >>> r = grubbs([199.31, 199.53, 200.19, 200.82, 201.92, 201.95, 202.18, 245.57])
     >>> round(r.statistic, 3), r.value, r.outlier  # NIST e-Handbook §1.3.5.17.1: G = 2.4687
@@ -366,11 +368,12 @@ def grubbs(
 def pca(data: Any, *, columns: Sequence[str] | None = None) -> Pca:
     """Principal component analysis of z-scored responses.
 
-    Each column is centred and divided by its sample standard deviation (z-score: seed 003
-    leaves the scaling unstated, §8.3.2), so the components are the eigenvectors of the
-    correlation matrix R = Zᵀ Z / (n − 1), ordered by eigenvalue; the eigenvalues sum to the
-    number of columns, and ``explained`` = eigenvalue / their sum (Jolliffe, *Principal
-    Component Analysis*, 2002, §2.3). Computed by a singular value decomposition of Z.
+    Each column is centred and divided by its sample standard deviation (z-score: Mills et al.
+    (2010, §8.3.2) leave the scaling unstated, resolution ``nist:A13``), so the components are
+    the eigenvectors of the correlation matrix R = Zᵀ Z / (n − 1), ordered by eigenvalue; the
+    eigenvalues sum to the number of columns, and ``explained`` = eigenvalue / their sum
+    (Jolliffe, *Principal Component Analysis*, 2002, §2.3). Computed by a singular value
+    decomposition of Z.
 
     Parameters
     ----------

@@ -2,7 +2,7 @@
 //! networks", INFOCOM 2004): after a loss the window does a binary search towards the window
 //! of the last loss, W_max, then probes beyond it, first slowly and then faster.
 //!
-//! Two variants (`specs/algorithms_reference.md` §9, `specs/003_regimes.md` §3.2):
+//! Two variants:
 //!
 //! - `linux` (default): `tcp_bic.c` as in Linux 2.6.22, which ns-2.35's TCP-Linux runs, and
 //!   unchanged in current Linux: β = 819/1024 of the window kept on a loss, the binary search
@@ -17,8 +17,8 @@
 //!   and W_max), max probing mirrors it with cwnd − W_max per RTT (S_min, then doubling), both
 //!   clamped to [S_min, S_max] = [0.01, 32]; before the first loss it adds S_max per RTT. The
 //!   step is decided at the start of each round (`AckSample::round_start`) and spread over the
-//!   round's ACKs. These constants are from the reference's recollection of the paper (§19
-//!   item 3), not checked against the paper's text.
+//!   round's ACKs. These constants are the paper's as usually quoted, not checked against the
+//!   paper's text.
 //!
 //! Both: fast convergence (a loss below the previous W_max sets W_max = cwnd·(1 + β)/2, the
 //! paper's (2 − 0.125)/2 and Linux's (1024 + 819)/2048), Reno at and below `low_window`, and
@@ -224,7 +224,7 @@ mod tests {
         CcState::new(cwnd, 2.0, 1460)
     }
 
-    /// algorithms_reference §9, Linux worked example: loss at 100, then cnt at several windows,
+    /// Linux (`tcp_bic.c`) worked example: loss at 100, then cnt at several windows,
     /// then a second loss at 90 under fast convergence.
     #[test]
     fn linux_worked_example() {

@@ -2,7 +2,7 @@
 //! distance networks", INFOCOM 2006; draft-sridharan-tcpm-ctcp-02): a Reno window `cwnd_reno`
 //! plus a delay window `dwnd` that grows while the path's queue is near empty and shrinks by
 //! the estimated queue once it builds. The sender sends with win = cwnd_reno + dwnd, which is
-//! what this algorithm writes to `st.cwnd` (specs/algorithms_reference §14).
+//! what this algorithm writes to `st.cwnd`.
 //!
 //! Two variants:
 //!
@@ -52,7 +52,8 @@ pub enum CompoundVariant {
     Ns2,
 }
 
-/// The draft's smallest window at which the delay window grows, segments ([RECALL]).
+/// The draft's smallest window at which the delay window grows, segments (recalled, not checked
+/// against the draft's text).
 pub const LOW_WND: f64 = 41.0;
 /// Fewest RTT samples in a round for a delay decision (the port's `cntRTT > 2`).
 const MIN_SAMPLES: u32 = 3;
@@ -370,7 +371,7 @@ mod tests {
         }
     }
 
-    /// algorithms_reference §14: win 100 → paper α·100^0.75 − 1 = 2.953; the port's
+    /// Tan et al. (2006) and the ns-2.35 port: win 100 → paper α·100^0.75 − 1 = 2.953; the port's
     /// qroot(10⁶) = 31 (Newton from 32 stops after one step), 31 >> 3 = 3, minus 1 = 2.
     #[test]
     fn increments_at_win_100() {

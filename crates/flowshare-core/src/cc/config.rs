@@ -80,10 +80,10 @@ pub enum CcConfig {
         n: f64,
         /// `standard` or `triple` (the original paper's ×3 per RTT until N flows would catch up).
         slow_start: MulTcpSlowStart,
-        /// How ssthresh is set on a loss (specs/001 ambiguity A16).
+        /// How ssthresh is set on a loss (resolution pamultcp:A16).
         loss_policy: LossPolicy,
     },
-    /// TCP Vegas (Brakmo and Peterson 1995; specs/004 §1.3, algorithms_reference §8).
+    /// TCP Vegas (Brakmo and Peterson 1995; Hasegawa (2000) §1.2.3).
     Vegas {
         /// Below this many queued segments, +1 per RTT (default 2).
         alpha: f64,
@@ -95,9 +95,10 @@ pub enum CcConfig {
         slow_start: VegasSlowStart,
         /// `paper` (cwnd·(1 − baseRTT/rtt)) or `linux` (cwnd·(rtt − baseRTT)/baseRTT).
         diff: VegasDiff,
-        /// Period of the base-RTT refresh (specs/004 §5.3, e.g. "100ms"); none by default.
+        /// Period of the base-RTT refresh (Hasegawa (2000) §5.3.1, e.g. "100ms"); none by default.
         base_rtt_refresh: Option<Dur>,
-        /// What baseRTT becomes at a refresh: `interval_min` or `last_sample` (specs/004 A36).
+        /// What baseRTT becomes at a refresh: `interval_min` or `last_sample` (resolution
+        /// hasegawa:A36).
         refresh_to: RefreshTo,
     },
     /// Enhanced Vegas (Hasegawa 2000, Eq 2.26): Vegas with α = β = δ and no dead zone.

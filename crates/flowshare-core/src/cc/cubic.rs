@@ -2,7 +2,7 @@
 //! OSR 42(5), 2008): the window follows W_cubic(t) = C·(t − K)³ + W_max, a cubic of the time
 //! since the last reduction with its plateau at the window of the last loss, K seconds later.
 //!
-//! Two variants (`specs/algorithms_reference.md` §10):
+//! Two variants:
 //!
 //! - `rfc` (default): RFC 9438 §4 with C = 0.4, β_cubic = 0.7, fast convergence and the
 //!   Reno-friendly region. An epoch starts at the first ACK in congestion avoidance after a
@@ -249,7 +249,7 @@ mod tests {
         st
     }
 
-    /// algorithms_reference §10: W_max = 100, β = 0.7, C = 0.4 -> cwnd_epoch 70, K = ∛75.
+    /// RFC 9438 §4: W_max = 100, β = 0.7, C = 0.4 -> cwnd_epoch 70, K = ∛75.
     #[test]
     fn the_curve_after_a_loss_at_100() {
         let mut c = Cubic::new(CubicParams::default());
@@ -312,10 +312,10 @@ mod tests {
         }
     }
 
-    /// algorithms_reference §10 Reno-friendly check after a loss at 100. With a 10 ms RTT the
-    /// Reno estimate governs: it grows 0.529 per RTT up to cwnd_prior = 100 (56.7 RTTs), then 1
-    /// per RTT (RFC 9438 §4.3), so 100 + 43.3 ≈ 143 after 100 RTTs (the reference's 122.9 keeps
-    /// α = 0.529 throughout); W_cubic(1) = 86.7 is far below. With 100 ms the curve governs:
+    /// RFC 9438's Reno-friendly region after a loss at 100. With a 10 ms RTT the Reno estimate
+    /// governs: it grows 0.529 per RTT up to cwnd_prior = 100 (56.7 RTTs), then 1 per RTT
+    /// (RFC 9438 §4.3), so 100 + 43.3 ≈ 143 after 100 RTTs (keeping α = 0.529 throughout would
+    /// give 122.9); W_cubic(1) = 86.7 is far below. With 100 ms the curve governs:
     /// W_est(1 s) = 70 + 10·0.529 = 75.3, while cwnd tracks W_cubic(t + RTT), 86.7–87.9.
     #[test]
     fn reno_friendly_region_governs_on_short_rtts() {

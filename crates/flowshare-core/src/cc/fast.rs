@@ -1,6 +1,6 @@
 //! FAST TCP (Jin, Wei, Low, "FAST TCP: motivation, architecture, algorithms, performance",
 //! INFOCOM 2004; Wei, Jin, Low, Hegde, IEEE/ACM ToN 14(6), 2006) and FAST with α-tuning
-//! (FAST-AT, the variant NIST SP 500-282 compares; specs/algorithms_reference §15, §16).
+//! (FAST-AT, the variant Mills et al. (2010) compare).
 //!
 //! FAST steers every flow towards α segments queued in the network. With baseRTT the smallest
 //! RTT seen and avgRTT an average of the RTT samples, at most once per `update_period` and (by
@@ -19,8 +19,8 @@
 //!   ToN gives min(3/w, 1/4), `"ton"`); ACKs under Karn's rule bring no sample.
 //! - `slow_start = "mi"` (default): while avgRTT − baseRTT < `mi_threshold` (0.75 ms) the
 //!   window grows by one segment per ACK ("multiplicative increase"), at any time, ssthresh or
-//!   not. `"standard"`: the shared slow start below ssthresh and no MI mode, as seed 003 runs
-//!   every algorithm (limited slow start until the first loss).
+//!   not. `"standard"`: the shared slow start below ssthresh and no MI mode, as Mills et al. (2010)
+//!   run every algorithm (limited slow start until the first loss).
 //! - An update that raises the window is paced: the whole-segment increase is spread over the
 //!   ACKs of the next `update_period` (ns-2 `fast_pace`; a window of 4 or less takes it at once,
 //!   at most doubling). Decreases apply at once. Pacing is skipped, as in ns-2, when baseRTT
@@ -32,7 +32,7 @@
 //!   No window update happens during recovery, and the first one after it waits a full
 //!   `update_period`.
 //!
-//! FAST-AT (`alpha_tuning`). Nothing public defines it (specs/algorithms_reference §16, §19): the
+//! FAST-AT (`alpha_tuning`). Nothing public defines it (resolution nist:A14): the
 //! chapter of NIST SP 500-282 that would is not available, and the ns-2 module's
 //! `alpha_tuning_` is declared but never used. Two labelled assumptions are offered:
 //!
@@ -378,8 +378,8 @@ mod tests {
         AckSample { now, rtt: Some(rtt), round_start, ..ack() }
     }
 
-    /// algorithms_reference §15: w = 1000, baseRTT 100 ms, avgRTT 120 ms, α = 200, γ = 0.5:
-    /// target 833.3 + 200 = 1033.3, new w 1016.7; equilibrium 1200 at that RTT.
+    /// The update rule of Jin, Wei and Low (2004): w = 1000, baseRTT 100 ms, avgRTT 120 ms,
+    /// α = 200, γ = 0.5: target 833.3 + 200 = 1033.3, new w 1016.7; equilibrium 1200 at that RTT.
     #[test]
     fn worked_example() {
         let mut f = Fast::new(FastParams { alpha: 200.0, ..FastParams::fast() });

@@ -2,7 +2,7 @@
 //! whose increase a(w) and decrease b(w) depend on the window, so that a flow needs far fewer
 //! loss-free RTTs to fill a large pipe. Below Low_Window = 38 segments it is Reno.
 //!
-//! Two variants (`specs/algorithms_reference.md` §11):
+//! Two variants:
 //!
 //! - `rfc` (default): the continuous response function of RFC 3649 §5 with Low_Window = 38,
 //!   High_Window = 83000, High_P = 10⁻⁷, High_Decrease = 0.1; b(w) is linear in ln w, p(w)
@@ -250,7 +250,7 @@ mod tests {
     use super::*;
     use crate::cc::testing::{ack, loss};
 
-    /// algorithms_reference §11, worked values of the formula: (label, w, p, b, a).
+    /// RFC 3649 §5, worked values of the formula: (label, w, p, b, a).
     #[test]
     fn rfc_response_function_table() {
         let rows = [

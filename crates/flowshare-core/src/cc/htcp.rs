@@ -7,7 +7,7 @@
 //! queue held. A large change of throughput between events falls back to β = 0.5 (the bandwidth
 //! switch), so flows converge to fair shares after a change of conditions.
 //!
-//! Two variants (`specs/algorithms_reference.md` §12):
+//! Two variants:
 //!
 //! - `linux` (default): `net/ipv4/tcp_htcp.c` (ns-2.35's TCP-Linux module is the 2.6.22 copy):
 //!   millisecond jiffies (HZ = 1000) and fixed point <<7. α_raw is the integer 1 + (10d +
@@ -467,7 +467,8 @@ mod tests {
         st
     }
 
-    /// algorithms_reference §12: α_raw at Δ = 0.5, 2, 3, 6, 11 s, and α = 2(1 − β)α_raw.
+    /// The increase function of Leith and Shorten (2004): α_raw at Δ = 0.5, 2, 3, 6, 11 s, and
+    /// α = 2(1 − β)α_raw.
     #[test]
     fn alpha_raw_table() {
         let rows = [(0.5, 1.0, 1.0, 0.4), (2.0, 11.25, 11.25, 4.5), (3.0, 22.0, 22.0, 8.8), (6.0, 57.25, 0.0, 0.0)];

@@ -186,7 +186,7 @@ pub(crate) mod testing {
 mod tests {
     use super::*;
 
-    /// algorithms_reference §7: with max_ssthresh 100, +1 at 50, +1/3 at 150, +1/20 at 1000.
+    /// RFC 3742 §2: with max_ssthresh 100, +1 at 50, +1/3 at 150, +1/20 at 1000.
     #[test]
     fn limited_slow_start_table() {
         for (cwnd, gain) in [(50.0, 1.0), (100.0, 1.0), (150.0, 1.0 / 3.0), (1000.0, 1.0 / 20.0)] {

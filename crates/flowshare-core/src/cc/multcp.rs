@@ -5,9 +5,9 @@
 //! - Congestion avoidance: cwnd += N/cwnd per ACK (N segments per RTT).
 //! - Loss: one of the N virtual flows halves, so ssthresh = (1 − 1/(2N))·FlightSize.
 //! - Slow start: `standard` (+1 per ACK), or `triple`, the original paper's: +2 per ACK (×3 per
-//!   RTT) until the window N flows would hold, N·2^k = 3^k, i.e. below N^(ln 3 / ln 1.5)
-//!   segments (specs/001 §1.3); limited slow start applies above that point as for any flow.
-//! - Loss policy (specs/001 ambiguity A16): `multcp` (the default: the MulTCP decrease on every
+//!   RTT) until the window N flows would hold, N·2^k = 3^k, i.e. below N^(ln 3 / ln 1.5) segments
+//!   (Crowcroft and Oechslin 1998); limited slow start applies above that point as for any flow.
+//! - Loss policy (resolution pamultcp:A16): `multcp` (the default: the MulTCP decrease on every
 //!   loss, timeouts included, cwnd = 1 after a timeout), `halve_on_timeout` (ssthresh = FlightSize/2
 //!   after a timeout), or `ns2` (what ns-2's `increase_num_`/`decrease_num_` emulation does:
 //!   halve on the first decrease, on a decrease in slow start, and on the decrease after a
@@ -27,7 +27,7 @@ pub enum MulTcpSlowStart {
     Triple,
 }
 
-/// How ssthresh is chosen on a loss (specs/001 A16).
+/// How ssthresh is chosen on a loss (resolution pamultcp:A16).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossPolicy {
@@ -106,7 +106,7 @@ mod tests {
     use super::*;
     use crate::cc::testing::{ack, loss_of};
 
-    /// algorithms_reference §17: switch points and loss multipliers.
+    /// Crowcroft and Oechslin (1998): switch points and loss multipliers.
     #[test]
     fn switch_points_and_loss_multipliers() {
         for (n, switch, mult) in [(2.0, 6.54, 0.75), (4.0, 42.8, 0.875), (10.0, 512.0, 0.95)] {
@@ -141,7 +141,7 @@ mod tests {
     }
 
     #[test]
-    fn loss_policies_of_ambiguity_a16() {
+    fn loss_policies_of_resolution_pamultcp_a16() {
         let st = CcState::new(100.0, 50.0, 1460);
         let mut m = MulTcp::new(4.0, MulTcpSlowStart::Standard, LossPolicy::HalveOnTimeout);
         assert_eq!(m.ssthresh_after(&st, &loss_of(LossKind::Timeout, 100)), 50.0);

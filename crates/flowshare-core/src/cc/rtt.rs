@@ -78,7 +78,7 @@ mod tests {
 
     #[test]
     fn rfc6298_worked_example() {
-        // algorithms_reference §2: R1 = 100 ms -> RTO 300 ms; R2 = 120 ms -> 272.5 ms.
+        // RFC 6298 §2: R1 = 100 ms -> RTO 300 ms; R2 = 120 ms -> 272.5 ms.
         let mut e = RttEstimator::new(1000 * MS, MS, 200 * MS, 60_000 * MS);
         assert_eq!(e.rto, 1_000_000_000);
         e.sample(100_000_000);

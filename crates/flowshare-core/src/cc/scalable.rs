@@ -1,7 +1,7 @@
 //! Scalable TCP (Kelly, "Scalable TCP: improving performance in highspeed wide area networks",
 //! CCR 33(2), 2003): multiplicative increase, multiplicative decrease.
 //!
-//! Two variants (`specs/algorithms_reference.md` §13):
+//! Two variants:
 //!
 //! - `paper`: +0.01 segment per ACK in congestion avoidance (1 % per RTT), cwnd × 0.875 on a
 //!   loss, and plain Reno below the legacy window of 16 segments.
@@ -92,8 +92,8 @@ mod tests {
     use super::*;
     use crate::cc::testing::{ack, loss};
 
-    /// algorithms_reference §13: at cwnd 1000 with one ACK per segment the paper adds 10 per
-    /// RTT, Linux 20; a loss leaves 875.
+    /// Kelly (2003) and Linux `tcp_scalable.c`: at cwnd 1000 with one ACK per segment the paper
+    /// adds 10 per RTT, Linux 20; a loss leaves 875.
     #[test]
     fn worked_example_at_a_window_of_1000() {
         for (variant, gain) in [(ScalableVariant::Paper, 10.0), (ScalableVariant::Linux, 20.0)] {

@@ -1,40 +1,41 @@
 //! TCP Vegas (Brakmo and Peterson, "TCP Vegas: end to end congestion avoidance on a global
 //! Internet", IEEE JSAC 13(8), 1995), Enhanced Vegas (Hasegawa, PhD thesis, Osaka University
-//! 2000, §2.6 Eq 2.26) and Vegas with a periodic base-RTT refresh (the same thesis, §5.3).
+//! 2000, §2.3 Eq 2.26) and Vegas with a periodic base-RTT refresh (the same thesis, §5.3.1).
 //!
 //! Once per round (an ACK with `round_start`), with baseRTT the smallest RTT seen and rtt the
-//! smallest RTT sample of the round that just closed (specs/algorithms_reference §8):
+//! smallest RTT sample of the round that just closed (Brakmo and Peterson 1995):
 //!
 //! - diff = cwnd·(1 − baseRTT/rtt) packets, the paper's (Expected − Actual)·baseRTT and the
 //!   thesis's Eq 1.4 multiplied by baseRTT (`diff = "linux"` uses cwnd·(rtt − baseRTT)/baseRTT,
 //!   larger by rtt/baseRTT).
 //! - Congestion avoidance, `vegas`: +1 if diff < α, −1 if diff > β, unchanged otherwise; a tie
-//!   leaves cwnd unchanged (specs/004 A6). `vegas_enhanced` (Eq 2.26): +1 if diff < δ, −1
+//!   leaves cwnd unchanged (resolution hasegawa:A6). `vegas_enhanced` (Eq 2.26): +1 if diff < δ, −1
 //!   otherwise, so there is no dead zone and a lone flow oscillates around 2δ queued packets
 //!   (Eq 2.36 for two flows; one flow centres where its own diff equals δ).
 //! - cwnd never goes below 2; a decrease lowers ssthresh to cwnd, so Vegas's own decrease never
 //!   restarts slow start.
 //! - A round with fewer than 3 RTT samples makes no delay decision and adds one segment, as
 //!   Reno would over the round (Linux's `cntRTT <= 2` rule).
-//! - Slow start (`slow_start`): `thesis` (the default; specs/004 A5: "slow-slow-start", +1
-//!   segment every other ACK, ×1.5 per RTT, left only at ssthresh or on a loss), `brakmo` (+1
-//!   per ACK in every other round, i.e. doubling every other RTT, and left when diff > γ:
-//!   cwnd = min(cwnd, ⌊cwnd·baseRTT/rtt⌋ + 1), ssthresh = cwnd), or `linux` (+1 per ACK every
-//!   round, the same γ exit).
-//! - Loss: Reno's, ssthresh = max(FlightSize/2, 2) (specs/004 §1.3: "loss handling is
-//!   Reno-like"; Linux `tcp_vegas.c` also uses `tcp_reno_ssthresh`). The per-round state
+//! - Slow start (`slow_start`): `thesis` (the default; Hasegawa (2000) §1.2.3, resolution
+//!   hasegawa:A5: "slow-slow-start", +1 segment every other ACK, ×1.5 per RTT, left only at
+//!   ssthresh or on a loss), `brakmo` (+1 per ACK in every other round, i.e. doubling every other
+//!   RTT, and left when diff > γ: cwnd = min(cwnd, ⌊cwnd·baseRTT/rtt⌋ + 1), ssthresh = cwnd), or
+//!   `linux` (+1 per ACK every round, the same γ exit).
+//! - Loss: Reno's, ssthresh = max(FlightSize/2, 2) (Hasegawa (2000) assumes fast retransmit halves
+//!   the window, §6.3.2; Linux `tcp_vegas.c` also uses `tcp_reno_ssthresh`). The per-round state
 //!   restarts when the sender returns to open operation, as Linux's `vegas_enable` does.
-//! - Base-RTT refresh (`base_rtt_refresh`, specs/004 §5.3 and A36): at every period boundary
-//!   (counted from the first RTT sample, read from `ack.now`) baseRTT becomes the smallest RTT
-//!   seen during the period that just ended (`refresh_to = "interval_min"`) or the latest sample
-//!   (`"last_sample"`), so that a standing queue on the ACK path stops counting as congestion.
+//! - Base-RTT refresh (`base_rtt_refresh`, Hasegawa (2000) §5.3.1, resolution hasegawa:A36): at
+//!   every period boundary (counted from the first RTT sample, read from `ack.now`) baseRTT becomes
+//!   the smallest RTT seen during the period that just ended (`refresh_to = "interval_min"`) or the
+//!   latest sample (`"last_sample"`), so that a standing queue on the ACK path stops counting as
+//!   congestion.
 //!
 //! Differences: the paper times one marked segment per RTT with a coarse clock, ns-2's
-//! `Agent/TCP/Vegas` uses ⌊diff + 0.5⌋ on the window sent in the last round, cuts cwnd by 1/4
-//! on a loss (1/2 if the segment had been retransmitted) and has a fine-grained retransmission
-//! timeout of its own, and Linux keeps ssthresh ≥ ¾·cwnd every round (`tcp_current_ssthresh`);
-//! none of those is modelled here. Defaults follow the thesis (α = 2, β = 4, δ = 3; A7, §2.6);
-//! the paper and ns-2 use α = 1, β = 3, γ = 1, Linux α = 2, β = 4, γ = 1.
+//! `Agent/TCP/Vegas` uses ⌊diff + 0.5⌋ on the window sent in the last round, cuts cwnd by 1/4 on a
+//! loss (1/2 if the segment had been retransmitted) and has a fine-grained retransmission timeout
+//! of its own, and Linux keeps ssthresh ≥ ¾·cwnd every round (`tcp_current_ssthresh`); none of
+//! those is modelled here. Defaults follow the thesis (α = 2, β = 4, δ = 3; resolution hasegawa:A7,
+//! §2.3); the paper and ns-2 use α = 1, β = 3, γ = 1, Linux α = 2, β = 4, γ = 1.
 
 use super::{slow_start, AckSample, CcState, CongestionControl, LossSignal, Phase};
 use crate::units::Time;
@@ -64,7 +65,7 @@ pub enum VegasDiff {
     Linux,
 }
 
-/// What baseRTT becomes at a refresh boundary (specs/004 A36).
+/// What baseRTT becomes at a refresh boundary (resolution hasegawa:A36).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RefreshTo {
@@ -92,15 +93,15 @@ pub enum VegasRule {
     },
 }
 
-/// Thesis defaults (specs/004 A7): α, segments.
+/// Thesis defaults (resolution hasegawa:A7): α, segments.
 pub const ALPHA: f64 = 2.0;
-/// Thesis defaults (specs/004 A7): β, segments.
+/// Thesis defaults (resolution hasegawa:A7): β, segments.
 pub const BETA: f64 = 4.0;
 /// Slow-start exit threshold γ, segments (paper, ns-2 and Linux all use 1).
 pub const GAMMA: f64 = 1.0;
-/// Enhanced Vegas target δ, segments (specs/004 §2.6, Fig 2.7).
+/// Enhanced Vegas target δ, segments (Hasegawa (2000) §2.3, Fig 2.7).
 pub const DELTA: f64 = 3.0;
-/// Base-RTT refresh period of the thesis's asymmetric-link Vegas (specs/004 §5.3): 100 ms.
+/// Base-RTT refresh period of the thesis's asymmetric-link Vegas (Hasegawa (2000) §5.3.1): 100 ms.
 pub const REFRESH_NS: Time = 100_000_000;
 /// Fewest RTT samples in a round for a delay decision (Linux `cntRTT > 2`).
 const MIN_SAMPLES: u32 = 3;
@@ -351,7 +352,7 @@ mod tests {
         )
     }
 
-    /// algorithms_reference §8 worked example with α = 2, β = 4, baseRTT 100 ms: every row is
+    /// Worked example of Brakmo and Peterson's rule with α = 2, β = 4, baseRTT 100 ms: every row is
     /// a window in congestion avoidance, one round at 100 ms to learn baseRTT, then one round
     /// at `rtt`.
     #[test]
@@ -481,12 +482,12 @@ mod tests {
         assert_eq!(v.base_rtt(), 100 * MS, "baseRTT survives recovery");
     }
 
-    /// specs/004 §5.3 (A36), period 100 ms: samples 50 ms at t = 10 ms (period starts), 80 ms
-    /// at 60 ms, 90 ms at 120 ms (boundary at 110 ms: base = min of [10, 110) = 50, then
-    /// min(50, 90) = 50), 85 ms at 150 ms, 95 ms at 215 ms (boundary 210: base = min of
-    /// [110, 210) = 85), 120 ms at 330 ms (boundary 310: base = 95). With `last_sample` each
-    /// boundary sets base to the sample that crosses it (90, 95, 120), and smaller samples
-    /// in between still lower it (85).
+    /// Hasegawa (2000) §5.3.1 (resolution hasegawa:A36), period 100 ms: samples 50 ms at t = 10 ms
+    /// (period starts), 80 ms at 60 ms, 90 ms at 120 ms (boundary at 110 ms: base = min of [10,
+    /// 110) = 50, then min(50, 90) = 50), 85 ms at 150 ms, 95 ms at 215 ms (boundary 210: base =
+    /// min of [110, 210) = 85), 120 ms at 330 ms (boundary 310: base = 95). With `last_sample` each
+    /// boundary sets base to the sample that crosses it (90, 95, 120), and smaller samples in
+    /// between still lower it (85).
     #[test]
     fn base_rtt_refresh_takes_the_last_period_minimum() {
         let samples = [(10, 50), (60, 80), (120, 90), (150, 85), (215, 95), (330, 120)];

@@ -1,4 +1,4 @@
-//! Enhanced RED (Hasegawa, thesis ch. 6.5): RED whose drop probability between the thresholds
+//! Enhanced RED (Hasegawa, thesis §6.2.2): RED whose drop probability between the thresholds
 //! is the arriving packet's flow's own `p_i`, so that flows with larger windows are dropped more
 //! and the queue shares the link more fairly.
 
@@ -6,7 +6,7 @@ use crate::engine::{uniform, Stream};
 use crate::packet::Meta;
 use crate::units::{Time, NS_PER_SEC};
 
-/// Parameters of enhanced RED (Hasegawa, thesis ch. 6.5): RED whose drop probability between
+/// Parameters of enhanced RED (Hasegawa, thesis §6.2.2): RED whose drop probability between
 /// the thresholds is the arriving packet's flow's `p_i`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EnhancedRedParams {
@@ -50,10 +50,11 @@ impl EnhancedRed {
         self.avg
     }
 
-    /// Decide on an arrival of `flow` at `at` finding `q` packets waiting; `idle_since` is
-    /// when the queue emptied if it is empty. Returns true to drop. The average is RED's EWMA
-    /// with ns-2's idle correction; between the thresholds the drop is a Bernoulli trial with
-    /// the flow's `p_i` (no count spacing: A42's "independent drops with probability p").
+    /// Decide on an arrival of `flow` at `at` finding `q` packets waiting; `idle_since` is when the
+    /// queue emptied if it is empty. Returns true to drop. The average is RED's EWMA with ns-2's
+    /// idle correction; between the thresholds the drop is a Bernoulli trial with the flow's `p_i`
+    /// (no count spacing: the "independent drops with probability p" of Hasegawa (2000) §6.2.2,
+    /// resolution hasegawa:A42).
     pub fn early_drop(&mut self, at: Time, m: &Meta, q: u32, idle_since: Option<Time>) -> bool {
         let w = self.params.w_q;
         let mut decay = 1.0 - w;

@@ -15,7 +15,8 @@
 //! in a loss probability are coupled (with Bernoulli loss, the packets lost at p = 0.01 are a
 //! subset of those lost at p = 0.02).
 //!
-//! The models (see `docs/links.md` for definitions, stationary rates and the seed mappings):
+//! The models (see `docs/links.md` for definitions, stationary rates and the set-ups of the studies
+//! they reproduce):
 //!
 //! | `model` | parameters | process |
 //! |---|---|---|
@@ -54,7 +55,7 @@ pub enum LossCfg {
         #[serde(default = "one")]
         loss_bad: f64,
     },
-    /// Fixed-length bursts (seed 002 S3'): a packet outside a burst starts one with
+    /// Fixed-length bursts (Damjanović (2010), S3′): a packet outside a burst starts one with
     /// probability `p`; the burst is that packet and the `length - 1` after it, all lost.
     Burst {
         /// Probability per packet (outside a burst) that a burst starts.
@@ -62,8 +63,8 @@ pub enum LossCfg {
         /// Packets per burst.
         length: u32,
     },
-    /// Two-state model with a fixed bad-state length (seed 002 S3): after each packet of the
-    /// good state (all delivered) the good state ends with probability `q`; the bad state then
+    /// Two-state model with a fixed bad-state length (Damjanović (2010), S3): after each packet of
+    /// the good state (all delivered) the good state ends with probability `q`; the bad state then
     /// loses exactly the next `length` packets.
     TwoState {
         /// Probability per good-state packet that the good state ends.
@@ -80,8 +81,8 @@ pub enum LossCfg {
         #[serde(default)]
         offset: u64,
     },
-    /// A piecewise-constant loss rate (seed 002 S4): `steps` are (from time, rate) pairs; each
-    /// rate holds until the next step's time; before the first step nothing is lost.
+    /// A piecewise-constant loss rate (Damjanović (2010), S4): `steps` are (from time, rate) pairs;
+    /// each rate holds until the next step's time; before the first step nothing is lost.
     Schedule {
         /// (from time, rate) pairs with strictly increasing times.
         steps: Vec<(Dur, f64)>,
@@ -481,7 +482,8 @@ mod tests {
         assert!(every_packet.iter().all(|&l| l));
     }
 
-    /// Seed 002 S4: 1 % from 0 s, 10 % from 4 s, 0.5 % from 13 s; one packet per millisecond.
+    /// Damjanović (2010), S4: 1 % from 0 s, 10 % from 4 s, 0.5 % from 13 s; one packet per
+    /// millisecond.
     fn s4(pattern: &str) -> LossCfg {
         cfg(&format!(
             "loss = {{ model = \"schedule\", steps = [[\"0s\", 0.01], [\"4s\", 0.1], [\"13s\", 0.005]], pattern = \"{pattern}\" }}"

@@ -402,8 +402,8 @@ impl QueueCfg {
         }
     }
 
-    /// Enhanced RED's parameters (defaults after seed 004's A42: thresholds 5 and 15 packets,
-    /// w_q = 0.002, p = 0.02).
+    /// Enhanced RED's parameters (defaults after resolution hasegawa:A42: thresholds 5 and 15
+    /// packets, w_q = 0.002, p = 0.02).
     fn resolve_enhanced(&self, path: &str, rate: Rate) -> Result<EnhancedRedParams, ConfigError> {
         let err = |field: &str, msg: String| Err(ConfigError::new(format!("{path}.{field}"), msg));
         let number = |field: &str, v: Option<AutoF64>, default: f64| -> Result<f64, ConfigError> {

@@ -106,8 +106,9 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// A timeout forced on one segment: the timer expires `after` its first transmission unless
-/// the segment has been acknowledged (seed 004's Experiment 1 sets packet 503's RTO small).
+/// A timeout forced on one segment: the timer expires `after` its first transmission unless the
+/// segment has been acknowledged (Experiment 1 of Hasegawa (2000), §3.2.2, sets packet 503's RTO
+/// small).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ForceTimeout {

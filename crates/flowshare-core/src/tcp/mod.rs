@@ -107,7 +107,7 @@ impl SackRecovery {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MisRxReference {
-    /// The last valid RTT sample before the timeout (specs/004 A19's resolution).
+    /// The last valid RTT sample before the timeout (resolution hasegawa:A19).
     #[default]
     LastSample,
     /// The smoothed RTT before the timeout.

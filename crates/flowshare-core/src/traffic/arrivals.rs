@@ -252,7 +252,7 @@ impl<Q: Quantity> DistCfg<Q> {
             }
             DistKind::Lognormal => {
                 let (m, sd) = (need("mean", t.mean)?, need("sd", t.sd)?);
-                // The mean and deviation are those of the variable itself (specs/000 A8).
+                // The mean and deviation are those of the variable itself (resolution efcm:A8).
                 let sigma2 = (1.0 + (sd / m).powi(2)).ln();
                 Dist::Lognormal(LogNormal::new(m.ln() - sigma2 / 2.0, sigma2.sqrt()).map_err(|e| bad("sd", &e))?)
             }

@@ -150,7 +150,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_004_sizes() {
+    fn hasegawa_sizes() {
         // 4.5 Mbit/s mean, 14.84 Mbit/s peak, 30 frames/s, P = 2 B, ±20 %.
         let p = VbrParams::new(30.0, ibbp(), 4.5e6, 14.84e6, 2.0, 0.2, true).unwrap();
         assert!((p.max_frame() - 14.84e6 / 8.0 / 30.0).abs() < 1e-6);

@@ -1,7 +1,9 @@
-"""Analytic models of Hasegawa's thesis (seed 004), one module per chapter.
+"""Analytic models of Hasegawa's thesis, one module per chapter.
 
 G. Hasegawa, *Congestion and Fairness Control Mechanisms of TCP for the High-Speed
-Internet*, PhD thesis, Osaka University, 2000.
+Internet*, PhD thesis, Osaka University, 2000. Section, equation, figure and table numbers
+are the thesis's; ids such as ``hasegawa:A10`` name the resolutions of unclear points listed
+in ``docs/resolutions.md``.
 
 - :mod:`.ch2`: Tahoe/Reno cycle recursion, Vegas bounds, Enhanced Vegas centre.
 - :mod:`.ch3`: RTO recursion, extra delay of a mis-retransmission.

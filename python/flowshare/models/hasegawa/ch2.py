@@ -5,7 +5,7 @@ PhD thesis, Osaka University, 2000, ch. 2 (Eqs 2.1-2.36).
 
 Units: windows and queues in packets, the bottleneck rate ``mu`` in packets/s, the one-way
 propagation delays ``tau1``, ``tau2`` in seconds (the round-trip propagation delay is
-``2 * tau``, resolution A10).
+``2 * tau``, resolution hasegawa:A10).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def efficiency_line(
     r"""Connection 2's window on the efficiency line, given connection 1's (Eq 2.1).
 
     The link is just full when :math:`cwnd_1/(2\tau_1) + cwnd_2/(2\tau_2) = \mu`
-    (resolution A10: ``tau`` is one-way, so the RTT is ``2*tau``; ``tau_is_rtt=True``
+    (resolution hasegawa:A10: ``tau`` is one-way, so the RTT is ``2*tau``; ``tau_is_rtt=True``
     reads Eq 2.1 literally as :math:`cwnd_1/\tau_1 + cwnd_2/\tau_2 = \mu`). In the
     homogeneous case the line is :math:`cwnd_1 + cwnd_2 = W_e = 2\tau\mu` (Eq 2.2).
 
@@ -74,7 +74,7 @@ def loss_line(
     r"""Connection 2's window on the packet-loss line, given connection 1's.
 
     Homogeneous case: :math:`cwnd_1 + cwnd_2 = W_l = W_e + B`. Heterogeneous case
-    (resolution A10): the efficiency line shifted by ``B`` along the diagonal, i.e. by
+    (resolution hasegawa:A10): the efficiency line shifted by ``B`` along the diagonal, i.e. by
     ``B/2`` in each coordinate (an approximation, as in the thesis's figures).
 
     >>> loss_line(10.0, 0.005, 0.005, 2000.0, 10.0)
@@ -88,7 +88,7 @@ def loss_line(
 def loss_window(tau: ArrayLike, mu: ArrayLike, buffer: ArrayLike) -> Any:
     r"""Total window at which the shared buffer overflows, homogeneous case: :math:`W_l = 2\tau\mu + B`.
 
-    >>> round(loss_window(0.005, 20e6 / (8 * 1024), 10), 2)  # spec §2.6 sanity value
+    >>> round(loss_window(0.005, 20e6 / (8 * 1024), 10), 2)  # Figs 2.3/2.4, 1 Kbyte = 1024 B
     34.41
     """
     t = check_positive("tau", tau)
@@ -101,7 +101,7 @@ def loss_window(tau: ArrayLike, mu: ArrayLike, buffer: ArrayLike) -> Any:
 
 
 def tahoe_fixed_point(tau_j: ArrayLike, tau_other: ArrayLike, w_loss: ArrayLike) -> Any:
-    r"""Connection ``j``'s window at loss in the limit cycle (Eq 2.7, corrected; A11 iv).
+    r"""Connection ``j``'s limit-cycle window at loss (Eq 2.7, corrected; hasegawa:A11 iv).
 
     .. math:: W_j^\infty = \frac{\tau_1\tau_2}{\tau_j(\tau_1+\tau_2)}\,W_l
               = \frac{\tau_{other}}{\tau_j+\tau_{other}}\,W_l
@@ -109,7 +109,7 @@ def tahoe_fixed_point(tau_j: ArrayLike, tau_other: ArrayLike, w_loss: ArrayLike)
     This is :math:`2c_j`, the fixed point of :math:`W_j^i = W_j^{i-1}/2 + c_j`; the two
     connections' values add up to :math:`W_l`. The closed form printed in the thesis
     converges to :math:`c_j` instead (see :func:`tahoe_windows`). Reno follows the
-    same recursion (§2.4: Reno is Tahoe without slow start in this model).
+    same recursion (§2.2.3: Reno is Tahoe without slow start in this model).
 
     >>> tahoe_fixed_point(0.004, 0.008, 30.0)  # W1/W2 = tau2/tau1 = 2
     20.0
@@ -131,10 +131,10 @@ def tahoe_windows(
 ) -> np.ndarray:
     r"""Connection ``j``'s window at the end of loss cycles ``1..cycles`` (Eq 2.7).
 
-    Recursion (first line of Eq 2.7, with the index fixed, A11 iii):
+    Recursion (first line of Eq 2.7, with the index fixed, hasegawa:A11 iii):
     :math:`W_j^i = W_j^{i-1}/2 + c_j`, :math:`c_j = \frac1{\tau_j}\frac{\tau_1\tau_2}{2(\tau_1+\tau_2)}W_l`.
 
-    ``closed_form="corrected"`` (default, A11 iv) returns
+    ``closed_form="corrected"`` (default, hasegawa:A11 iv) returns
     :math:`W_j^i = 2c_j - (1/2)^{i-1}(2c_j - W_j^1)`, which is the recursion's solution;
     ``closed_form="printed"`` returns the thesis's second line
     :math:`c_j - (1/2)^{i-1}(c_j - W_j^1)`; ``closed_form="recursion"`` iterates the
@@ -170,7 +170,7 @@ def tahoe_throughput(
 ) -> Any:
     r"""Connection ``j``'s long-run Tahoe/Reno throughput [packets/s] (Eqs 2.8, 2.9).
 
-    ``constant="corrected"`` (default, A11 v): the window saw-tooths between
+    ``constant="corrected"`` (default, hasegawa:A11 v): the window saw-tooths between
     :math:`W_j/2` and :math:`W_j = W_j^\infty`, averages :math:`3W_j/4` over an RTT of
     :math:`2\tau_j`, so :math:`S_j = 3W_j/(8\tau_j)`. ``constant="printed"`` gives Eq 2.9
     as printed, :math:`\frac{3}{\tau_j^2}\frac{\tau_1\tau_2}{2(\tau_1+\tau_2)}W_l`, four
@@ -197,7 +197,7 @@ def vegas_single_window_range(
 
     With :math:`W_1^1 = 2\tau\mu + l_1` (2.14) and :math:`\alpha < l_1 < \beta` (2.15), the
     thesis prints :math:`2\tau\mu + (\alpha+1) < W_1^1 < 2\tau\mu + (\beta+1)`. The "+1"
-    does not follow from 2.14-2.15 (A12); ``plus_one=False`` drops it.
+    does not follow from 2.14-2.15 (hasegawa:A12); ``plus_one=False`` drops it.
 
     >>> vegas_single_window_range(0.005, 2000.0)
     (23.0, 25.0)
@@ -281,10 +281,10 @@ def vegas_ratio_range(
     *,
     points: int = 201,
 ) -> tuple[float, float]:
-    r"""Smallest and largest :math:`W_1^2/W_2^2` over feasible Vegas equilibria (A13).
+    r"""Smallest and largest :math:`W_1^2/W_2^2` over feasible Vegas equilibria (hasegawa:A13).
 
     The thesis quotes 0.95-2.12 (homogeneous case) without the :math:`l_1, l_2` it used.
-    Resolution A13: scan :math:`l_1\in[\alpha,\beta]` and :math:`l_2 > l_1` on a grid,
+    Resolution hasegawa:A13: scan :math:`l_1\in[\alpha,\beta]` and :math:`l_2 > l_1` on a grid,
     keep the pairs for which windows inside 2.24 and 2.25 also satisfy the link
     equation 2.17 (:math:`W_1/rtt_1 + W_2/rtt_2 = \mu`, with :math:`rtt_j = 2\tau_j + l_2/\mu`),
     and report the extreme ratios. Writing :math:`x_j = W_j/(\mu\,rtt_j)`, 2.17 is
@@ -332,7 +332,7 @@ def enhanced_vegas_window(tau: ArrayLike, mu: ArrayLike, delta: ArrayLike = 3.0)
     Both connections see the true base RTT :math:`2\tau_j + 1/\mu` (2.30-2.33), so the
     centre is proportional to the propagation delay apart from the common ``delta``.
 
-    >>> round(enhanced_vegas_window(0.005, 20e6 / (8 * 1024)), 1)  # spec §2.6: 15.2
+    >>> round(enhanced_vegas_window(0.005, 20e6 / (8 * 1024)), 1)  # Figs 2.3/2.4 setting: 15.2
     15.2
     """
     t = check_positive("tau", tau)

@@ -85,7 +85,7 @@ def rto_after(
     :math:`\lim_{n\to\infty} RTO_n = rtt` (Eq 3.7). Vectorised over all arguments;
     the result is in the unit of ``rtt``. It agrees with :func:`rto_series`.
 
-    >>> round(rto_after(0, 3.86e-3, 3.86e-3, 0.05e-3) * 1e3, 2)  # the 4.06 ms of §3.3
+    >>> round(rto_after(0, 3.86e-3, 3.86e-3, 0.05e-3) * 1e3, 2)  # the 4.06 ms of §3.2.2
     4.06
     >>> round(rto_after(200, 0.1, 0.3, 0.05), 9)  # Eq 3.7: RTO -> rtt
     0.1
@@ -109,7 +109,7 @@ def rto_after(
 
 
 def atm_window_rtt(window: ArrayLike, bandwidth: ArrayLike, *, cell_tax: float = 53 / 48) -> Any:
-    r"""Window-limited RTT [s] of a full window of ``window`` bytes over ATM (spec §3.3, [D]).
+    r"""Window-limited RTT [s] of a full window of ``window`` bytes over ATM (§3.2.2).
 
     :math:`RTT = 8\,W\,(53/48)/BW`: a window-limited sender on a fixed ER share sees the
     window's transmission time, including the cell tax.
@@ -144,7 +144,7 @@ def extra_delay_rtts(window: ArrayLike, packet: ArrayLike) -> Any:
     .. math:: \frac{D}{rtt} = \frac{17W + 4m - 8\sqrt{4mW + W^2}}{32m}
 
     It depends on :math:`W/m` only. Eqs 3.11-3.13 as printed are not consistent with
-    3.14 (A18); 3.14 is implemented as printed.
+    3.14 (hasegawa:A18); 3.14 is implemented as printed.
 
     >>> round(extra_delay_rtts(64, 1), 2), round(extra_delay_rtts(64, 8), 2)
     (17.63, 1.93)
@@ -183,7 +183,7 @@ def extra_delay(
 ) -> Any:
     r"""Extra delay ``D`` [s] caused by one mis-retransmission (Eqs 3.10, 3.14, 3.15).
 
-    ``regime="pipe"`` (default, resolution A18): :math:`D = rtt` (Eq 3.10) when
+    ``regime="pipe"`` (default, resolution hasegawa:A18): :math:`D = rtt` (Eq 3.10) when
     :math:`cwnd(t_2) \ge 2\tau BW` (the halved window still fills the pipe), otherwise
     Eq 3.14. ``regime="formula"`` always uses Eq 3.14. Eq 3.14 drops below one rtt for
     large packets (e.g. W/m = 4 gives 0.84 rtt); ``floor_at_rtt=True`` floors D at rtt.
@@ -191,7 +191,7 @@ def extra_delay(
     ``window`` and ``packet`` in bytes, ``tau`` one-way in seconds, ``bandwidth`` in bit/s.
 
     >>> d = extra_delay(64 * 1024, 4 * 1024, 1e-3, 150e6)  # Exp. 1 parameters
-    >>> round(d * 1e3, 1)  # 4.15 rtt of 3.50 ms; the simulated value is about 6 ms (spec §3.4)
+    >>> round(d * 1e3, 1)  # 4.15 rtt of 3.50 ms; the simulated value is about 6 ms (§3.2.2)
     14.5
     """
     check_choice("regime", regime, ("pipe", "formula"))
@@ -213,7 +213,7 @@ def is_mis_retransmission(observed_rtt: ArrayLike, rtt_before: ArrayLike, misrx_
     r"""The detection rule (Eq 3.16): the retransmission was spurious if its RTT < k × the RTT before.
 
     ``observed_rtt`` is the time from the retransmission to the first ACK that advances
-    ``snd_una``; ``rtt_before`` the last valid RTT sample before the timeout (A19).
+    ``snd_una``; ``rtt_before`` the last valid RTT sample before the timeout (hasegawa:A19).
     The thesis uses ``misrx_k = 0.5``; ``0 < misrx_k < 1``.
 
     >>> is_mis_retransmission([0.5e-3, 3.5e-3], 3.86e-3)

@@ -1,7 +1,7 @@
 r"""Chapter 4: ABR binary rate control, parameter tuning formulas (Eqs 4.5-4.7).
 
 Hasegawa (2000), ch. 4, after Ohsaki et al. [47]. The formulas are implemented as
-printed in the thesis (resolution A25): the OCR of Eq 4.5 is not dimensionally
+printed in the thesis (resolution hasegawa:A25): the OCR of Eq 4.5 is not dimensionally
 consistent and Condition 2 (no under-utilisation) is omitted in the thesis, so these
 functions are not expected to reproduce the tuned parameters of Table 4.2, which is
 given here as data (:data:`TABLE_4_2`).
@@ -60,7 +60,7 @@ TABLE_4_1: dict[str, float] = {
 }
 
 #: Table 4.2, tuned (AIRF, RDF factor) by buffer size in Kbyte (tau = 1.0 ms, N_VC = 10).
-#: The text gives AIRF = 1/128 for 300 Kbyte (A26); both sets should be run.
+#: The text gives AIRF = 1/128 for 300 Kbyte (hasegawa:A26); both sets should be run.
 TABLE_4_2: dict[int, tuple[float, float]] = {
     10: (1 / 256, 4),
     50: (1 / 256, 4),
@@ -124,7 +124,7 @@ def abr_q_max(
 
     ``q_threshold`` (Q) in cells (half the buffer), ``air`` in cells/ms, ``bw`` in cells/ms,
     ``tau`` in ms, ``rdf`` and ``n_vc`` dimensionless. Condition 1 is ``BL >= Q_max``.
-    The printed equation is OCR'd and mixes dimensions (A25): use it for trends, not to reproduce Table 4.2.
+    The printed equation is OCR'd and mixes dimensions (hasegawa:A25): use it for trends, not to reproduce Table 4.2.
 
     >>> round(abr_q_max(2898, air_from_airf(1 / 64, 353.2), 16, 10, 353.2, 1.0), 1)
     3420.5

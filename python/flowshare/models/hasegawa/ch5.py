@@ -2,13 +2,13 @@ r"""Chapter 5: Tahoe and Vegas fluid models on asymmetric links, HTTP/1.0 and 1.
 
 Hasegawa (2000), ch. 5 (Eqs 5.1-5.11). Downstream (data) link: rate ``mu_f`` [data
 packets/s], buffer ``b_f`` [packets], one-way delay ``tau_f`` [s]; upstream (ACK) link:
-``mu_r`` [ACKs/s], ``b_r`` [ACKs], ``tau_r`` [s] (Table 5.1 is authoritative, A32). The
+``mu_r`` [ACKs/s], ``b_r`` [ACKs], ``tau_r`` [s] (Table 5.1 is authoritative, hasegawa:A32). The
 asymmetry factor is :math:`k = \mu_f/\mu_r`. Windows are in packets (the thesis's byte
 form divided by ``m``), document sizes in packets (1 Kbyte documents of 1 Kbyte
 packets: size in Kbyte = size in packets), times in seconds, throughputs in packets/s.
 
 The fluid model (5.2)-(5.6): per ACK the window grows by ``g`` in slow start (``g = 1``
-for Tahoe, ``1/2`` for Vegas's slow slow start, A5) and by ``1/cwnd`` in congestion
+for Tahoe, ``1/2`` for Vegas's slow slow start, hasegawa:A5) and by ``1/cwnd`` in congestion
 avoidance; ACKs return at :math:`\min(cwnd/rtt, \mu_r)` (the ACK-rate cap of the
 upstream link); the delivered rate is :math:`\rho = \min(cwnd/rtt, \mu_f)`. Each piece
 of the trajectory is integrated in closed form (exponential, linear or square-root
@@ -53,7 +53,7 @@ TABLE_5_1: dict[str, float] = {
 }
 
 #: Table 5.2 (WebStone document mix) as (size in Kbyte, probability); each group's
-#: probability is split equally among its sizes (resolution A39).
+#: probability is split equally among its sizes (resolution hasegawa:A39).
 TABLE_5_2: tuple[tuple[float, float], ...] = tuple(
     (float(size), prob / len(sizes))
     for prob, sizes in (
@@ -203,7 +203,7 @@ def vegas_wmax(
     Case 1' (:math:`k \le B_f`), with the downstream queue :math:`q_l = (\alpha+\beta)/2`:
     ``form="printed"`` (default) gives
     :math:`\mu_f(\tau_f + \frac{\alpha+\beta}{2\mu_f}) + \mu_r(\tau_r + B_r/\mu_r)`;
-    ``form="consistent"`` (A34) gives :math:`\mu_f(\tau_f + \tau_r + B_r/\mu_r) + (\alpha+\beta)/2`,
+    ``form="consistent"`` (hasegawa:A34) gives :math:`\mu_f(\tau_f + \tau_r + B_r/\mu_r) + (\alpha+\beta)/2`,
     i.e. :math:`cwnd = \mu_f\,rtt` with the rtt of (5.9). Case 2' (:math:`k > B_f`): as
     Tahoe's Case 2.
 
@@ -355,7 +355,7 @@ def mean_throughput(tcp: str = "tahoe", **params: Any) -> Any:
     r"""Mean throughput [packets/s] of a greedy transfer (Eq 5.8), vectorised over the link parameters.
 
     Tahoe, and Vegas in Case 2': one cycle runs from cwnd = 1 (slow start, then
-    congestion avoidance from ssth = W_max/2) up to W_max (resolution A33: no recovery
+    congestion avoidance from ssth = W_max/2) up to W_max (resolution hasegawa:A33: no recovery
     time unless ``dead_time`` [s] is given), and :math:`\bar\rho = \frac1T\int_0^T\rho\,dt`.
     Vegas in Case 1' converges without loss: :math:`\bar\rho = \mu_f`.
 
@@ -398,7 +398,7 @@ def http_transfer_delay(
 
     :math:`T_{setup}` is Eq 5.1 with the empty-buffer rtt (5.4); :math:`T_{transfer}` is
     :func:`transfer_time`. Every transfer restarts from cwnd = 1, HTTP/1.1 included
-    (resolution A35; see :func:`http_session_delay` for the persistent-window option).
+    (resolution hasegawa:A35; see :func:`http_session_delay` for the persistent-window option).
 
     >>> round(http_transfer_delay(10, "tahoe") * 1e3, 2)  # 1.5 rtt + 8.39 ms, Table 5.1
     13.26
@@ -415,7 +415,7 @@ def http_session_delay(
 
     HTTP/1.0 pays :math:`\frac32 rtt` per document, HTTP/1.1 :math:`\frac32 rtt` for the
     first and :math:`\frac12 rtt` for the others (Eq 5.1). Each transfer restarts at
-    cwnd = 1 (A35); ``keep_cwnd=True`` (HTTP/1.1 only) lets the persistent connection
+    cwnd = 1 (hasegawa:A35); ``keep_cwnd=True`` (HTTP/1.1 only) lets the persistent connection
     carry on along one trajectory instead.
 
     >>> docs = [100] + [10] * 4  # Fig 5.6: a 100 Kbyte page, then 10 Kbyte documents
@@ -449,9 +449,9 @@ def mean_document_delay(
 ) -> Any:
     r"""Mean delay [s] per document over the Table 5.2 mix (Fig 5.7), vectorised over the link.
 
-    The expectation of Eq 5.11 over the sizes of ``table`` (Kbyte = packets; A39 splits
+    The expectation of Eq 5.11 over the sizes of ``table`` (Kbyte = packets; hasegawa:A39 splits
     each group equally). For HTTP/1.1 the set-up is averaged over a session of
-    ``documents_per_session`` documents (one full handshake, the rest 0.5 rtt; A40).
+    ``documents_per_session`` documents (one full handshake, the rest 0.5 rtt; hasegawa:A40).
 
     >>> t10 = mean_document_delay("tahoe")
     >>> t11 = mean_document_delay("tahoe", http=1.1)

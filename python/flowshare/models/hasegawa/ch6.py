@@ -34,7 +34,7 @@ __all__ = [
 
 
 def proportional_share(bw: ArrayLike, BW: float) -> np.ndarray:  # noqa: N803 - the thesis's name
-    r"""Ideal (proportionally fair) throughputs :math:`BW\,bw_i/\sum_j bw_j` (§6.2), in the unit of ``BW``.
+    r"""Ideal (proportionally fair) throughputs :math:`BW\,bw_i/\sum_j bw_j` (§6.1.3), in the unit of ``BW``.
 
     >>> proportional_share([64, 128, 256], 336)  # the thesis's example [Kbit/s]
     array([ 48.,  96., 192.])
@@ -64,7 +64,7 @@ def red_reno_wmax_iteration(
 ) -> float:
     r"""Iterate the per-cycle window map (Eq 6.4) to its fixed point [packets].
 
-    ``form="corrected"`` (default, A47): :math:`W' = \sqrt{(W/2)^2 + 2N_p}` with
+    ``form="corrected"`` (default, hasegawa:A47): :math:`W' = \sqrt{(W/2)^2 + 2N_p}` with
     :math:`N_p = 1/p` (6.1), whose fixed point is :math:`\sqrt{8/(3p)}` (6.5).
     ``form="printed"``: :math:`W' = \sqrt{W^2 + 2N_p}` grows without bound, so it raises.
 
@@ -87,7 +87,7 @@ def timeout_probability(p: ArrayLike, w_a: ArrayLike, *, exponent: str = "standa
     r"""Probability of two or more losses in a window, which makes Reno time out (Eq 6.10).
 
     :math:`P_{to} = \sum_{i\ge2}\binom{n}{i}p^i(1-p)^{n-i}` with :math:`n` = ``w_a``
-    rounded to the nearest whole packet (A49). ``exponent="printed"`` uses the
+    rounded to the nearest whole packet (hasegawa:A49). ``exponent="printed"`` uses the
     thesis's :math:`(1-p)^{n+1-i}`.
 
     >>> round(timeout_probability(0.02, 8.66), 4), round(timeout_probability(0.02, 8.66, exponent="printed"), 4)
@@ -111,10 +111,10 @@ def phase_throughput(bw: ArrayLike, BW: float, w_a: ArrayLike, *, weighting: str
     bursts start together. Between consecutive burst ends (the phases), the active
     connections are served at :math:`S = \min(\sum_{active} bw, BW)` (6.7), shared in
     proportion to their arrivals (6.8). With a common ``w_a`` this is the thesis's
-    :math:`W_{i,j}` construction; per-connection ``w_a`` generalises it (A50).
+    :math:`W_{i,j}` construction; per-connection ``w_a`` generalises it (hasegawa:A50).
 
     ``weighting="packet"`` (default, Eq 6.9 with the index fixed to the phases the
-    connection takes part in, A48): :math:`\rho_i = \sum_j (W_{i,j}/W_a) R_{i,j}`.
+    connection takes part in, hasegawa:A48): :math:`\rho_i = \sum_j (W_{i,j}/W_a) R_{i,j}`.
     ``weighting="time"``: :math:`\rho_i = W_a / \sum_j (\text{service time of phase } j)`.
     Neither conserves capacity at small ``BW`` (the sum can exceed ``BW``; see
     ``normalise`` in :func:`red_reno_throughput`). The result is in the unit of ``bw``.
@@ -163,7 +163,7 @@ def red_reno_throughput(
     r"""Per-connection Reno throughput behind a RED router [bit/s] (Eqs 6.5-6.12).
 
     Every packet is dropped with probability ``p`` (a scalar, or one per connection for
-    enhanced RED, A50); windows are fixed at :math:`W_{a,i} = \frac34\sqrt{8/(3p_i)}`;
+    enhanced RED, hasegawa:A50); windows are fixed at :math:`W_{a,i} = \frac34\sqrt{8/(3p_i)}`;
     :func:`phase_throughput` gives :math:`\rho_i`; with ``timeout=True`` the time-out
     correction (6.12) gives
 
@@ -171,7 +171,7 @@ def red_reno_throughput(
               RTO_i = 2RTT_i,\quad RTT_i = 2\tau + \frac{\sum_{k\ne i}W_{a,k}}{BW} + \frac{W_{a,i}}{\rho_i}
 
     with rates in packets/s inside (6.11). ``normalise=True`` scales the result down to
-    ``BW`` when it adds up to more (A48; not in the thesis).
+    ``BW`` when it adds up to more (hasegawa:A48; not in the thesis).
 
     >>> rho = red_reno_throughput([64e3, 128e3, 256e3, 512e3], 400e3)
     >>> [round(float(x) / 1e3, 1) for x in rho]  # Kbit/s at BW = 400 Kbit/s; sum 539 > BW
@@ -223,7 +223,7 @@ def enhanced_red_probabilities(
 
     The thesis's iteration: compute :math:`\rho_i` from the current :math:`p_i` with
     :func:`red_reno_throughput` (6.12); stop when every :math:`\rho_i` is within ``tol``
-    of its ideal :math:`BW\,bw_i/\sum bw` (relative, A50); otherwise take the single
+    of its ideal :math:`BW\,bw_i/\sum bw` (relative, hasegawa:A50); otherwise take the single
     connection farthest from its ideal (largest :math:`|\rho_i - ideal_i|`) and multiply
     its :math:`p_i` by ``a`` (= 1.1) if it gets too much or ``b`` (= 0.9) if too little.
     :math:`p_i` stays within ``[p_min, p_max]``. Extra keywords go to
@@ -288,7 +288,7 @@ def vegas_fifo_equilibrium(
     r"""Converged Vegas throughputs, queues and windows behind a FIFO queue (Eqs 6.13-6.21).
 
     Each connection keeps :math:`l_i = c + \rho_i/BW` packets queued (6.18) with
-    :math:`c = (\alpha+\beta)/2` for ``queue="mid"`` (default, A51), ``alpha`` or
+    :math:`c = (\alpha+\beta)/2` for ``queue="mid"`` (default, hasegawa:A51), ``alpha`` or
     ``beta`` for the two ends of the band; the link is shared in proportion to the
     queue (6.13), capped at each access rate (6.20, 6.21: water-filling over the
     saturated set). Solved by fixed-point iteration on :math:`\rho`; then
@@ -344,7 +344,7 @@ def vegas_red_throughput(
     :math:`\bar\rho_{i,1} = \frac{(W_i/2 + 2\tau\rho_i)/2}{2\tau + 1/\rho_i}` (6.22); phases 2
     (up to :math:`W_i`) and 3 (flat at :math:`W_i` until the cycle's :math:`1/p` packets
     are sent) deliver :math:`\rho_i` (6.23). Durations and packet counts are 6.24-6.29,
-    the result the time average 6.30. Resolution A52: phase 1 is empty when
+    the result the time average 6.30. Resolution hasegawa:A52: phase 1 is empty when
     :math:`W_i/2 \ge 2\tau\rho_i`; when the cycle's packets run out before :math:`W_i`
     (negative :math:`A_3`), the cycle is cut where they do.
 

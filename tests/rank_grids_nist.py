@@ -1,9 +1,9 @@
-"""The four rank-matrix grids of seed 003 that survived PDF conversion, and Tables 8-31/8-32.
+"""The four rank-matrix grids of Mills et al. (2010) that survived PDF conversion; Tables 8-31/8-32.
 
 Transcribed from NIST SP 500-282, ch. 8 (Figs 8-52, 8-53, 8-70, 8-71 and Tables 8-31, 8-32).
 Each grid row is a condition (least to most congested), then four 6-digit blocks
 (Movies | Service packs | Documents | Web objects), each in the flow-group order VF-F, VF-N,
-F-F, F-N, T-F, T-N. In both LOW grids the source labels the condition-3 row "33".
+F-F, F-N, T-F, T-N. In both LOW grids the source labels the condition-3 row "33" (resolution nist:A8).
 """
 
 from __future__ import annotations
