@@ -9,9 +9,10 @@
 //!   (Crowcroft and Oechslin 1998); limited slow start applies above that point as for any flow.
 //! - Loss policy (resolution pamultcp:A16): `multcp` (the default: the MulTCP decrease on every
 //!   loss, timeouts included, cwnd = 1 after a timeout), `halve_on_timeout` (ssthresh = FlightSize/2
-//!   after a timeout), or `ns2` (what ns-2's `increase_num_`/`decrease_num_` emulation does:
-//!   halve on the first decrease, on a decrease in slow start, and on the decrease after a
-//!   timeout; the MulTCP decrease otherwise).
+//!   after a timeout), or `ns2` (what ns-2.35's `increase_num_`/`decrease_num_` agent does in
+//!   `TcpAgent::slowdown`: halve on the first decrease, on a decrease in slow start and at a
+//!   timeout itself, the MulTCP decrease otherwise; from the window ⌊cwnd⌋, not FlightSize, with
+//!   ssthresh truncated to whole segments).
 
 use super::{slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal};
 use serde::{Deserialize, Serialize};
@@ -36,7 +37,8 @@ pub enum LossPolicy {
     Multcp,
     /// As `multcp`, but FlightSize/2 after a retransmission timeout.
     HalveOnTimeout,
-    /// ns-2's emulation: halve on the first decrease, in slow start, and after a timeout.
+    /// ns-2's emulation: halve on the first decrease, in slow start and at a timeout; from the
+    /// window, truncated.
     Ns2,
 }
 
@@ -49,14 +51,13 @@ pub struct MulTcp {
     /// Window below which the triple slow start applies.
     switch: f64,
     decreased: bool,
-    last_was_timeout: bool,
 }
 
 impl MulTcp {
     /// MulTCP emulating `n` ≥ 1 flows.
     pub fn new(n: f64, slow_start: MulTcpSlowStart, policy: LossPolicy) -> Self {
         let switch = n.powf(3f64.ln() / 1.5f64.ln());
-        MulTcp { n, slow_start, policy, switch, decreased: false, last_was_timeout: false }
+        MulTcp { n, slow_start, policy, switch, decreased: false }
     }
 
     /// Window (segments) up to which the triple slow start grows ×3 per RTT.
@@ -84,16 +85,24 @@ impl CongestionControl for MulTcp {
 
     fn ssthresh_after(&mut self, st: &CcState, loss: &LossSignal) -> f64 {
         let timeout = loss.kind == LossKind::Timeout;
-        let halve = match self.policy {
-            LossPolicy::Multcp => false,
-            LossPolicy::HalveOnTimeout => timeout,
-            LossPolicy::Ns2 => !self.decreased || st.cwnd < st.ssthresh || self.last_was_timeout,
-        };
+        let first = !self.decreased;
         self.decreased = true;
-        self.last_was_timeout = timeout;
-        let w = loss.flight_size as f64;
-        let factor = if halve { 0.5 } else { 1.0 - 1.0 / (2.0 * self.n) };
-        (w * factor).max(2.0)
+        let decrease = 1.0 - 1.0 / (2.0 * self.n);
+        match self.policy {
+            LossPolicy::Multcp => (loss.flight_size as f64 * decrease).max(2.0),
+            LossPolicy::HalveOnTimeout => {
+                (loss.flight_size as f64 * if timeout { 0.5 } else { decrease }).max(2.0)
+            }
+            LossPolicy::Ns2 => {
+                // `slowdown(CLOSE_SSTHRESH_HALF)`: halfwin if first_decrease_, slow start or
+                // last_cwnd_action_ == TIMEOUT (set just before the timeout's own slowdown),
+                // else decrease_num_ · window(); both truncated, at least 2. ns-2's window
+                // during fast recovery is cwnd_ without the inflation, i.e. about ssthresh.
+                let window = if st.phase == super::Phase::Recovery { st.ssthresh } else { st.cwnd }.floor();
+                let halve = first || st.cwnd < st.ssthresh || timeout;
+                (window * if halve { 0.5 } else { decrease }).floor().max(2.0)
+            }
+        }
     }
 
     fn metrics(&self, out: &mut dyn FnMut(&'static str, f64)) {
@@ -147,16 +156,16 @@ mod tests {
         assert_eq!(m.ssthresh_after(&st, &loss_of(LossKind::Timeout, 100)), 50.0);
         assert_eq!(m.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100)), 87.5);
 
+        // ns-2.35's TcpAgent::slowdown, from the window (101.7 → 101), truncated.
+        let st = CcState::new(101.7, 50.0, 1460);
         let mut ns2 = MulTcp::new(4.0, MulTcpSlowStart::Standard, LossPolicy::Ns2);
-        assert_eq!(ns2.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100)), 50.0, "first decrease halves");
-        assert_eq!(ns2.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100)), 87.5);
-        assert_eq!(ns2.ssthresh_after(&st, &loss_of(LossKind::Timeout, 100)), 87.5);
-        assert_eq!(
-            ns2.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100)),
-            50.0,
-            "the decrease after a timeout halves"
-        );
-        let in_slow_start = CcState::new(40.0, 50.0, 1460);
+        assert_eq!(ns2.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 90)), 50.0, "first decrease halves");
+        assert_eq!(ns2.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 90)), 88.0, "⌊0.875 × 101⌋");
+        assert_eq!(ns2.ssthresh_after(&st, &loss_of(LossKind::Timeout, 90)), 50.0, "a timeout halves itself");
+        assert_eq!(ns2.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 90)), 88.0, "the next cut does not");
+        let in_slow_start = CcState::new(41.0, 50.0, 1460);
         assert_eq!(ns2.ssthresh_after(&in_slow_start, &loss_of(LossKind::DupAcks, 40)), 20.0);
+        let tiny = CcState::new(3.0, 2.0, 1460);
+        assert_eq!(ns2.ssthresh_after(&tiny, &loss_of(LossKind::DupAcks, 3)), 2.0, "at least 2");
     }
 }
