@@ -24,11 +24,13 @@
 //! window-limited. Time and K are real numbers, not Linux's 1/1024 s fixed point, and C = 0.4
 //! exactly (Linux `bic_scale` 41 gives 0.4004). The `ns2` Reno estimate grows at the ideal
 //! 3(1 − β)/(1 + β) = 1/3 segment per RTT where Linux's integer `beta_scale` gives 8/23 ≈ 0.348.
-//! Other 2.6.22 details not reproduced by `ns2`: cnt scaled by a packets-per-ACK estimate that
-//! starts at 2, one increment per cnt + 1 ACKs, and a min RTT taken from timestamps and only
-//! outside the first second of an epoch; here the sender's min RTT is used. ns-3.37's
+//! `ns2` divides cnt by 2.6.22's packets-per-ACK estimate ([`super::bic::AckRatio`], 31/16
+//! with one ACK per segment). Other 2.6.22 details not reproduced by `ns2`: one increment per
+//! cnt + 1 ACKs, and a min RTT taken from timestamps and only outside the first second of an
+//! epoch; here the sender's min RTT is used. ns-3.37's
 //! `TcpCubic` has no Reno-friendly region; `tcp_friendliness = false` gives that.
 
+use super::bic::AckRatio;
 use super::{slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal};
 use crate::units::{Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
@@ -105,12 +107,24 @@ pub struct Cubic {
     lost: bool,
     /// The last reduction was a retransmission timeout.
     after_timeout: bool,
+    /// `ns2`: packets per ACK.
+    ack_ratio: AckRatio,
 }
 
 impl Cubic {
     /// A fresh instance.
     pub fn new(p: CubicParams) -> Self {
-        Cubic { p, w_max: 0.0, cwnd_prior: 0.0, k: 0.0, t_epoch: None, w_est: 0.0, lost: false, after_timeout: false }
+        Cubic {
+            p,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            k: 0.0,
+            t_epoch: None,
+            w_est: 0.0,
+            lost: false,
+            after_timeout: false,
+            ack_ratio: AckRatio::default(),
+        }
     }
 
     /// W_max, segments (0 before the first loss).
@@ -159,6 +173,9 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        if self.p.variant == CubicVariant::Ns2 {
+            self.ack_ratio.on_ack(ack.newly_acked, st.phase);
+        }
         if st.cwnd < st.ssthresh {
             slow_start(st);
             return;
@@ -204,7 +221,7 @@ impl CongestionControl for Cubic {
                         cnt = cnt.min(st.cwnd / (self.w_est - st.cwnd));
                     }
                 }
-                st.cwnd += acked / cnt.max(1.0);
+                st.cwnd += acked / (cnt / self.ack_ratio.ratio()).max(1.0);
             }
         }
     }
@@ -358,12 +375,12 @@ mod tests {
     #[test]
     fn ns2_variant() {
         let mut c = Cubic::new(CubicParams::defaults(CubicVariant::Ns2));
-        // before any loss: +1 per 50 ACKs
+        // before any loss: +1 per 50 ACKs, divided by the packets-per-ACK estimate (31/16)
         let mut st = ca_state(100.0, 100.0, 100);
         for i in 0..50 {
             c.on_ack(&mut st, &ack_at(i * MS));
         }
-        assert!((st.cwnd - 101.0).abs() < 1e-6, "{}", st.cwnd);
+        assert!((st.cwnd - 101.9375).abs() < 1e-6, "{}", st.cwnd);
         // a loss at 100 keeps 819/1024; K = ∛((100 − 79.98)/0.4)
         let cut = c.ssthresh_after(&st, &loss_of(LossKind::DupAcks, 100));
         assert!((cut - 79.98046875).abs() < 1e-9, "{cut}");
@@ -379,7 +396,11 @@ mod tests {
         for _ in 0..80 {
             fast.on_ack(&mut st, &ack_at(20_000 * MS));
         }
-        assert!((st.cwnd - before - 1.6).abs() < 0.05, "one window of ACKs at t = 20 s: +{}", st.cwnd - before);
+        assert!(
+            (st.cwnd - before - 1.6 * 31.0 / 16.0).abs() < 0.1,
+            "one window of ACKs at t = 20 s: +{}",
+            st.cwnd - before
+        );
         // a timeout forgets W_max
         fast.ssthresh_after(&st, &loss_of(LossKind::Timeout, 80));
         assert_eq!(fast.w_max(), 0.0);

@@ -90,9 +90,7 @@ impl CongestionControl for MulTcp {
         let decrease = 1.0 - 1.0 / (2.0 * self.n);
         match self.policy {
             LossPolicy::Multcp => (loss.flight_size as f64 * decrease).max(2.0),
-            LossPolicy::HalveOnTimeout => {
-                (loss.flight_size as f64 * if timeout { 0.5 } else { decrease }).max(2.0)
-            }
+            LossPolicy::HalveOnTimeout => (loss.flight_size as f64 * if timeout { 0.5 } else { decrease }).max(2.0),
             LossPolicy::Ns2 => {
                 // `slowdown(CLOSE_SSTHRESH_HALF)`: halfwin if first_decrease_, slow start or
                 // last_cwnd_action_ == TIMEOUT (set just before the timeout's own slowdown),
