@@ -12,9 +12,9 @@
 //! memory stays bounded by the open connections however many transfers are made.
 //!
 //! `--detail` adds `per_flow` (one object per flow: `acked_pkts`, `cwnd_mean`, `drops`,
-//! `retransmits`, `timeouts`) and `queues` (one object per link direction that carried
-//! packets: `link`, `from`, `to`, `drops`, `early_drops`, `mean_len_pkts`, `utilization`, and
-//! `red_avg_pkts` on RED queues), for the
+//! `link_losses`, `retransmits`, `timeouts`) and `queues` (one object per link direction that
+//! carried packets: `link`, `from`, `to`, `drops`, `early_drops`, `link_losses`,
+//! `mean_len_pkts`, `utilization`, and `red_avg_pkts` on RED queues), for the
 //! cross-checks of `docs/validation.md`.
 
 use flowshare_core::results::{Column, Table};
@@ -163,12 +163,14 @@ fn texts(t: &Table, name: &str) -> Vec<String> {
 fn per_flow(flows: &Table, acked: &[i64]) -> serde_json::Value {
     let (cwnd, drops, rtx, rto) =
         (flows.f64("cwnd_mean"), flows.i64("drops"), flows.i64("retransmits"), flows.i64("timeouts"));
+    let lost = flows.i64("link_losses");
     (0..flows.rows())
         .map(|i| {
             serde_json::json!({
                 "acked_pkts": acked[i],
                 "cwnd_mean": cwnd[i],
                 "drops": drops[i],
+                "link_losses": lost[i],
                 "retransmits": rtx[i],
                 "timeouts": rto[i],
             })
@@ -181,7 +183,7 @@ fn queues(q: &Table) -> serde_json::Value {
     let (link, from, to) = (texts(q, "link"), texts(q, "from"), texts(q, "to"));
     let (arrivals, drops) = (q.i64("arrivals"), q.i64("drops"));
     let (len, util) = (q.f64("mean_len_pkts"), q.f64("utilization"));
-    let early = q.i64("early_drops");
+    let (early, lost) = (q.i64("early_drops"), q.i64("link_losses"));
     let red_avg = q.get("red_avg_pkts").map(|_| q.f64("red_avg_pkts"));
     (0..q.rows())
         .filter(|&i| arrivals[i] > 0)
@@ -192,6 +194,7 @@ fn queues(q: &Table) -> serde_json::Value {
                 "to": to[i],
                 "drops": drops[i],
                 "early_drops": early[i],
+                "link_losses": lost[i],
                 "mean_len_pkts": len[i],
                 "utilization": util[i],
             });
