@@ -98,9 +98,10 @@ COMMON_TCP = {"mss": '"1460B"', "ack_size": '"40B"', "initial_window": "2", "rwn
 # limited transmit (singledup_ 1, flowshare's default, written out).
 NATIVE_TCP = {"header": '"40B"', "timer_tick": '"10ms"', "rto_max": '"60s"', "limited_transmit": "true"}
 # ns-2.35's TCP-Linux: SACK scoreboard with rate halving, a 1 ms clock once select_ca runs,
-# timestamps (10 more bytes of header), maxrto_ 120 s.
+# timestamps (10 more bytes of header), maxrto_ 120 s, and the retransmission timer restarted on
+# every ACK (`renew_timer` in `time_processing`).
 LINUX_TCP = {"recovery": '"sack"', "sack_recovery": '"rate_halving"', "header": '"50B"',
-             "timer_tick": '"1ms"', "rto_max": '"120s"'}
+             "timer_tick": '"1ms"', "rto_max": '"120s"', "rto_restart": '"every_ack"'}
 
 # The flowshare mirror of ns-2's native Agent/TCP/Vegas. One entry, so that it can be switched
 # to `{ algo = "vegas", variant = "ns2" }` once flowshare has that variant.

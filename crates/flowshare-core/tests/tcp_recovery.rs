@@ -297,3 +297,17 @@ fn the_less_careful_variant_fast_retransmits_at_recover() {
     }
     assert_eq!(s.stats.fast_retransmits, 1, "RFC 6582's less careful variant, as in Hasegawa's thesis");
 }
+
+#[test]
+fn every_ack_restarts_the_timer_only_with_rto_restart_every_ack() {
+    for (restart, moves) in [("new_data", false), ("every_ack", true)] {
+        let c = cfg("sack", &format!(r#", initial_window = 4, rto_restart = "{restart}""#));
+        let mut cc = CcHost::new();
+        let mut s = sender(c);
+        let mut out = Vec::new();
+        s.start(0, &mut cc, &mut out);
+        let armed = s.rto_deadline.unwrap();
+        s.on_ack(50_000_000, &sack_ack(0, &[(1, 2)]), &mut cc, &mut out);
+        assert_eq!(s.rto_deadline.unwrap() > armed, moves, "{restart}: a duplicate ACK restarts the timer");
+    }
+}

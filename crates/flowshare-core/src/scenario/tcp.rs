@@ -1,7 +1,7 @@
 //! TCP options as written in a scenario: their defaults and their check into a [`TcpConfig`].
 
 use crate::cc::CcConfig;
-use crate::tcp::{MisRx, MisRxReference, RecoverRule, Recovery, SackRecovery, TcpConfig};
+use crate::tcp::{MisRx, MisRxReference, RecoverRule, Recovery, RtoRestart, SackRecovery, TcpConfig};
 use crate::units::{Bytes, Dur};
 use crate::ConfigError;
 use serde::{Deserialize, Serialize};
@@ -100,6 +100,9 @@ pub struct TcpCfg {
     /// `careful` (RFC 6582 §4, ns-2's `bug_fix_`) or `less_careful`.
     #[serde(default)]
     pub recover: RecoverRule,
+    /// `new_data` (RFC 6298) or `every_ack` (ns-2.35's TCP-Linux).
+    #[serde(default)]
+    pub rto_restart: RtoRestart,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -252,6 +255,7 @@ impl TcpCfg {
             limited_transmit: self.limited_transmit,
             sack_recovery: self.sack_recovery,
             recover: self.recover,
+            rto_restart: self.rto_restart,
             min_cwnd_half: self.sack_recovery == SackRecovery::RateHalving && self.cc.halves_to_min_cwnd(),
         })
     }

@@ -64,6 +64,19 @@ impl RecoverRule {
     }
 }
 
+/// When the retransmission timer restarts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRestart {
+    /// On an ACK of new data (RFC 6298 §5.3).
+    #[default]
+    NewData,
+    /// On every ACK, duplicate ACKs included, while data is outstanding: ns-2.35's TCP-Linux
+    /// agent (`renew_timer` in `time_processing`), where a small window waiting for the SACK
+    /// marking to find its loss is not cut short by the timer.
+    EveryAck,
+}
+
 /// How a SACK sender counts what is in flight and reduces its window in recovery
 /// (`recovery = "sack"` only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -176,6 +189,8 @@ pub struct TcpConfig {
     pub sack_recovery: SackRecovery,
     /// When a new fast retransmit may follow a loss episode.
     pub recover: RecoverRule,
+    /// When the retransmission timer restarts.
+    pub rto_restart: RtoRestart,
     /// With [`SackRecovery::RateHalving`]: recovery starts from ssthresh / 2 (the algorithm's
     /// `min_cwnd` in Linux 2.6.22) instead of ssthresh.
     pub min_cwnd_half: bool,

@@ -15,7 +15,7 @@
 //! scoreboard and reported back per tag on delivery and loss; with `pacing` segments leave no
 //! faster than the controller's pacing, released by the sender's pacing timer.
 
-use super::{MisRxReference, RecoverRule, Recovery, SackRecovery, TcpConfig};
+use super::{MisRxReference, RecoverRule, Recovery, RtoRestart, SackRecovery, TcpConfig};
 use crate::cc::host::GroupId;
 use crate::cc::{
     AckSample, Caps, CcHost, CcState, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase, RttEstimator,
@@ -825,6 +825,9 @@ impl Sender {
                 self.report_delivered(cc);
             }
             if ack == self.snd_una && self.snd_una < self.snd_max {
+                if self.cfg.rto_restart == RtoRestart::EveryAck && self.member != NOT_A_MEMBER {
+                    self.arm_timer(now, cc);
+                }
                 self.on_dup_ack(now, cc, out);
             }
         }

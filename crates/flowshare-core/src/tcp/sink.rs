@@ -259,6 +259,7 @@ mod tests {
             sack_recovery: crate::tcp::SackRecovery::Rfc6675,
             min_cwnd_half: false,
             recover: crate::tcp::RecoverRule::Careful,
+            rto_restart: crate::tcp::RtoRestart::NewData,
         }
     }
 
