@@ -95,8 +95,10 @@ DEFAULT_SECONDS = {10: 60, 100: 60, 1000: 20}
 COMMON_TCP = {"mss": '"1460B"', "ack_size": '"40B"', "initial_window": "2", "rwnd": "100000",
               "delayed_ack": "false", "rto_initial": '"3s"', "rto_min": '"200ms"'}
 # ns-2's native agents: 1460 + 40 bytes on the wire, a 10 ms clock (tcpTick_), maxrto_ 60 s,
-# limited transmit (singledup_ 1, flowshare's default, written out).
-NATIVE_TCP = {"header": '"40B"', "timer_tick": '"10ms"', "rto_max": '"60s"', "limited_transmit": "true"}
+# limited transmit (singledup_ 1, flowshare's default, written out), cuts from the window in
+# whole segments (TcpAgent::slowdown).
+NATIVE_TCP = {"header": '"40B"', "timer_tick": '"10ms"', "rto_max": '"60s"', "limited_transmit": "true",
+              "decrease": '"window"'}
 # ns-2.35's TCP-Linux: SACK scoreboard with rate halving, a 1 ms clock once select_ca runs,
 # timestamps (10 more bytes of header), maxrto_ 120 s, and the retransmission timer restarted on
 # every ACK (`renew_timer` in `time_processing`).

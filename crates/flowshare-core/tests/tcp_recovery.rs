@@ -311,3 +311,23 @@ fn every_ack_restarts_the_timer_only_with_rto_restart_every_ack() {
         assert_eq!(s.rto_deadline.unwrap() > armed, moves, "{restart}: a duplicate ACK restarts the timer");
     }
 }
+
+#[test]
+fn the_window_decrease_takes_whole_segments_from_the_window_as_ns2_does() {
+    for (decrease, ssthresh) in [("flight", 4.5), ("window", 4.0)] {
+        let c = cfg("newreno", &format!(r#", initial_window = 9, decrease = "{decrease}""#));
+        let mut cc = CcHost::new();
+        let mut s = sender(c);
+        let mut out = Vec::new();
+        s.start(0, &mut cc, &mut out);
+        // Segment 0 is lost; limited transmit sends two more on the first two duplicate ACKs,
+        // which the FlightSize rule leaves out: both cut from 9 segments.
+        for t in 1..=3 {
+            s.on_ack(t * 1_000, &ack(0), &mut cc, &mut out);
+        }
+        let m = s.member().unwrap();
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(cc.state(m).ssthresh, ssthresh, "decrease = {decrease}");
+        assert_eq!(cc.state(m).cwnd, ssthresh + 3.0);
+    }
+}

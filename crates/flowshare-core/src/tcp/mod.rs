@@ -64,6 +64,18 @@ impl RecoverRule {
     }
 }
 
+/// What a window reduction is taken from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Decrease {
+    /// FlightSize, at most the window in force (RFC 5681 §3.2 eq. 4).
+    #[default]
+    Flight,
+    /// The window ⌊min(cwnd, rwnd)⌋ (ssthresh in fast recovery), with ssthresh truncated to
+    /// whole segments: ns-2.35's `TcpAgent::slowdown` (`precision_reduce_` off).
+    Window,
+}
+
 /// When the retransmission timer restarts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -191,6 +203,8 @@ pub struct TcpConfig {
     pub recover: RecoverRule,
     /// When the retransmission timer restarts.
     pub rto_restart: RtoRestart,
+    /// What a window reduction is taken from.
+    pub decrease: Decrease,
     /// With [`SackRecovery::RateHalving`]: recovery starts from ssthresh / 2 (the algorithm's
     /// `min_cwnd` in Linux 2.6.22) instead of ssthresh.
     pub min_cwnd_half: bool,

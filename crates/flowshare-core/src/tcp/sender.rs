@@ -15,7 +15,7 @@
 //! scoreboard and reported back per tag on delivery and loss; with `pacing` segments leave no
 //! faster than the controller's pacing, released by the sender's pacing timer.
 
-use super::{MisRxReference, RecoverRule, Recovery, RtoRestart, SackRecovery, TcpConfig};
+use super::{Decrease, MisRxReference, RecoverRule, Recovery, RtoRestart, SackRecovery, TcpConfig};
 use crate::cc::host::GroupId;
 use crate::cc::{
     AckSample, Caps, CcHost, CcState, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase, RttEstimator,
@@ -344,7 +344,20 @@ impl Sender {
     /// 7/8) turns into a ratchet. ns-2 and Linux decrease from the window, not from snd_max.
     fn flight_for_decrease(&self, st: &CcState) -> u64 {
         let window = if st.phase == Phase::Recovery { st.ssthresh } else { st.cwnd };
-        self.in_flight().saturating_sub(self.limited_sent).min(window.ceil() as u64)
+        match self.cfg.decrease {
+            Decrease::Flight => self.in_flight().saturating_sub(self.limited_sent).min(window.ceil() as u64),
+            Decrease::Window => (window as u64).min(self.cfg.rwnd),
+        }
+    }
+
+    /// Ask the controller for the ssthresh after a congestion signal of `kind`, taken from
+    /// [`Sender::flight_for_decrease`] (whole segments with [`Decrease::Window`]).
+    fn ssthresh_after(&self, kind: LossKind, now: Time, flight: u64, cc: &mut CcHost) -> f64 {
+        let ss = cc.on_loss(self.m(), &LossSignal { kind, now, flight_size: flight });
+        match self.cfg.decrease {
+            Decrease::Flight => ss,
+            Decrease::Window => ss.floor().max(2.0),
+        }
     }
 
     fn payload(&self, seq: u64) -> u32 {
@@ -1054,7 +1067,7 @@ impl Sender {
         // After an ECN reduction in this window the loss is repaired without a second cut.
         if self.ecn_recover.is_none_or(|r| self.snd_una >= r) {
             let flight = self.flight_for_decrease(cc.state(m));
-            let ss = cc.on_loss(m, &LossSignal { kind: LossKind::DupAcks, now, flight_size: flight });
+            let ss = self.ssthresh_after(LossKind::DupAcks, now, flight, cc);
             cc.state_mut(m).ssthresh = ss;
         }
         self.recover = Some(self.snd_max);
@@ -1152,7 +1165,7 @@ impl Sender {
     fn reduce_for_ecn(&mut self, now: Time, cc: &mut CcHost) {
         let m = self.m();
         let flight = self.flight_for_decrease(cc.state(m));
-        let ss = cc.on_loss(m, &LossSignal { kind: LossKind::Ecn, now, flight_size: flight });
+        let ss = self.ssthresh_after(LossKind::Ecn, now, flight, cc);
         let st = cc.state_mut(m);
         st.ssthresh = ss;
         st.cwnd = st.ssthresh.max(1.0);
@@ -1208,7 +1221,7 @@ impl Sender {
             let window = if st.phase == Phase::Recovery { st.ssthresh } else { st.cwnd };
             self.misrx_check = rtt.map(|rtt| TimeoutRecord { at: now, cwnd: window, snd_nxt: self.snd_nxt, rtt });
         }
-        let ss = cc.on_loss(m, &LossSignal { kind: LossKind::Timeout, now, flight_size: flight });
+        let ss = self.ssthresh_after(LossKind::Timeout, now, flight, cc);
         let st = cc.state_mut(m);
         st.ssthresh = ss;
         st.cwnd = 1.0;

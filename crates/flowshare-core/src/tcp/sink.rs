@@ -260,6 +260,7 @@ mod tests {
             min_cwnd_half: false,
             recover: crate::tcp::RecoverRule::Careful,
             rto_restart: crate::tcp::RtoRestart::NewData,
+            decrease: crate::tcp::Decrease::Flight,
         }
     }
 
