@@ -212,3 +212,25 @@ fn send_jitter_rtt_excludes_the_wait_before_sending() {
     let held = f.i64("in_network_end")[0];
     assert!(held > 100, "{held} segments held or in flight at the end");
 }
+
+#[test]
+fn acks_that_still_echo_congestion_do_not_grow_the_window() {
+    let mut cfg = tcp(true);
+    cfg.initial_window = 10.0;
+    cfg.initial_ssthresh = 5.0; // congestion avoidance
+    let grow = |echo: u8| {
+        let mut cc = CcHost::new();
+        let mut s = reno_sender(cfg);
+        let mut out = Vec::new();
+        s.start(0, &mut cc, &mut out);
+        let m = s.member().unwrap();
+        s.on_ack(1_000, &ack(1, ecn::ECE), &mut cc, &mut out); // the one reduction
+        let after_cut = cc.state(m).cwnd;
+        for a in 2..=10 {
+            s.on_ack(1_000 + a, &ack(a, echo), &mut cc, &mut out);
+        }
+        cc.state(m).cwnd - after_cut
+    };
+    assert_eq!(grow(ecn::ECE), 0.0, "echoing ACKs leave cwnd alone");
+    assert!(grow(0) > 1.0, "plain ACKs grow it (Reno: +1/cwnd each)");
+}

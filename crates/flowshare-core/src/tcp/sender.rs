@@ -975,11 +975,14 @@ impl Sender {
                 }
                 let st = cc.state_mut(m);
                 st.in_flight = self.in_flight();
-                if p.ecn & ecn::ECE != 0 && st.phase == Phase::Open && self.ecn_may_reduce(ack) {
+                let echo = p.ecn & ecn::ECE != 0;
+                if echo && st.phase == Phase::Open && self.ecn_may_reduce(ack) {
                     self.reduce_for_ecn(now, cc);
                     cc.on_ack(m, &sample(true));
                 } else {
-                    cc.on_ack(m, &sample(false));
+                    // An ACK that still echoes congestion does not grow the window (ns-2 with
+                    // `old_ecn_` 0; Linux in congestion avoidance).
+                    cc.on_ack(m, &sample(echo));
                 }
             }
         }
