@@ -64,6 +64,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+
+from crosscheck_algorithms import find_sim  # noqa: E402  (the sibling script; same repository root)
+
 ROOT = Path(__file__).resolve().parents[2]
 NS2_SCRIPT = ROOT / "bench" / "peers" / "ns2_tcp_matrix.tcl"
 BUILD = ROOT / "bench" / "peers" / "build" / "crosscheck"
@@ -506,17 +509,6 @@ def write_docs(text: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-
-
-def find_sim(override: str | None) -> Path:
-    candidates = [override] if override else []
-    if os.environ.get("CARGO_TARGET_DIR"):
-        candidates.append(str(Path(os.environ["CARGO_TARGET_DIR"]) / "release" / "flowshare-sim"))
-    candidates.append(str(ROOT / "target" / "release" / "flowshare-sim"))
-    for c in candidates:
-        if c and Path(c).is_file():
-            return Path(c)
-    sys.exit("flowshare-sim not found: build it (cargo build --release -p flowshare-bench) or pass --sim")
 
 
 def parse_seconds(spec: str | None) -> dict[float, float]:

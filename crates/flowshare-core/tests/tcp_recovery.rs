@@ -29,6 +29,15 @@ fn sender(cfg: TcpConfig) -> Sender {
     Sender::new(0, cfg, None, cfg.mss, Controller::Solo(CcConfig::Reno.build_solo()))
 }
 
+/// A sender of `cfg` that has started (sent its first window, kept in the returned `out`).
+fn started(cfg: TcpConfig) -> (Sender, CcHost, Vec<Packet>) {
+    let mut cc = CcHost::new();
+    let mut s = sender(cfg);
+    let mut out = Vec::new();
+    s.start(0, &mut cc, &mut out);
+    (s, cc, out)
+}
+
 fn ack(seq: u64) -> Packet {
     Packet::new(0, Kind::Ack, seq, 40, 0)
 }
@@ -42,10 +51,7 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicate_ack
     for recovery in ["reno", "newreno", "sack"] {
         let c = cfg(recovery, "");
         assert!(c.limited_transmit, "on by default, as in ns-2 and Linux");
-        let mut cc = CcHost::new();
-        let mut s = sender(c);
-        let mut out = Vec::new();
-        s.start(0, &mut cc, &mut out);
+        let (mut s, mut cc, mut out) = started(c);
         assert_eq!(new_segments(&out), [0, 1, 2]);
         // Segment 0 is lost: 1 and 2 arrive and are acknowledged with duplicate ACKs.
         out.clear();
@@ -67,10 +73,7 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicate_ack
 #[test]
 fn without_limited_transmit_a_window_of_three_waits_for_the_timer() {
     let c = cfg("newreno", ", limited_transmit = false");
-    let mut cc = CcHost::new();
-    let mut s = sender(c);
-    let mut out = Vec::new();
-    s.start(0, &mut cc, &mut out);
+    let (mut s, mut cc, mut out) = started(c);
     out.clear();
     s.on_ack(1_000, &ack(0), &mut cc, &mut out);
     s.on_ack(2_000, &ack(0), &mut cc, &mut out);
@@ -84,10 +87,7 @@ fn without_limited_transmit_a_window_of_three_waits_for_the_timer() {
 #[test]
 fn limited_transmit_stays_within_the_receiver_window() {
     let c = cfg("newreno", ", rwnd = 3, limited_transmit = true");
-    let mut cc = CcHost::new();
-    let mut s = sender(c);
-    let mut out = Vec::new();
-    s.start(0, &mut cc, &mut out);
+    let (mut s, mut cc, mut out) = started(c);
     out.clear();
     s.on_ack(1_000, &ack(0), &mut cc, &mut out);
     assert!(out.is_empty(), "the receiver window is full");
@@ -98,10 +98,7 @@ fn duplicate_acks_at_recover_after_a_timeout_start_no_fast_retransmit() {
     for recovery in [Recovery::Reno, Recovery::Newreno, Recovery::Sack] {
         let mut c = cfg(recovery.as_str(), ", initial_window = 10");
         c.initial_window = 10.0;
-        let mut cc = CcHost::new();
-        let mut s = sender(c);
-        let mut out = Vec::new();
-        s.start(0, &mut cc, &mut out);
+        let (mut s, mut cc, mut out) = started(c);
         assert_eq!(s.snd_max, 10);
         // Segment 0 is lost and the timer expires: recover = 10, go-back-N from 0.
         let deadline = s.rto_deadline.unwrap();
@@ -141,10 +138,7 @@ fn sack_ack(seq: u64, blocks: &[(u64, u64)]) -> Packet {
 #[test]
 fn linux_accounting_sends_on_every_sacking_duplicate_ack_and_marks_a_loss_four_above() {
     let c = cfg("sack", r#", initial_window = 4, sack_recovery = "rate_halving""#);
-    let mut cc = CcHost::new();
-    let mut s = sender(c);
-    let mut out = Vec::new();
-    s.start(0, &mut cc, &mut out);
+    let (mut s, mut cc, mut out) = started(c);
     assert_eq!(new_segments(&out), [0, 1, 2, 3]);
     // Segment 0 is lost; each later arrival is SACKed, leaves the pipe, and a new segment
     // takes its place: three duplicate ACKs do not start recovery yet (ns-2's TCP-Linux marks
@@ -164,10 +158,7 @@ fn linux_accounting_sends_on_every_sacking_duplicate_ack_and_marks_a_loss_four_a
 #[test]
 fn rate_halving_lets_the_pipe_fall_by_one_segment_per_two_acks() {
     let c = cfg("sack", r#", initial_window = 20, initial_ssthresh = 1000, sack_recovery = "rate_halving""#);
-    let mut cc = CcHost::new();
-    let mut s = sender(c);
-    let mut out = Vec::new();
-    s.start(0, &mut cc, &mut out);
+    let (mut s, mut cc, mut out) = started(c);
     assert_eq!(s.snd_max, 20);
     // Segment 0 is lost; 1..=k arrive. Reno halves from the window (ssthresh 10) and, as in
     // Linux 2.6.22's reno module, recovery starts from min_cwnd = ssthresh / 2 = 5.
@@ -194,10 +185,7 @@ fn rate_halving_lets_the_pipe_fall_by_one_segment_per_two_acks() {
 #[test]
 fn prr_sends_in_proportion_to_deliveries() {
     let c = cfg("sack", r#", initial_window = 20, initial_ssthresh = 1000, sack_recovery = "prr""#);
-    let mut cc = CcHost::new();
-    let mut s = sender(c);
-    let mut out = Vec::new();
-    s.start(0, &mut cc, &mut out);
+    let (mut s, mut cc, mut out) = started(c);
     let mut t = 1_000;
     let mut total = 0;
     for end in 2..=20 {
@@ -284,10 +272,7 @@ up = true
 fn the_less_careful_variant_fast_retransmits_at_recover() {
     let mut c = cfg("newreno", r#", initial_window = 10, recover = "less_careful""#);
     c.initial_window = 10.0;
-    let mut cc = CcHost::new();
-    let mut s = sender(c);
-    let mut out = Vec::new();
-    s.start(0, &mut cc, &mut out);
+    let (mut s, mut cc, mut out) = started(c);
     let deadline = s.rto_deadline.unwrap();
     s.on_wake(deadline, &mut cc, &mut out);
     let t = deadline + 50_000_000;
@@ -302,10 +287,7 @@ fn the_less_careful_variant_fast_retransmits_at_recover() {
 fn every_ack_restarts_the_timer_only_with_rto_restart_every_ack() {
     for (restart, moves) in [("new_data", false), ("every_ack", true)] {
         let c = cfg("sack", &format!(r#", initial_window = 4, rto_restart = "{restart}""#));
-        let mut cc = CcHost::new();
-        let mut s = sender(c);
-        let mut out = Vec::new();
-        s.start(0, &mut cc, &mut out);
+        let (mut s, mut cc, mut out) = started(c);
         let armed = s.rto_deadline.unwrap();
         s.on_ack(50_000_000, &sack_ack(0, &[(1, 2)]), &mut cc, &mut out);
         assert_eq!(s.rto_deadline.unwrap() > armed, moves, "{restart}: a duplicate ACK restarts the timer");
@@ -316,10 +298,7 @@ fn every_ack_restarts_the_timer_only_with_rto_restart_every_ack() {
 fn the_window_decrease_takes_whole_segments_from_the_window_as_ns2_does() {
     for (decrease, ssthresh) in [("flight", 4.5), ("window", 4.0)] {
         let c = cfg("newreno", &format!(r#", initial_window = 9, decrease = "{decrease}""#));
-        let mut cc = CcHost::new();
-        let mut s = sender(c);
-        let mut out = Vec::new();
-        s.start(0, &mut cc, &mut out);
+        let (mut s, mut cc, mut out) = started(c);
         // Segment 0 is lost; limited transmit sends two more on the first two duplicate ACKs,
         // which the FlightSize rule leaves out: both cut from 9 segments.
         for t in 1..=3 {

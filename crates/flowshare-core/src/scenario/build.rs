@@ -7,7 +7,7 @@ use super::tcp::TcpCfg;
 use super::topology::{add_lan_cfg, add_link_cfg, link_dirs, LinkCfg, LinkOverride, TopologyKind};
 use super::{FlowGroup, Scenario};
 use crate::engine::{stream, uniform_delay};
-use crate::net::{Network, NodeId, RouteTable, Router};
+use crate::net::{Network, NodeId, RouteId, RouteTable, Router};
 use crate::traffic::Transport;
 use crate::units::Bytes;
 use crate::ConfigError;
@@ -287,14 +287,7 @@ impl Scenario {
                     }
                     None => (ingress, egress),
                 };
-                let mut route = |a: NodeId, b: NodeId| {
-                    routes.get_or_add(&mut router, &net, a, b).ok_or_else(|| {
-                        ConfigError::new(
-                            path.clone(),
-                            format!("no route from \"{}\" to \"{}\"", net.nodes[a as usize], net.nodes[b as usize]),
-                        )
-                    })
-                };
+                let mut route = |a: NodeId, b: NodeId| route_between(&mut routes, &mut router, &net, &path, a, b);
                 let group_routes = [route(src, dst)?, route(dst, src)?];
                 arrivals.push(ArrivalSpec {
                     name: group.name.clone(),
@@ -329,14 +322,7 @@ impl Scenario {
                     )?,
                     None => (ingress, egress),
                 };
-                let mut route = |a: NodeId, b: NodeId| {
-                    routes.get_or_add(&mut router, &net, a, b).ok_or_else(|| {
-                        ConfigError::new(
-                            path.clone(),
-                            format!("no route from \"{}\" to \"{}\"", net.nodes[a as usize], net.nodes[b as usize]),
-                        )
-                    })
-                };
+                let mut route = |a: NodeId, b: NodeId| route_between(&mut routes, &mut router, &net, &path, a, b);
                 let (data_route, ack_route) = (route(src, dst)?, route(dst, src)?);
                 let key = format!("flow/{}/{}", group.name, same_name + k);
                 let jitter = match group.start_jitter.0 {
@@ -413,4 +399,22 @@ impl Scenario {
         add_link_cfg(net, &self.simulation, d_link, (egress, d), &d_cfg, &format!("{path}.dst_access"))?;
         Ok((s, d))
     }
+}
+
+/// The route from `a` to `b`, shared with earlier connections between the same nodes; an error
+/// naming flow group `path` if there is none.
+fn route_between(
+    routes: &mut RouteTable,
+    router: &mut Router,
+    net: &Network,
+    path: &str,
+    a: NodeId,
+    b: NodeId,
+) -> Result<RouteId, ConfigError> {
+    routes.get_or_add(router, net, a, b).ok_or_else(|| {
+        ConfigError::new(
+            path.to_string(),
+            format!("no route from \"{}\" to \"{}\"", net.nodes[a as usize], net.nodes[b as usize]),
+        )
+    })
 }

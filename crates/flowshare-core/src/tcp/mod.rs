@@ -54,16 +54,6 @@ pub enum RecoverRule {
     LessCareful,
 }
 
-impl RecoverRule {
-    /// The name used in scenarios.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RecoverRule::Careful => "careful",
-            RecoverRule::LessCareful => "less_careful",
-        }
-    }
-}
-
 /// What a window reduction is taken from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
