@@ -108,9 +108,8 @@ NATIVE_TCP = {"header": '"40B"', "timer_tick": '"10ms"', "rto_max": '"60s"', "li
 LINUX_TCP = {"recovery": '"sack"', "sack_recovery": '"rate_halving"', "header": '"50B"',
              "timer_tick": '"1ms"', "rto_max": '"120s"', "rto_restart": '"every_ack"'}
 
-# The flowshare mirror of ns-2's native Agent/TCP/Vegas. One entry, so that it can be switched
-# to `{ algo = "vegas", variant = "ns2" }` once flowshare has that variant.
-NATIVE_VEGAS_CC = '{ algo = "vegas", alpha = 1, beta = 3, gamma = 1, slow_start = "brakmo", diff = "paper" }'
+# The flowshare mirror of ns-2's native Agent/TCP/Vegas: the agent itself (docs/algorithms.md).
+NATIVE_VEGAS_CC = '{ algo = "vegas", variant = "ns2" }'
 
 
 @dataclass(frozen=True)
@@ -552,6 +551,8 @@ def main() -> int:
     ap.add_argument("--no-cache", action="store_true", help="rerun runs that are cached")
     ap.add_argument("--sim", help="path of flowshare-sim (default: $CARGO_TARGET_DIR or target/release)")
     ap.add_argument("--ns", default="ns", help="ns-2 binary (default: ns on PATH)")
+    ap.add_argument("--sims", choices=("both", "ns2", "flowshare"), default="both",
+                    help="run only one simulator's runs into the cache, no table (default: both, and the table)")
     args = ap.parse_args()
     secs = parse_seconds(args.seconds)
     agents, nets = select(args.only)
@@ -565,11 +566,11 @@ def main() -> int:
         return 0
     if not pairs:
         sys.exit("nothing selected")
-    ns_bin = shutil.which(args.ns)
-    if ns_bin is None:
+    ns_bin = shutil.which(args.ns) or args.ns
+    if args.sims != "flowshare" and shutil.which(args.ns) is None:
         sys.exit(f"{args.ns} (ns-2.35) is not on PATH")
-    sim = find_sim(args.sim)
-    sim_digest = _digest(sim.read_bytes())
+    sim = find_sim(args.sim) if args.sims != "ns2" else None
+    sim_digest = _digest(sim.read_bytes()) if sim else ""
     tcl_digest = _digest(NS2_SCRIPT.read_bytes())
     SCENARIOS.mkdir(parents=True, exist_ok=True)
     RUNS_DIR.mkdir(parents=True, exist_ok=True)
@@ -590,6 +591,8 @@ def main() -> int:
     results: dict[tuple[str, str, str, int], dict] = {}
     rejected: dict[tuple[str, str], str] = {}
     todo = []
+    if args.sims != "both":
+        jobs = [j for j in jobs if j.sim == args.sims]
     for j in jobs:
         if j.cache.is_file() and not args.no_cache:
             results[(j.sim, j.net.key, j.agent.key, j.seed)] = json.loads(j.cache.read_text())
@@ -610,6 +613,8 @@ def main() -> int:
             print(f"[{k}/{len(todo)} {time.monotonic() - t0:.0f}s] {j.sim} {j.net.key} {j.agent.key} seed {j.seed}: "
                   f"{res['wall_s']:.1f}s", file=sys.stderr)
 
+    if args.sims != "both":
+        return 0
     rows, skipped = [], []
     for net, agent in pairs:
         if (net.key, agent.key) in rejected:

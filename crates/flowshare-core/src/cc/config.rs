@@ -12,7 +12,7 @@ use super::highspeed::{HighSpeed, HighSpeedVariant};
 use super::htcp::{Htcp, HtcpParams, HtcpVariant};
 use super::multcp::{LossPolicy, MulTcp, MulTcpSlowStart};
 use super::scalable::{Scalable, ScalableVariant};
-use super::vegas::{RefreshTo, Vegas, VegasDiff, VegasRule, VegasSlowStart};
+use super::vegas::{Ns2Vegas, Ns2VegasParams, RefreshTo, Vegas, VegasDiff, VegasRule, VegasSlowStart, VegasVariant};
 use super::{Aimd, CongestionControl, GroupControl, Solo};
 
 /// How [`CcConfig`] packages the algorithm it builds.
@@ -101,6 +101,10 @@ pub enum CcConfig {
         /// hasegawa:A36).
         refresh_to: RefreshTo,
     },
+    /// ns-2.35's `Agent/TCP/Vegas` (`algo = "vegas", variant = "ns2"`): its own loss
+    /// recovery, fine-grained timeout and per-round rule, run by the sender.
+    #[serde(rename = "vegas")]
+    VegasNs2(Ns2VegasParams),
     /// Enhanced Vegas (Hasegawa 2000, Eq 2.26): Vegas with α = β = δ and no dead zone.
     VegasEnhanced {
         /// Target number of queued segments (default 3).
@@ -159,20 +163,16 @@ fn one() -> f64 {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct VegasParams {
-    #[serde(default = "vegas_alpha")]
-    alpha: f64,
-    #[serde(default = "vegas_beta")]
-    beta: f64,
-    #[serde(default = "vegas_gamma")]
-    gamma: f64,
     #[serde(default)]
-    slow_start: VegasSlowStart,
-    #[serde(default)]
-    diff: VegasDiff,
+    variant: VegasVariant,
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    gamma: Option<f64>,
+    slow_start: Option<VegasSlowStart>,
+    diff: Option<VegasDiff>,
     #[serde(default)]
     base_rtt_refresh: Option<Dur>,
-    #[serde(default)]
-    refresh_to: RefreshTo,
+    refresh_to: Option<RefreshTo>,
 }
 
 #[derive(Deserialize)]
@@ -475,21 +475,44 @@ impl CcConfig {
             }
             "vegas" => {
                 let p: VegasParams = params(&algo, table)?;
-                if !(p.alpha.is_finite() && p.alpha >= 0.0) {
-                    return Err(format!("alpha: must be a number of segments >= 0, got {}", p.alpha));
+                let ns2 = p.variant == VegasVariant::Ns2;
+                let d = if ns2 {
+                    super::vegas::NS2_PARAMS
+                } else {
+                    Ns2VegasParams { alpha: vegas_alpha(), beta: vegas_beta(), gamma: vegas_gamma() }
+                };
+                let (alpha, beta, gamma) =
+                    (p.alpha.unwrap_or(d.alpha), p.beta.unwrap_or(d.beta), p.gamma.unwrap_or(d.gamma));
+                if !(alpha.is_finite() && alpha >= 0.0) {
+                    return Err(format!("alpha: must be a number of segments >= 0, got {alpha}"));
                 }
-                if !(p.beta.is_finite() && p.beta >= p.alpha) {
-                    return Err(format!("beta: must be a number of segments >= alpha ({}), got {}", p.alpha, p.beta));
+                if !(beta.is_finite() && beta >= alpha) {
+                    return Err(format!("beta: must be a number of segments >= alpha ({alpha}), got {beta}"));
                 }
-                check_vegas_common(p.gamma, p.base_rtt_refresh)?;
-                CcConfig::Vegas {
-                    alpha: p.alpha,
-                    beta: p.beta,
-                    gamma: p.gamma,
-                    slow_start: p.slow_start,
-                    diff: p.diff,
-                    base_rtt_refresh: p.base_rtt_refresh,
-                    refresh_to: p.refresh_to,
+                check_vegas_common(gamma, p.base_rtt_refresh)?;
+                if ns2 {
+                    let paper_only = [
+                        ("slow_start", p.slow_start.is_some()),
+                        ("diff", p.diff.is_some()),
+                        ("base_rtt_refresh", p.base_rtt_refresh.is_some()),
+                        ("refresh_to", p.refresh_to.is_some()),
+                    ];
+                    if let Some((name, _)) = paper_only.iter().find(|(_, set)| *set) {
+                        return Err(format!(
+                            "{name}: not an option of variant \"ns2\" (ns-2's Vegas has its own slow start and diff); remove it or use variant = \"paper\""
+                        ));
+                    }
+                    CcConfig::VegasNs2(Ns2VegasParams { alpha, beta, gamma })
+                } else {
+                    CcConfig::Vegas {
+                        alpha,
+                        beta,
+                        gamma,
+                        slow_start: p.slow_start.unwrap_or_default(),
+                        diff: p.diff.unwrap_or_default(),
+                        base_rtt_refresh: p.base_rtt_refresh,
+                        refresh_to: p.refresh_to.unwrap_or_default(),
+                    }
                 }
             }
             "vegas_enhanced" => {
@@ -554,6 +577,7 @@ impl CcConfig {
                     refresh_to,
                 ))
             }
+            CcConfig::VegasNs2(params) => M::make(Ns2Vegas { params }),
             CcConfig::VegasEnhanced { delta, gamma, slow_start, diff, base_rtt_refresh, refresh_to } => {
                 M::make(Vegas::new(
                     VegasRule::Enhanced { delta },
@@ -595,7 +619,7 @@ impl CcConfig {
             CcConfig::FastAt(_) => "fast_at",
             CcConfig::Htcp(_) => "htcp",
             CcConfig::Compound(_) => "compound",
-            CcConfig::Vegas { .. } => "vegas",
+            CcConfig::Vegas { .. } | CcConfig::VegasNs2(_) => "vegas",
             CcConfig::VegasEnhanced { .. } => "vegas_enhanced",
         }
     }

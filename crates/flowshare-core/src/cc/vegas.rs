@@ -323,6 +323,75 @@ impl CongestionControl for Vegas {
     }
 }
 
+/// Which Vegas: flowshare's configurable one (`paper`, the default) or ns-2.35's
+/// `Agent/TCP/Vegas` (`ns2`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VegasVariant {
+    /// Brakmo and Peterson's rule with the slow start, diff and refresh options above.
+    #[default]
+    Paper,
+    /// ns-2.35's agent: its own loss recovery and fine-grained timeout (see [`Ns2Vegas`]).
+    Ns2,
+}
+
+/// Thresholds of ns-2's Vegas, in segments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ns2VegasParams {
+    /// `v_alpha_`: below this, +1/cwnd per ACK in congestion avoidance (ns-2 default 1).
+    pub alpha: f64,
+    /// `v_beta_`: above this, −1 per round (default 3).
+    pub beta: f64,
+    /// `v_gamma_`: above this, slow start ends with a ⅛ cut (default 1).
+    pub gamma: f64,
+}
+
+impl Serialize for Ns2VegasParams {
+    /// As written in a scenario: `variant = "ns2"` and the thresholds.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Ns2VegasParams", 4)?;
+        st.serialize_field("variant", &VegasVariant::Ns2)?;
+        st.serialize_field("alpha", &self.alpha)?;
+        st.serialize_field("beta", &self.beta)?;
+        st.serialize_field("gamma", &self.gamma)?;
+        st.end()
+    }
+}
+
+/// ns-2.35's defaults: `v_alpha_` 1, `v_beta_` 3, `v_gamma_` 1.
+pub const NS2_PARAMS: Ns2VegasParams = Ns2VegasParams { alpha: 1.0, beta: 3.0, gamma: 1.0 };
+
+/// The controller side of ns-2.35's `Agent/TCP/Vegas` (`tcp/tcp-vegas.cc`). That agent takes
+/// over the ACK processing of its TCP: the per-round rule (average RTT of the round, ⌊diff +
+/// ½⌋ on the window outstanding, a ⅛ cut leaving slow start), the ¾ cut on a duplicate ACK
+/// with window inflation, its fine-grained retransmission timer and the window of 2 after a
+/// timeout all need each segment's send time and count, so the sender runs them (module
+/// `tcp::sender::ns2_vegas`). What is left here is the ssthresh of a timeout, half the window
+/// (ns-2's `slowdown(CLOSE_SSTHRESH_HALF)`).
+#[derive(Clone, Copy, Debug)]
+pub struct Ns2Vegas {
+    /// The thresholds, reported as metrics.
+    pub params: Ns2VegasParams,
+}
+
+impl CongestionControl for Ns2Vegas {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+
+    fn on_ack(&mut self, _st: &mut CcState, _ack: &AckSample) {}
+
+    fn ssthresh_after(&mut self, _st: &CcState, loss: &LossSignal) -> f64 {
+        (0.5 * loss.flight_size as f64).max(2.0)
+    }
+
+    fn metrics(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("vegas_alpha", self.params.alpha);
+        out("vegas_beta", self.params.beta);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

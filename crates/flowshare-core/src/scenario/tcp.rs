@@ -228,6 +228,15 @@ impl TcpCfg {
                 ),
             );
         }
+        if matches!(self.cc, CcConfig::VegasNs2(_)) && matches!(self.recovery, Recovery::Sack | Recovery::Tahoe) {
+            return err(
+                "recovery",
+                format!(
+                    "\"{}\" cannot be used with cc vegas variant \"ns2\", which does its own loss recovery; use \"newreno\" or \"reno\"",
+                    self.recovery.as_str()
+                ),
+            );
+        }
         if let Some(f) = self.force_timeout {
             if f.after.0 == 0 {
                 return err("force_timeout.after", "must be greater than 0s".into());
@@ -261,6 +270,10 @@ impl TcpCfg {
             rto_restart: self.rto_restart,
             decrease: self.decrease,
             min_cwnd_half: self.sack_recovery == SackRecovery::RateHalving && self.cc.halves_to_min_cwnd(),
+            ns2_vegas: match self.cc {
+                CcConfig::VegasNs2(p) => Some(p),
+                _ => None,
+            },
         })
     }
 }

@@ -1,6 +1,7 @@
 //! TCP mechanism: a one-way sender and sink in the style of ns-2 (no handshake unless asked
 //! for), counted in segments, with the classic loss-recovery variants.
 
+mod lost;
 pub mod sender;
 pub mod sink;
 
@@ -198,4 +199,6 @@ pub struct TcpConfig {
     /// With [`SackRecovery::RateHalving`]: recovery starts from ssthresh / 2 (the algorithm's
     /// `min_cwnd` in Linux 2.6.22) instead of ssthresh.
     pub min_cwnd_half: bool,
+    /// ns-2.35's Vegas agent (`vegas` with `variant = "ns2"`), which takes over loss recovery.
+    pub ns2_vegas: Option<crate::cc::vegas::Ns2VegasParams>,
 }

@@ -15,6 +15,9 @@
 //! scoreboard and reported back per tag on delivery and loss; with `pacing` segments leave no
 //! faster than the controller's pacing, released by the sender's pacing timer.
 
+mod ns2_vegas;
+
+use super::lost::LostMarks;
 use super::{Decrease, MisRxReference, RecoverRule, Recovery, RtoRestart, SackRecovery, TcpConfig};
 use crate::cc::host::GroupId;
 use crate::cc::{
@@ -126,9 +129,8 @@ pub struct Sender {
     sacked: VecDeque<bool>,
     /// Segments marked in `sacked`.
     sacked_count: u64,
-    /// Linux accounting (`rate_halving`, `prr`): `rtx_mark[i]` is 1 + `snd_max` at the last
-    /// retransmission of segment `snd_una + i` in this loss episode, 0 if there was none.
-    rtx_mark: VecDeque<u64>,
+    /// Linux accounting (`rate_halving`, `prr`): the segments held lost.
+    lost: LostMarks,
     /// Segments newly delivered, cumulatively or by SACK, by the ACK being processed.
     delivered_now: u64,
     /// Rate halving: the pipe target, falling from the window before recovery (ns-2's
@@ -180,13 +182,17 @@ pub struct Sender {
     pace_next: Time,
     /// When the pacing timer releases the next segment.
     pace_wake: Option<Time>,
+    /// ns-2's Vegas agent (`vegas` variant `ns2`), which does its own ACK processing.
+    vegas: Option<Box<ns2_vegas::Ns2VegasState>>,
 }
 
 impl Sender {
     /// A sender for connection `conn` under `controller`. `total_segs`/`last_payload` describe
     /// a finite transfer.
     pub fn new(conn: u32, cfg: TcpConfig, total_segs: Option<u64>, last_payload: u32, controller: Controller) -> Self {
+        let vegas = cfg.ns2_vegas.map(|p| Box::new(ns2_vegas::Ns2VegasState::new(p)));
         Sender {
+            vegas,
             conn,
             cfg,
             state: State::Idle,
@@ -201,7 +207,7 @@ impl Sender {
             first_partial: true,
             sacked: VecDeque::new(),
             sacked_count: 0,
-            rtx_mark: VecDeque::new(),
+            lost: LostMarks::default(),
             delivered_now: 0,
             rh_next: 0,
             prr: (0, 0, 0),
@@ -393,6 +399,9 @@ impl Sender {
             }
         }
         out.push(p);
+        if let Some(v) = self.vegas.as_deref_mut() {
+            v.on_send(now, seq);
+        }
         let s = &mut self.stats;
         s.packets_sent += 1;
         s.bytes_sent += u64::from(payload);
@@ -552,36 +561,35 @@ impl Sender {
             SackRecovery::RateHalving => {
                 self.high_sacked.checked_sub(u64::from(DUP_THRESH) + 2).filter(|&b| b >= self.snd_una)
             }
-            _ => self.set_pipe().1,
+            _ => self.below_third_sacked(),
         }
     }
 
-    /// With Linux accounting: segment `s` needs a (re)transmission — not SACKed, and either
-    /// never retransmitted in this episode and within the loss bound, or retransmitted before
-    /// a segment that has since been SACKed (the retransmission was lost too).
-    fn is_lost(&self, s: u64, bound: Option<u64>) -> bool {
-        if self.is_sacked(s) {
-            return false;
+    /// RFC 6675 IsLost without a scan of the window: one below the DupThresh-th highest SACKed
+    /// segment, if a segment there is not SACKed (SACKed segments cluster at the top, so the
+    /// walk down is short).
+    fn below_third_sacked(&self) -> Option<u64> {
+        if self.sacked_count < u64::from(DUP_THRESH) {
+            return None;
         }
-        match self.rtx_mark.get((s - self.snd_una) as usize) {
-            Some(&mark) if mark > 0 => mark - 1 < self.high_sacked,
-            _ => bound.is_some_and(|b| s <= b),
+        let mut found = 0;
+        let mut seq = self.high_sacked;
+        while found < DUP_THRESH && seq > self.snd_una {
+            seq -= 1;
+            found += u32::from(self.is_sacked(seq));
         }
+        let below = seq - self.snd_una;
+        (found == DUP_THRESH && self.sacked_count - u64::from(DUP_THRESH) < below).then(|| seq - 1)
     }
 
     /// With Linux accounting: (pipe, first segment to retransmit). The pipe holds every
     /// segment not SACKed and not lost: a retransmission replaces its lost original.
-    fn linux_scan(&self, bound: Option<u64>) -> (u64, Option<u64>) {
-        let mut pipe = 0;
-        let mut first = None;
-        for s in self.snd_una..self.snd_max {
-            if self.is_lost(s, bound) {
-                first = first.or(Some(s));
-            } else if !self.is_sacked(s) {
-                pipe += 1;
-            }
-        }
-        (pipe, first)
+    fn linux_scan(&mut self, bound: Option<u64>) -> (u64, Option<u64>) {
+        self.lost.refresh(bound, self.high_sacked, &self.sacked);
+        #[cfg(debug_assertions)]
+        self.lost.check(bound, self.high_sacked, &self.sacked, self.snd_max);
+        let pipe = self.snd_max - self.snd_una - self.sacked_count - self.lost.count();
+        (pipe, self.lost.next_lost(self.snd_una, self.snd_max))
     }
 
     /// Recovery with Linux accounting: lost segments first, then new data, while the pipe is
@@ -601,17 +609,11 @@ impl Sender {
             if pipe >= limit || (self.cfg.max_burst > 0 && burst >= self.cfg.max_burst) || !self.pace_ready(now, cc) {
                 break;
             }
-            while cursor < self.snd_max && !self.is_lost(cursor, bound) {
-                cursor += 1;
-            }
+            cursor = self.lost.next_lost(cursor, self.snd_max).unwrap_or(self.snd_max);
             if cursor < self.snd_max {
                 let s = cursor;
                 self.emit(now, s, 0, cc, out);
-                let k = (s - self.snd_una) as usize;
-                if self.rtx_mark.len() <= k {
-                    self.rtx_mark.resize(k + 1, 0);
-                }
-                self.rtx_mark[k] = self.snd_max + 1;
+                self.lost.retransmitted(s, self.snd_max);
                 self.high_rxt = self.high_rxt.max(s + 1);
             } else if self.has_data(self.snd_max) && self.snd_max - self.snd_una < self.cfg.rwnd {
                 let tag = if self.caps.tags {
@@ -736,12 +738,16 @@ impl Sender {
     fn update_scoreboard(&mut self, ack: &Packet) {
         let una = self.snd_una;
         let len = (self.snd_max - una) as usize;
+        let linux = self.linux_pipe();
         self.sacked.resize(len, false);
         for (a, b) in ack.sack_blocks() {
             for seq in a.max(una)..b.min(self.snd_max) {
                 let k = (seq - una) as usize;
                 if !self.sacked[k] {
                     self.sacked_count += 1;
+                    if linux {
+                        self.lost.sacked(seq);
+                    }
                     self.delivered_now += 1;
                     if self.caps.tags {
                         Self::count(&mut self.delivered, self.record[k].0);
@@ -857,6 +863,13 @@ impl Sender {
         let m = self.m();
         let st = cc.state_mut(m);
         self.account_cwnd(now, st);
+        let mut vegas_last = None;
+        let st = if self.vegas.is_some() {
+            vegas_last = Some(self.vegas_before_new_ack(now, p.seq, cc));
+            cc.state_mut(m)
+        } else {
+            st
+        };
         // Only the sender changes the phase, so it holds through the hooks below.
         let phase = st.phase;
         let ack = p.seq;
@@ -908,8 +921,8 @@ impl Sender {
         }
         self.sacked_count -= sacked_acked;
         self.delivered_now += newly - sacked_acked;
-        for _ in 0..newly.min(self.rtx_mark.len() as u64) {
-            self.rtx_mark.pop_front();
+        if self.linux_pipe() {
+            self.lost.acked(ack);
         }
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
@@ -986,6 +999,9 @@ impl Sender {
                 }
             }
         }
+        if let Some(last) = vegas_last {
+            self.vegas_after_new_ack(now, ack, last, cc, out);
+        }
         if self.total_segs == Some(self.snd_una) {
             self.complete(now, cc);
             return;
@@ -1021,6 +1037,9 @@ impl Sender {
     }
 
     fn on_dup_ack(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        if self.vegas.is_some() {
+            return self.vegas_dup_ack(now, cc, out);
+        }
         let m = self.m();
         self.dupacks += 1;
         let phase = cc.state(m).phase;
@@ -1109,7 +1128,7 @@ impl Sender {
                 cc.set_phase(m, Phase::Recovery);
                 self.high_rxt = self.snd_una;
                 if self.cfg.sack_recovery.linux_pipe() {
-                    self.rtx_mark.iter_mut().for_each(|r| *r = 0);
+                    self.lost.reset(&self.sacked);
                     if self.cfg.sack_recovery == SackRecovery::Prr {
                         self.prr_update(cc);
                     }
@@ -1236,7 +1255,12 @@ impl Sender {
         self.snd_nxt = self.snd_una;
         self.high_rxt = self.snd_una;
         self.rh_next = 0;
-        self.rtx_mark.iter_mut().for_each(|r| *r = 0);
+        if self.linux_pipe() {
+            self.lost.reset(&self.sacked);
+        }
+        if self.vegas.is_some() {
+            self.vegas_timeout(now, cc);
+        }
         self.arm_timer(now, cc);
         self.send_available(now, cc, out);
     }

@@ -258,6 +258,7 @@ mod tests {
             limited_transmit: true,
             sack_recovery: crate::tcp::SackRecovery::Rfc6675,
             min_cwnd_half: false,
+            ns2_vegas: None,
             recover: crate::tcp::RecoverRule::Careful,
             rto_restart: crate::tcp::RtoRestart::NewData,
             decrease: crate::tcp::Decrease::Flight,
