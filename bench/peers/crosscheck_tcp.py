@@ -99,9 +99,10 @@ COMMON_TCP = {"mss": '"1460B"', "ack_size": '"40B"', "initial_window": "2", "rwn
               "delayed_ack": "false", "rto_initial": '"3s"', "rto_min": '"200ms"'}
 # ns-2's native agents: 1460 + 40 bytes on the wire, a 10 ms clock (tcpTick_), maxrto_ 60 s,
 # limited transmit (singledup_ 1, flowshare's default, written out), cuts from the window in
-# whole segments (TcpAgent::slowdown).
+# whole segments (TcpAgent::slowdown), and no timestamps: one segment timed per round trip, in
+# ticks from a random clock phase (rtt_update, boot_time_).
 NATIVE_TCP = {"header": '"40B"', "timer_tick": '"10ms"', "rto_max": '"60s"', "limited_transmit": "true",
-              "decrease": '"window"'}
+              "decrease": '"window"', "rtt_timing": '"ns2"'}
 # ns-2.35's TCP-Linux: SACK scoreboard with rate halving, a 1 ms clock once select_ca runs,
 # timestamps (10 more bytes of header), maxrto_ 120 s, and the retransmission timer restarted on
 # every ACK (`renew_timer` in `time_processing`).

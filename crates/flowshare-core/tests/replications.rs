@@ -80,3 +80,19 @@ arrivals = { process = "poisson", rate = 10, size = "10KB" }
         "flows[0].start_jitter: not used with arrivals; the arrival process spaces the connections"
     );
 }
+
+/// `rtt_timing = "ns2"`: each connection's clock ticks at a phase drawn from the seed, so the
+/// RTT samples (whole ticks) and the retransmission timers of replications differ.
+#[test]
+fn ns2_rtt_timing_draws_each_clock_phase_from_the_seed() {
+    let tcp = "\ntcp = { rtt_timing = \"ns2\", timer_tick = \"10ms\", rto_min = \"10ms\" }";
+    let runs: Vec<RunResults> = (1..=4).map(|seed| common::run(&dumbbell(seed, tcp))).collect();
+    let srtt = |r: &RunResults| r.flows.f64("srtt_final_s").to_vec();
+    assert!(runs.windows(2).any(|p| srtt(&p[0]) != srtt(&p[1])), "the phase changes the samples");
+    assert_eq!(srtt(&runs[0]), srtt(&common::run(&dumbbell(1, tcp))), "the same seed: the same run");
+    for s in srtt(&runs[0]) {
+        // Whole ticks: SRTT is a multiple of 10 ms / 8.
+        let eighths = s / 0.010 * 8.0;
+        assert!((eighths - eighths.round()).abs() < 1e-6, "srtt {s} is not in ticks/8");
+    }
+}

@@ -1,7 +1,9 @@
 //! TCP options as written in a scenario: their defaults and their check into a [`TcpConfig`].
 
 use crate::cc::CcConfig;
-use crate::tcp::{Decrease, MisRx, MisRxReference, RecoverRule, Recovery, RtoRestart, SackRecovery, TcpConfig};
+use crate::tcp::{
+    Decrease, MisRx, MisRxReference, RecoverRule, Recovery, RtoRestart, RttTiming, SackRecovery, TcpConfig,
+};
 use crate::units::{Bytes, Dur};
 use crate::ConfigError;
 use serde::{Deserialize, Serialize};
@@ -103,6 +105,9 @@ pub struct TcpCfg {
     /// `new_data` (RFC 6298) or `every_ack` (ns-2.35's TCP-Linux).
     #[serde(default)]
     pub rto_restart: RtoRestart,
+    /// `every_ack` (timestamps) or `ns2` (one timed segment per round trip, in ticks).
+    #[serde(default)]
+    pub rtt_timing: RttTiming,
     /// `flight` (RFC 5681) or `window` (ns-2.35's `slowdown`).
     #[serde(default)]
     pub decrease: Decrease,
@@ -268,6 +273,7 @@ impl TcpCfg {
             sack_recovery: self.sack_recovery,
             recover: self.recover,
             rto_restart: self.rto_restart,
+            rtt_timing: self.rtt_timing,
             decrease: self.decrease,
             min_cwnd_half: self.sack_recovery == SackRecovery::RateHalving && self.cc.halves_to_min_cwnd(),
             ns2_vegas: match self.cc {

@@ -229,7 +229,9 @@ impl Simulation {
         let last = (size - (total - 1) * mss) as u32;
         let ctl = Controller::Solo(spec.cc.build_solo());
         let slot = c as usize;
-        self.agents[2 * slot] = Agent::TcpSender(Box::new(Sender::new(c, tcp, Some(total), last, ctl)));
+        let mut sender = Sender::new(c, tcp, Some(total), last, ctl);
+        super::set_clock_phase(&mut sender, self.seed, &format!("{}/t{id}", spec.key), &tcp);
+        self.agents[2 * slot] = Agent::TcpSender(Box::new(sender));
         self.agents[2 * slot + 1] = Agent::TcpSink(Sink::new(c, &tcp, Some(total), last));
         for w in &mut self.wakes[2 * slot..2 * slot + 2] {
             w.entry = None;

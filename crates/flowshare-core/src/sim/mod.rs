@@ -21,7 +21,7 @@ use crate::net::{LinkId, Network, RouteId, RouteTable};
 use crate::packet::{Arena, Packet, PacketId};
 use crate::results::{fnv1a, Column, RunResults, Summary, Table};
 use crate::scenario::{ConnSpec, LinkChange, Scenario};
-use crate::tcp::{Controller, Sender, Sink};
+use crate::tcp::{Controller, RttTiming, Sender, Sink, TcpConfig};
 use crate::trace::{FlowWire, Tracer};
 use crate::traffic::{UdpSender, UdpSink};
 use crate::units::{secs, Time};
@@ -192,7 +192,9 @@ impl Simulation {
                         None => (None, c.tcp.mss),
                     };
                     let ctl = Controller::Solo(c.cc.build_solo());
-                    agents.push(Agent::TcpSender(Box::new(Sender::new(i, c.tcp, total, last, ctl))));
+                    let mut sender = Sender::new(i, c.tcp, total, last, ctl);
+                    set_clock_phase(&mut sender, seed, &c.key, &c.tcp);
+                    agents.push(Agent::TcpSender(Box::new(sender)));
                     agents.push(Agent::TcpSink(Sink::new(i, &c.tcp, total, last)));
                 }
             }
@@ -534,5 +536,14 @@ impl Simulation {
             transfers: self.take_transfers(),
             trace: self.trace.take().map_or_else(Default::default, |t| t.finish(end)),
         }
+    }
+}
+
+/// `rtt_timing = "ns2"`: the sender's clock ticks at a random phase, uniform over one tick and
+/// drawn from the run's seed (ns-2's `boot_time_`), so that replications differ.
+fn set_clock_phase(sender: &mut Sender, seed: u64, key: &str, tcp: &TcpConfig) {
+    if tcp.rtt_timing == RttTiming::Ns2 {
+        let mut rng = stream(seed, &format!("{key}/clock_phase"));
+        sender.set_clock_phase(uniform_delay(&mut rng, tcp.timer_tick.max(1) - 1));
     }
 }

@@ -80,6 +80,21 @@ pub enum RtoRestart {
     EveryAck,
 }
 
+/// Which RTT measurements feed the retransmission timer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RttTiming {
+    /// Every ACK that does not echo a retransmission (as with timestamps, RFC 7323), with
+    /// RFC 6298's filter in nanoseconds.
+    #[default]
+    EveryAck,
+    /// ns-2.35's `TcpAgent` without timestamps: one segment timed per round trip, measured
+    /// in whole clock ticks from a random clock phase per connection (`boot_time_`), with its
+    /// integer filter; a timeout or fast retransmit abandons the measurement (Karn), and a
+    /// backoff beyond 8 folds SRTT into RTTVAR (`rtt_backoff`).
+    Ns2,
+}
+
 /// How a SACK sender counts what is in flight and reduces its window in recovery
 /// (`recovery = "sack"` only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -194,6 +209,8 @@ pub struct TcpConfig {
     pub recover: RecoverRule,
     /// When the retransmission timer restarts.
     pub rto_restart: RtoRestart,
+    /// Which RTT measurements feed the retransmission timer.
+    pub rtt_timing: RttTiming,
     /// What a window reduction is taken from.
     pub decrease: Decrease,
     /// With [`SackRecovery::RateHalving`]: recovery starts from ssthresh / 2 (the algorithm's

@@ -18,7 +18,7 @@
 mod ns2_vegas;
 
 use super::lost::LostMarks;
-use super::{Decrease, MisRxReference, RecoverRule, Recovery, RtoRestart, SackRecovery, TcpConfig};
+use super::{Decrease, MisRxReference, RecoverRule, Recovery, RtoRestart, RttTiming, SackRecovery, TcpConfig};
 use crate::cc::host::GroupId;
 use crate::cc::{
     AckSample, Caps, CcHost, CcState, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase, RttEstimator,
@@ -184,6 +184,11 @@ pub struct Sender {
     pace_wake: Option<Time>,
     /// ns-2's Vegas agent (`vegas` variant `ns2`), which does its own ACK processing.
     vegas: Option<Box<ns2_vegas::Ns2VegasState>>,
+    /// `rtt_timing = "ns2"`: the segment being timed and when it left (ns-2's `rtt_seq_`,
+    /// `rtt_ts_`; `rtt_active_` is `timing`), and the phase of the connection's clock.
+    timing: bool,
+    timed: Option<(u64, Time)>,
+    clock_phase: Time,
 }
 
 impl Sender {
@@ -193,6 +198,9 @@ impl Sender {
         let vegas = cfg.ns2_vegas.map(|p| Box::new(ns2_vegas::Ns2VegasState::new(p)));
         Sender {
             vegas,
+            timing: false,
+            timed: None,
+            clock_phase: 0,
             conn,
             cfg,
             state: State::Idle,
@@ -260,7 +268,10 @@ impl Sender {
         let c = &self.cfg;
         let mut st = CcState::new(c.initial_window, c.initial_ssthresh, c.mss);
         st.max_ssthresh = c.max_ssthresh;
-        st.rtt = RttEstimator::new(c.rto_initial, c.timer_tick, c.rto_min, c.rto_max);
+        st.rtt = match c.rtt_timing {
+            RttTiming::EveryAck => RttEstimator::new(c.rto_initial, c.timer_tick, c.rto_min, c.rto_max),
+            RttTiming::Ns2 => RttEstimator::new_ns2(c.rto_initial, c.timer_tick, c.rto_min, c.rto_max),
+        };
         st
     }
 
@@ -377,6 +388,33 @@ impl Sender {
         seq < self.snd_max || (!self.stopped && self.total_segs.is_none_or(|t| seq < t))
     }
 
+    /// `rtt_timing = "ns2"`: new segment `seq` leaves at `now` while nothing is timed (ns-2's
+    /// `output`: a segment at or below the last one timed restarts timing without a new send
+    /// time).
+    #[cold]
+    fn start_timing(&mut self, now: Time, seq: u64) {
+        self.timing = true;
+        if self.timed.is_none_or(|(timed, _)| seq > timed) {
+            self.timed = Some((seq, now));
+        }
+    }
+
+    /// A timeout or retransmission abandons the RTT measurement (ns-2's `reset_rtx_timer`),
+    /// and the backed-off timer may fold SRTT into RTTVAR.
+    fn abandon_timing(&mut self, cc: &mut CcHost) {
+        if self.cfg.rtt_timing == RttTiming::Ns2 {
+            self.timing = false;
+            let backoff = self.backoff;
+            cc.state_mut(self.m()).rtt.backed_off(backoff);
+        }
+    }
+
+    /// `rtt_timing = "ns2"`: the phase of this connection's clock ticks (ns-2's `boot_time_`,
+    /// uniform over one tick), drawn by the simulation from its seed.
+    pub fn set_clock_phase(&mut self, phase: Time) {
+        self.clock_phase = phase;
+    }
+
     fn is_sacked(&self, seq: u64) -> bool {
         seq >= self.snd_una && self.sacked.get((seq - self.snd_una) as usize) == Some(&true)
     }
@@ -409,6 +447,9 @@ impl Sender {
             s.retransmits += 1;
         }
         if seq >= self.snd_max {
+            if self.cfg.rtt_timing == RttTiming::Ns2 && !self.timing {
+                self.start_timing(now, seq);
+            }
             self.snd_max = seq + 1;
             if let Some((forced, after)) = self.cfg.force_timeout {
                 if seq == forced {
@@ -877,11 +918,23 @@ impl Sender {
         let in_flight_before = self.in_flight();
         // Karn's rule: no sample from an ACK echoing a retransmitted segment.
         let rtt = (!p.retx()).then(|| now - p.ts);
+        let ns2_timing = self.cfg.rtt_timing == RttTiming::Ns2;
+        if ns2_timing {
+            // ns-2's newack: the timed segment's ACK gives the timer its sample.
+            if let Some((seq, sent)) = self.timed.filter(|&(seq, _)| self.timing && ack > seq) {
+                debug_assert!(seq < ack);
+                self.timing = false;
+                self.backoff = 1;
+                st.rtt.sample_ns2(now - sent, sent, self.clock_phase);
+            }
+        }
         if let Some(r) = rtt {
-            st.rtt.sample(r);
+            if !ns2_timing {
+                st.rtt.sample(r);
+                self.backoff = 1;
+            }
             st.min_rtt = st.min_rtt.min(r);
             self.last_rtt = Some(r);
-            self.backoff = 1;
             let s = &mut self.stats;
             s.rtt_n += 1;
             s.rtt_sum += r as f64;
@@ -1095,6 +1148,7 @@ impl Sender {
         self.recover = Some(self.snd_max);
         self.limited_sent = 0;
         self.stats.fast_retransmits += 1;
+        self.abandon_timing(cc);
         self.first_partial = true;
         self.loss_kind = LossKind::DupAcks;
         match self.cfg.recovery {
@@ -1233,6 +1287,7 @@ impl Sender {
         let m = self.m();
         self.account_cwnd(now, cc.state(m));
         self.stats.timeouts += 1;
+        self.abandon_timing(cc);
         let flight = self.flight_for_decrease(cc.state(m));
         if let Some(cfg) = self.cfg.misrx {
             let st = cc.state(m);

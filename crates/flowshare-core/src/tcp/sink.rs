@@ -261,6 +261,7 @@ mod tests {
             ns2_vegas: None,
             recover: crate::tcp::RecoverRule::Careful,
             rto_restart: crate::tcp::RtoRestart::NewData,
+            rtt_timing: crate::tcp::RttTiming::EveryAck,
             decrease: crate::tcp::Decrease::Flight,
         }
     }

@@ -288,6 +288,7 @@ impl Sender {
                 // ns-2's reset_rtx_timer(1): back the timer off and restart it.
                 self.backoff = (self.backoff * 2).min(self.cfg.max_backoff);
                 self.stats.backoff_max = self.stats.backoff_max.max(self.backoff);
+                self.abandon_timing(cc);
                 self.arm_timer(now, cc);
                 self.stats.fast_retransmits += 1;
                 self.emit(now, una, 0, cc, out);
