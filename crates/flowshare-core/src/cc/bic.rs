@@ -27,8 +27,9 @@
 //! Differences: the decrease and W_max apply to FlightSize (RFC 5681's convention, used by
 //! every algorithm here) where Linux uses cwnd; they are equal while the flow is window-limited.
 //! `linux` divides cnt by Linux's packets-per-ACK estimate ([`AckRatio`]), which its integer
-//! arithmetic holds at 31/16 when every segment is acknowledged, so the window grows about 1.9×
-//! faster than the unscaled cnt says, in 2.6.22 and in current Linux alike. cnt is recomputed
+//! arithmetic holds at 31/16 when every segment is acknowledged, so above `low_window` the
+//! window grows about 1.9× faster than the unscaled cnt says, in 2.6.22 and in current Linux
+//! alike (at and below it, `bictcp_update` returns Reno's cnt before scaling). cnt is recomputed
 //! on every ACK (Linux: at most every HZ/32 while cwnd is unchanged), and the counter adds one
 //! segment per cnt ACKs as current Linux's `tcp_cong_avoid_ai` does (2.6.22 takes cnt + 1). ns-3's `TcpBic` uses smooth_part 5 and
 //! W_max = 0.8·cwnd under fast convergence; that is not offered.
@@ -221,7 +222,13 @@ impl CongestionControl for Bic {
                 st.cwnd += inc / w;
             }
             BicVariant::Linux => {
-                let cnt = self.ack_ratio.scale(self.linux_cnt(st.cwnd));
+                // bictcp_update returns Reno's cnt = cwnd at and below low_window before the
+                // packets-per-ACK scaling, so only larger windows grow faster by it.
+                let cnt = if st.cwnd.floor() <= self.p.low_window {
+                    self.linux_cnt(st.cwnd)
+                } else {
+                    self.ack_ratio.scale(self.linux_cnt(st.cwnd))
+                };
                 self.counter += ack.newly_acked as f64;
                 if self.counter >= cnt {
                     let steps = (self.counter / cnt).floor();
