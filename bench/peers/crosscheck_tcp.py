@@ -148,7 +148,8 @@ def _linux(key: str, ca: str, cc: str) -> Agent:
 AGENTS = [
     Agent("tahoe", "Tahoe", None, '"reno"', _native("tahoe")),
     Agent("reno", "Reno", None, '"reno"', _native("reno")),
-    Agent("newreno", "Newreno", None, '"reno"', _native("newreno")),
+    # ns-2's NewReno sends at most two segments per duplicate ACK in recovery.
+    Agent("newreno", "Newreno", None, '"reno"', {**_native("newreno"), "dupack_burst": "2"}),
     Agent("sack", "Sack1", None, '"reno"', _native("sack")),
     Agent("vegas", "Vegas", None, NATIVE_VEGAS_CC, _native("newreno")),
     _linux("linux-reno", "reno", '"reno"'),

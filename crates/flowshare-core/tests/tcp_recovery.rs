@@ -310,3 +310,24 @@ fn the_window_decrease_takes_whole_segments_from_the_window_as_ns2_does() {
         assert_eq!(cc.state(m).cwnd, ssthresh + 3.0);
     }
 }
+
+/// ns-2's NewReno sends at most two segments per duplicate ACK in fast recovery
+/// (`send_much(0, 0, 2)`): `dupack_burst = 2`. Without it a duplicate ACK that finds the window
+/// wide open sends all it allows.
+#[test]
+fn dupack_burst_caps_what_one_duplicate_ack_releases_in_recovery() {
+    for (cap, expected) in [(0, 16), (2, 2)] {
+        let (mut s, mut cc, mut out) = started(cfg("newreno", &format!(", dupack_burst = {cap}")));
+        for t in 1..=3 {
+            s.on_ack(t * 1_000, &ack(0), &mut cc, &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.snd_max, 5, "segments 0–2 and two by limited transmit");
+        // Open the window wide, as a large ssthresh would, and take one more duplicate ACK
+        // (inflation makes it 21 with 5 outstanding).
+        cc.state_mut(s.member().unwrap()).cwnd = 20.0;
+        out.clear();
+        s.on_ack(4_000, &ack(0), &mut cc, &mut out);
+        assert_eq!(new_segments(&out).len(), expected, "dupack_burst = {cap}");
+    }
+}

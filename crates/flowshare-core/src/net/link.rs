@@ -863,6 +863,7 @@ mod tests {
             wait: false,
             bytes: false,
             ecn: false,
+            mark_p: None,
             mean_pktsize: 1000,
             ptc: 1000.0,
             adaptive: None,

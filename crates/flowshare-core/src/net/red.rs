@@ -80,6 +80,11 @@ pub struct RedParams {
     /// Mark ECN-capable packets (set CE) instead of dropping them early; forced drops (the
     /// average beyond the drop-all threshold) stay drops, as in ns-2's `setbit_`.
     pub ecn: bool,
+    /// ns-2.35's `use_mark_p_` with this `mark_p_`: no drop-all threshold (beyond it p_b is 1
+    /// and the count spacing still decides), and with `ecn` a packet is marked only while p_b
+    /// is below `mark_p`, dropped above it. `None`: the threshold forces drops and every early
+    /// drop of an ECN-capable packet is a mark.
+    pub mark_p: Option<f64>,
     /// Typical packet size, bytes.
     pub mean_pktsize: u32,
     /// Link capacity in `mean_pktsize` packets per second (ns-2 `ptc`).
@@ -127,6 +132,8 @@ pub struct Red {
     horizon: Time,
     /// The last positive decision was a forced drop (average beyond the drop-all threshold).
     forced: bool,
+    /// p_b of the last early decision.
+    last_p_b: f64,
 }
 
 /// What RED does with an arriving packet.
@@ -159,6 +166,7 @@ impl Red {
             avg_integral: 0.0,
             horizon: Time::MAX,
             forced: false,
+            last_p_b: 0.0,
         }
     }
 
@@ -296,7 +304,8 @@ impl Red {
         if !self.decide(at, size, q_pkts, q_bytes, idle_since) {
             return Verdict::Accept;
         }
-        if self.forced || !(ect && self.params.ecn) {
+        let mark_p_exceeded = self.params.mark_p.is_some_and(|m| self.last_p_b >= m);
+        if self.forced || !(ect && self.params.ecn) || mark_p_exceeded {
             Verdict::Drop
         } else {
             Verdict::Mark
@@ -314,7 +323,7 @@ impl Red {
             return false;
         }
         let ceiling = if self.params.gentle { 2.0 * self.th_max } else { self.th_max };
-        if self.avg >= ceiling {
+        if self.avg >= ceiling && self.params.mark_p.is_none() {
             self.reset_count();
             self.forced = true;
             return true;
@@ -325,7 +334,8 @@ impl Red {
             self.count_bytes = u64::from(size);
             return false;
         }
-        let p = self.p_a(self.p_b(self.avg), size);
+        self.last_p_b = self.p_b(self.avg);
+        let p = self.p_a(self.last_p_b, size);
         if p <= 0.0 {
             return false;
         }
@@ -359,6 +369,7 @@ mod tests {
             wait: false,
             bytes: false,
             ecn: false,
+            mark_p: None,
             mean_pktsize: 1000,
             ptc: 1250.0,
             adaptive: None,
@@ -367,6 +378,41 @@ mod tests {
 
     fn red(p: RedParams) -> Red {
         Red::new(p, stream(1, "test/red"))
+    }
+
+    /// ns-2.35's `use_mark_p_` (`mark_p = 0.1`): between max_th and 2·max_th (p_b ≥ max_p =
+    /// 0.1) ECN-capable packets are dropped, not marked; beyond 2·max_th there is no forced
+    /// drop, so in byte mode a small packet right after a drop still passes the count spacing.
+    #[test]
+    fn mark_p_drops_ecn_packets_above_it_and_has_no_drop_all_threshold() {
+        let base = RedParams { w_q: 1.0, gentle: true, wait: true, ecn: true, ..params() };
+        let count = |r: &mut Red, q: u32| {
+            let mut v = (0, 0, 0);
+            for _ in 0..400 {
+                match r.verdict(0, 1000, q, u64::from(q) * 1000, None, true) {
+                    Verdict::Accept => v.0 += 1,
+                    Verdict::Mark => v.1 += 1,
+                    Verdict::Drop => v.2 += 1,
+                }
+            }
+            v
+        };
+        // q = 20: p_b = 0.1 + 0.9·5/15 = 0.4.
+        let (_, marks, drops) = count(&mut red(base), 20);
+        assert!(marks > 0 && drops == 0, "marks {marks}, drops {drops}");
+        let (_, marks, drops) = count(&mut red(RedParams { mark_p: Some(0.1), ..base }), 20);
+        assert!(marks == 0 && drops > 0, "marks {marks}, drops {drops}");
+        // q = 40 ≥ 2·max_th, byte mode: a 100-byte arrival right after a drop.
+        let bytes = RedParams { bytes: true, ..base };
+        for (mark_p, passes) in [(None, false), (Some(0.1), true)] {
+            let mut r = red(RedParams { mark_p, ..bytes });
+            for _ in 0..3 {
+                r.verdict(0, 1000, 40, 40_000, None, true);
+            }
+            assert_eq!(r.verdict(0, 1000, 40, 40_000, None, true), Verdict::Drop, "{mark_p:?}");
+            let small = r.verdict(0, 100, 40, 40_000, None, true);
+            assert_eq!(small == Verdict::Accept, passes, "{mark_p:?}: {small:?}");
+        }
     }
 
     #[test]

@@ -132,6 +132,10 @@ pub struct QueueCfg {
     /// Mark ECN-capable packets instead of dropping them early.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
+    /// ns-2.35's `use_mark_p_`: ECN marks only while the drop probability is below this, and
+    /// no drop-all threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_p: Option<f64>,
     // Scheduled disciplines (`docs/queues.md`).
     /// Priority: classes, highest first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -181,6 +185,7 @@ impl Default for QueueCfg {
             adaptive: None,
             target_delay: None,
             ecn: None,
+            mark_p: None,
             classes: None,
             queues: None,
             quantum: None,
@@ -196,8 +201,20 @@ impl Default for QueueCfg {
 }
 
 /// The optional fields of a RED queue.
-const RED_FIELDS: [&str; 11] =
-    ["min_th", "max_th", "max_p", "w_q", "gentle", "wait", "mode", "mean_pktsize", "adaptive", "target_delay", "ecn"];
+const RED_FIELDS: [&str; 12] = [
+    "min_th",
+    "max_th",
+    "max_p",
+    "w_q",
+    "gentle",
+    "wait",
+    "mode",
+    "mean_pktsize",
+    "adaptive",
+    "target_delay",
+    "ecn",
+    "mark_p",
+];
 
 /// A number or `"auto"` (ns-2's automatic value).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -302,6 +319,11 @@ impl QueueCfg {
             AutoF64::Value(v) => return err("w_q", format!("must be in (0, 1] or \"auto\", got {v}")),
         };
         let bytes = self.mode.unwrap_or(RedMode::Bytes) == RedMode::Bytes;
+        if let Some(m) = self.mark_p {
+            if !(m > 0.0 && m <= 1.0) {
+                return err("mark_p", format!("must be a probability in (0, 1], got {m}"));
+            }
+        }
         Ok(RedParams {
             min_th,
             max_th,
@@ -311,6 +333,7 @@ impl QueueCfg {
             wait: self.wait.unwrap_or(true),
             bytes,
             ecn: self.ecn.unwrap_or(false),
+            mark_p: self.mark_p,
             mean_pktsize: mean.0 as u32,
             ptc,
             adaptive: self.adaptive.unwrap_or(false).then(|| red::Adaptive::ns2(rate.0 as f64)),
@@ -318,9 +341,10 @@ impl QueueCfg {
     }
 
     /// Every optional field with whether it is set.
-    fn fields(&self) -> [(&'static str, bool); 21] {
+    fn fields(&self) -> [(&'static str, bool); 22] {
         [
             ("ecn", self.ecn.is_some()),
+            ("mark_p", self.mark_p.is_some()),
             ("min_th", self.min_th.is_some()),
             ("max_th", self.max_th.is_some()),
             ("max_p", self.max_p.is_some()),

@@ -108,6 +108,10 @@ pub struct TcpCfg {
     /// `every_ack` (timestamps) or `ns2` (one timed segment per round trip, in ticks).
     #[serde(default)]
     pub rtt_timing: RttTiming,
+    /// Segments sent at most per duplicate ACK in fast recovery; 0 (default) for no limit,
+    /// 2 for ns-2's NewReno.
+    #[serde(default)]
+    pub dupack_burst: u32,
     /// `flight` (RFC 5681) or `window` (ns-2.35's `slowdown`).
     #[serde(default)]
     pub decrease: Decrease,
@@ -274,6 +278,7 @@ impl TcpCfg {
             recover: self.recover,
             rto_restart: self.rto_restart,
             rtt_timing: self.rtt_timing,
+            dupack_burst: self.dupack_burst,
             decrease: self.decrease,
             min_cwnd_half: self.sack_recovery == SackRecovery::RateHalving && self.cc.halves_to_min_cwnd(),
             ns2_vegas: match self.cc {

@@ -211,6 +211,9 @@ pub struct TcpConfig {
     pub rto_restart: RtoRestart,
     /// Which RTT measurements feed the retransmission timer.
     pub rtt_timing: RttTiming,
+    /// Segments sent at most per duplicate ACK in fast recovery (0: no limit; ns-2's NewReno
+    /// sends at most 2, `send_much(0, 0, 2)`).
+    pub dupack_burst: u32,
     /// What a window reduction is taken from.
     pub decrease: Decrease,
     /// With [`SackRecovery::RateHalving`]: recovery starts from ssthresh / 2 (the algorithm's

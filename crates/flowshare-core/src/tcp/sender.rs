@@ -188,6 +188,8 @@ pub struct Sender {
     /// `rtt_ts_`; `rtt_active_` is `timing`), and the phase of the connection's clock.
     timing: bool,
     timed: Option<(u64, Time)>,
+    /// While a duplicate ACK in recovery is processed: at most this many segments (0: no cap).
+    burst_cap: u32,
     clock_phase: Time,
 }
 
@@ -200,6 +202,7 @@ impl Sender {
             vegas,
             timing: false,
             timed: None,
+            burst_cap: 0,
             clock_phase: 0,
             conn,
             cfg,
@@ -535,7 +538,12 @@ impl Sender {
         } else {
             // cwnd ≥ 1, so truncation is floor (and avoids a libm call on the per-ACK path).
             let win = (cwnd as u64).max(1).min(self.cfg.rwnd);
-            let (tags, pacing, max_burst) = (self.caps.tags, self.caps.pacing, self.cfg.max_burst);
+            let max_burst = match (self.cfg.max_burst, self.burst_cap) {
+                (a, 0) => a,
+                (0, b) => b,
+                (a, b) => a.min(b),
+            };
+            let (tags, pacing) = (self.caps.tags, self.caps.pacing);
             // Linux accounting: the window limits the pipe (SACKed segments have left it), not
             // the data outstanding.
             let linux = self.linux_pipe();
@@ -1102,7 +1110,10 @@ impl Sender {
             } else if self.cfg.sack_recovery == SackRecovery::Prr {
                 self.prr_update(cc);
             }
+            // ns-2's NewReno sends at most two segments per duplicate ACK (`dupack_burst`).
+            self.burst_cap = self.cfg.dupack_burst;
             self.send_available(now, cc, out);
+            self.burst_cap = 0;
             return;
         }
         if self.linux_pipe() {

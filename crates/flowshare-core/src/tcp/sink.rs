@@ -262,6 +262,7 @@ mod tests {
             recover: crate::tcp::RecoverRule::Careful,
             rto_restart: crate::tcp::RtoRestart::NewData,
             rtt_timing: crate::tcp::RttTiming::EveryAck,
+            dupack_burst: 0,
             decrease: crate::tcp::Decrease::Flight,
         }
     }
