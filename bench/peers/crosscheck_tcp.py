@@ -105,9 +105,11 @@ NATIVE_TCP = {"header": '"40B"', "timer_tick": '"10ms"', "rto_max": '"60s"', "li
               "decrease": '"window"', "rtt_timing": '"ns2"'}
 # ns-2.35's TCP-Linux: SACK scoreboard with rate halving, a 1 ms clock once select_ca runs,
 # timestamps (10 more bytes of header), maxrto_ 120 s, and the retransmission timer restarted on
-# every ACK (`renew_timer` in `time_processing`).
+# every ACK (`renew_timer` in `time_processing`); its Agent/TCPSink/Sack1 adds 8 bytes per SACK
+# block to an ACK.
 LINUX_TCP = {"recovery": '"sack"', "sack_recovery": '"rate_halving"', "header": '"50B"',
-             "timer_tick": '"1ms"', "rto_max": '"120s"', "rto_restart": '"every_ack"'}
+             "timer_tick": '"1ms"', "rto_max": '"120s"', "rto_restart": '"every_ack"',
+             "sack_block_bytes": '"8B"'}
 
 # The flowshare mirror of ns-2's native Agent/TCP/Vegas: the agent itself (docs/algorithms.md).
 NATIVE_VEGAS_CC = '{ algo = "vegas", variant = "ns2" }'
@@ -150,7 +152,8 @@ AGENTS = [
     Agent("reno", "Reno", None, '"reno"', _native("reno")),
     # ns-2's NewReno sends at most two segments per duplicate ACK in recovery.
     Agent("newreno", "Newreno", None, '"reno"', {**_native("newreno"), "dupack_burst": "2"}),
-    Agent("sack", "Sack1", None, '"reno"', _native("sack")),
+    # Agent/TCPSink/Sack1 adds 8 bytes per SACK block to its ACKs.
+    Agent("sack", "Sack1", None, '"reno"', {**_native("sack"), "sack_block_bytes": '"8B"'}),
     Agent("vegas", "Vegas", None, NATIVE_VEGAS_CC, _native("newreno")),
     _linux("linux-reno", "reno", '"reno"'),
     _linux("linux-cubic", "cubic", '{ algo = "cubic", variant = "ns2" }'),

@@ -112,6 +112,9 @@ pub struct TcpCfg {
     /// 2 for ns-2's NewReno.
     #[serde(default)]
     pub dupack_burst: u32,
+    /// Bytes an ACK grows by per SACK block it carries (ns-2's Sack1 sink: 8); 0 by default.
+    #[serde(default)]
+    pub sack_block_bytes: Bytes,
     /// `flight` (RFC 5681) or `window` (ns-2.35's `slowdown`).
     #[serde(default)]
     pub decrease: Decrease,
@@ -246,6 +249,12 @@ impl TcpCfg {
                 ),
             );
         }
+        if self.sack_block_bytes.0 > 40 {
+            return err(
+                "sack_block_bytes",
+                format!("must be at most 40B (the TCP option space), got {}", self.sack_block_bytes),
+            );
+        }
         if let Some(f) = self.force_timeout {
             if f.after.0 == 0 {
                 return err("force_timeout.after", "must be greater than 0s".into());
@@ -279,6 +288,7 @@ impl TcpCfg {
             rto_restart: self.rto_restart,
             rtt_timing: self.rtt_timing,
             dupack_burst: self.dupack_burst,
+            sack_block_bytes: self.sack_block_bytes.0 as u32,
             decrease: self.decrease,
             min_cwnd_half: self.sack_recovery == SackRecovery::RateHalving && self.cc.halves_to_min_cwnd(),
             ns2_vegas: match self.cc {

@@ -214,6 +214,8 @@ pub struct TcpConfig {
     /// Segments sent at most per duplicate ACK in fast recovery (0: no limit; ns-2's NewReno
     /// sends at most 2, `send_much(0, 0, 2)`).
     pub dupack_burst: u32,
+    /// Bytes an ACK grows by per SACK block (ns-2.35's `Agent/TCPSink/Sack1`: 8).
+    pub sack_block_bytes: u32,
     /// What a window reduction is taken from.
     pub decrease: Decrease,
     /// With [`SackRecovery::RateHalving`]: recovery starts from ssthresh / 2 (the algorithm's

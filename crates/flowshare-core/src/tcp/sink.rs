@@ -13,6 +13,8 @@ pub struct Sink {
     mss: u32,
     ack_size: u32,
     sack: bool,
+    /// Bytes an ACK grows by per SACK block it carries.
+    sack_block_bytes: u32,
     delayed_ack: Option<(u32, Time)>,
     /// Segments in the transfer, for sizing the last one; `None` for bulk data.
     total_segs: Option<u64>,
@@ -49,6 +51,7 @@ impl Sink {
             mss: cfg.mss,
             ack_size: cfg.ack_size,
             sack: cfg.recovery == super::Recovery::Sack,
+            sack_block_bytes: cfg.sack_block_bytes,
             delayed_ack: cfg.delayed_ack,
             total_segs,
             last_payload,
@@ -219,6 +222,7 @@ impl Sink {
                 }
                 p.push_sack_block(lo, hi);
             }
+            p.size += u32::from(p.n_sack) * self.sack_block_bytes;
         }
         out.push(p);
         self.acks_sent += 1;
@@ -263,6 +267,7 @@ mod tests {
             rto_restart: crate::tcp::RtoRestart::NewData,
             rtt_timing: crate::tcp::RttTiming::EveryAck,
             dupack_burst: 0,
+            sack_block_bytes: 0,
             decrease: crate::tcp::Decrease::Flight,
         }
     }
@@ -291,6 +296,20 @@ mod tests {
         assert_eq!(out[1].seq, 7);
         assert_eq!(out[1].n_sack, 0);
         assert_eq!(s.bytes_delivered, 7000);
+    }
+
+    /// ns-2.35's Sack1 sink adds 8 bytes per SACK block to the ACK (`append_ack`).
+    #[test]
+    fn sack_blocks_add_their_bytes_to_the_ack() {
+        for (per_block, sizes) in [(0, [40, 40, 40]), (8, [40, 48, 56])] {
+            let c = TcpConfig { sack_block_bytes: per_block, ..cfg(Recovery::Sack, None) };
+            let mut s = Sink::new(0, &c, None, 1000);
+            let mut out = Vec::new();
+            for seq in [0, 2, 4] {
+                s.on_data(0, &data(seq), &mut out);
+            }
+            assert_eq!(out.iter().map(|p| p.size).collect::<Vec<_>>(), sizes);
+        }
     }
 
     #[test]
