@@ -245,3 +245,46 @@ fn damjanovic_s4_schedule_drives_the_window() {
     let sent = r.queues.i64("departures")[0];
     assert!(lost > sent / 200 && lost < sent / 10, "{lost} of {sent}");
 }
+
+/// `loss_position`: a model after the queue (ns-2's `link-lossmodel`, the default) loses
+/// packets that have taken their queue slot and transmission time; one before it (ns-2's
+/// `lossmodel`) loses them on arrival. 20 Mbit/s of UDP into a 10 Mbit/s link losing half its
+/// packets: before the queue the 10 Mbit/s left fit and the queue hardly drops, while after it
+/// the queue overflows with the whole 20 Mbit/s and the link delivers only half of 10 Mbit/s.
+#[test]
+fn a_loss_model_before_the_queue_loses_packets_that_take_no_slot() {
+    let flows =
+        "[[flows]]\ntransport = \"udp\"\nsource = { kind = \"cbr\", rate = \"20Mbps\", packet_size = \"1000B\" }";
+    let run_at = |position: &str| {
+        let bottleneck = format!(
+            "{{ rate = \"10Mbps\", delay = \"10ms\", queue = {{ limit = 50 }}, loss = {{ model = \"bernoulli\", p = 0.5 }}{position} }}"
+        );
+        let r = run(&dumbbell("5s", &bottleneck, flows));
+        let (f, q) = (&r.flows, &r.queues);
+        let accounted =
+            f.i64("packets_received")[0] + f.i64("drops")[0] + f.i64("link_losses")[0] + f.i64("in_network_end")[0];
+        assert_eq!(f.i64("packets_sent")[0], accounted, "{position}: every packet accounted for");
+        if !position.is_empty() {
+            // Lost on arrival: never an arrival of the queue, counted at once by both tables.
+            assert_eq!(f.i64("link_losses")[0], q.i64("link_losses")[0]);
+            assert_eq!(q.i64("arrivals")[0], q.i64("departures")[0] + q.i64("drops")[0] + q.i64("len_end_pkts")[0]);
+        }
+        (q.i64("drops")[0], q.i64("link_losses")[0], r.flows.f64("goodput_bps")[0])
+    };
+    let (after_drops, after_losses, after_goodput) = run_at("");
+    let (before_drops, before_losses, before_goodput) = run_at(", loss_position = \"before_queue\"");
+    println!("after: drops {after_drops}, losses {after_losses}, goodput {after_goodput:.0}");
+    println!("before: drops {before_drops}, losses {before_losses}, goodput {before_goodput:.0}");
+    assert!(after_drops > 5_000, "after the queue, the queue takes all 20 Mbit/s: {after_drops}");
+    assert!(before_drops < after_drops / 20, "before the queue, 10 Mbit/s reach it: {before_drops}");
+    assert!((4.0e6..5.5e6).contains(&after_goodput), "half of what the link sends: {after_goodput}");
+    assert!(before_goodput > 8.0e6, "the link carries what survives: {before_goodput}");
+    let e = flowshare_core::scenario::from_toml(&dumbbell(
+        "1s",
+        "{ rate = \"10Mbps\", delay = \"10ms\", loss_position = \"before_queue\" }",
+        flows,
+    ))
+    .and_then(|s| s.build().map(|_| ()))
+    .expect_err("a position without a model");
+    assert!(e.to_string().contains("loss_position"), "{e}");
+}

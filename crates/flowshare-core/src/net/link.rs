@@ -607,11 +607,29 @@ impl LinkDir {
         self.lose(now, arrival)
     }
 
+    /// With a loss model placed before the queue (`loss_position = "before_queue"`): whether
+    /// the packet arriving at `now` is lost before it is queued; it is counted in
+    /// `link_losses` and takes neither a queue slot nor transmission time.
+    #[inline(always)]
+    pub fn lost_on_arrival(&mut self, now: Time) -> bool {
+        match self.loss.as_deref_mut() {
+            Some(model) if model.before_queue => self.lose_on_arrival(now),
+            _ => false,
+        }
+    }
+
+    #[inline(never)]
+    fn lose_on_arrival(&mut self, now: Time) -> bool {
+        let lost = self.loss.as_mut().is_some_and(|m| m.lose(now));
+        self.stats.link_losses += u64::from(lost);
+        lost
+    }
+
     /// [`LinkDir::lost_on_wire`] for a direction with a loss model (out of line: the fast
     /// path only tests for the model).
     #[inline(never)]
     fn lose(&mut self, now: Time, arrival: Time) -> bool {
-        let Some(model) = self.loss.as_mut() else {
+        let Some(model) = self.loss.as_mut().filter(|m| !m.before_queue) else {
             return false;
         };
         let end = self.busy_until;

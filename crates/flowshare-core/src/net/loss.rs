@@ -32,6 +32,26 @@ use crate::units::{Dur, Time};
 use crate::ConfigError;
 use serde::{Deserialize, Serialize};
 
+/// Where a link's loss model acts (`loss_position`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossPosition {
+    /// On the wire: a lost packet has taken its queue slot and transmission time (ns-2's
+    /// `$ns link-lossmodel`).
+    #[default]
+    AfterQueue,
+    /// On arrival at the link, before the queue: a lost packet takes neither (ns-2's
+    /// `$ns lossmodel`, the error module at the link's head).
+    BeforeQueue,
+}
+
+impl LossPosition {
+    /// Whether this is the default (left out when a scenario is written back).
+    pub fn is_default(&self) -> bool {
+        *self == LossPosition::AfterQueue
+    }
+}
+
 /// A loss model as written in a scenario (`loss = { model = "bernoulli", p = 0.01 }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
@@ -230,6 +250,8 @@ enum Process {
 /// A running loss model of one link direction.
 #[derive(Clone, Debug)]
 pub struct LossProcess {
+    /// Acts on arrival, before the queue.
+    pub before_queue: bool,
     state: Process,
     rng: Stream,
     /// Packets seen so far.
@@ -257,7 +279,7 @@ impl LossProcess {
                 random: *pattern == SchedulePattern::Random,
             },
         };
-        LossProcess { state, rng, seen: 0, name: cfg.name() }
+        LossProcess { before_queue: false, state, rng, seen: 0, name: cfg.name() }
     }
 
     /// The `model` name.

@@ -125,6 +125,7 @@ impl Scenario {
                         delay: l.delay,
                         queue: l.queue.clone(),
                         loss: l.loss.clone(),
+                        loss_position: l.loss_position,
                         reverse: l.reverse.clone(),
                     };
                     let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));

@@ -5,7 +5,7 @@ use super::queues::{QueueCfg, QueueKind};
 use super::SimulationCfg;
 use crate::engine::stream;
 use crate::net::link::LinkParams;
-use crate::net::loss::{LossCfg, LossProcess};
+use crate::net::loss::{LossCfg, LossPosition, LossProcess};
 use crate::net::red::Red;
 use crate::net::{Aqm, Limit, LinkId, Network, NodeId};
 use crate::units::{Dur, Rate};
@@ -144,6 +144,9 @@ pub struct LinkCfg {
     /// Loss model of the forward direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossCfg>,
+    /// Where the forward loss model acts: `after_queue` (default) or `before_queue`.
+    #[serde(default, skip_serializing_if = "LossPosition::is_default")]
+    pub loss_position: LossPosition,
     /// How the reverse direction differs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<ReverseCfg>,
@@ -166,6 +169,9 @@ pub struct ReverseCfg {
     /// Loss model of the reverse direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossCfg>,
+    /// Where the reverse loss model acts.
+    #[serde(default, skip_serializing_if = "LossPosition::is_default")]
+    pub loss_position: LossPosition,
 }
 
 /// Partial link parameters overriding a default.
@@ -184,6 +190,9 @@ pub struct LinkOverride {
     /// Forward loss model, if different.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossCfg>,
+    /// Where the forward loss model acts, if different.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_position: Option<LossPosition>,
     /// Reverse-direction fields, each overriding the default's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<ReverseCfg>,
@@ -199,6 +208,7 @@ impl LinkOverride {
                 delay: o.delay.or(b.delay),
                 queue: o.queue.clone().or_else(|| b.queue.clone()),
                 loss: o.loss.clone().or_else(|| b.loss.clone()),
+                loss_position: if o.loss.is_some() { o.loss_position } else { b.loss_position },
             }),
         };
         LinkCfg {
@@ -206,6 +216,7 @@ impl LinkOverride {
             delay: self.delay.unwrap_or(base.delay),
             queue: self.queue.clone().unwrap_or_else(|| base.queue.clone()),
             loss: self.loss.clone().or_else(|| base.loss.clone()),
+            loss_position: self.loss_position.unwrap_or(base.loss_position),
             reverse,
         }
     }
@@ -232,6 +243,9 @@ pub struct GraphLink {
     /// Loss model of the `from → to` direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossCfg>,
+    /// Where it acts: `after_queue` (default) or `before_queue`.
+    #[serde(default, skip_serializing_if = "LossPosition::is_default")]
+    pub loss_position: LossPosition,
     /// How the `to → from` direction differs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<ReverseCfg>,
@@ -287,9 +301,10 @@ fn reverse_cfg(cfg: &LinkCfg) -> LinkCfg {
             delay: r.delay.unwrap_or(cfg.delay),
             queue: r.queue.clone().unwrap_or_else(|| cfg.queue.clone()),
             loss: None,
+            loss_position: LossPosition::AfterQueue,
             reverse: None,
         },
-        None => LinkCfg { loss: None, reverse: None, ..cfg.clone() },
+        None => LinkCfg { loss: None, loss_position: LossPosition::AfterQueue, reverse: None, ..cfg.clone() },
     }
 }
 
@@ -298,6 +313,11 @@ pub(super) fn link_dirs(cfg: &LinkCfg, path: &str) -> Result<(LinkParams, LinkPa
     let forward = link_params(cfg, path)?;
     if let Some(loss) = &cfg.loss {
         loss.validate(&format!("{path}.loss"))?;
+    } else if !cfg.loss_position.is_default() {
+        return Err(ConfigError::new(
+            format!("{path}.loss_position"),
+            "needs a loss model (`loss`) to place".to_string(),
+        ));
     }
     let Some(r) = &cfg.reverse else {
         return Ok((forward, forward));
@@ -305,6 +325,11 @@ pub(super) fn link_dirs(cfg: &LinkCfg, path: &str) -> Result<(LinkParams, LinkPa
     let reverse = link_params(&reverse_cfg(cfg), &format!("{path}.reverse"))?;
     if let Some(loss) = &r.loss {
         loss.validate(&format!("{path}.reverse.loss"))?;
+    } else if !r.loss_position.is_default() {
+        return Err(ConfigError::new(
+            format!("{path}.reverse.loss_position"),
+            "needs a loss model (`loss`) to place".to_string(),
+        ));
     }
     Ok((forward, reverse))
 }
@@ -320,7 +345,14 @@ pub(super) fn add_link_cfg(
     path: &str,
 ) -> Result<LinkId, ConfigError> {
     let (forward, reverse) = link_dirs(cfg, path)?;
-    let models = [("forward", cfg.loss.as_ref()), ("reverse", cfg.reverse.as_ref().and_then(|r| r.loss.as_ref()))];
+    let models = [
+        ("forward", cfg.loss.as_ref(), cfg.loss_position),
+        (
+            "reverse",
+            cfg.reverse.as_ref().and_then(|r| r.loss.as_ref()),
+            cfg.reverse.as_ref().map_or(LossPosition::AfterQueue, |r| r.loss_position),
+        ),
+    ];
     if models.iter().any(|m| m.1.is_some()) && net.link_names.contains(&name) {
         return Err(ConfigError::new(
             format!("{path}.name"),
@@ -331,10 +363,12 @@ pub(super) fn add_link_cfg(
     install_queue(net, id, cfg, path, sim)?;
     let rev_path = if cfg.reverse.is_some() { format!("{path}.reverse") } else { path.to_string() };
     install_queue(net, id + 1, &reverse_cfg(cfg), &rev_path, sim)?;
-    for (k, (dir, model)) in models.into_iter().enumerate() {
+    for (k, (dir, model, position)) in models.into_iter().enumerate() {
         if let Some(m) = model {
             let rng = stream(sim.seed, &format!("link/{name}/{dir}/loss"));
-            net.links[id as usize + k].loss = Some(Box::new(LossProcess::new(m, rng)));
+            let mut process = LossProcess::new(m, rng);
+            process.before_queue = position == LossPosition::BeforeQueue;
+            net.links[id as usize + k].loss = Some(Box::new(process));
         }
     }
     Ok(id)
@@ -389,6 +423,7 @@ pub(super) fn add_lan_cfg(
         delay: cfg.delay,
         queue: cfg.queues.get(n).cloned().unwrap_or_else(|| cfg.queue.clone()),
         loss: None,
+        loss_position: LossPosition::AfterQueue,
         reverse: None,
     };
     let station_path = |n: &String| match cfg.queues.contains_key(n) {

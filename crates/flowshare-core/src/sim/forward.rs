@@ -77,6 +77,11 @@ impl Simulation {
                 self.drop_no_route(id, p);
                 return;
             };
+            if self.net.links[link as usize].lost_on_arrival(at) {
+                self.arena.get_mut(id).hop = hop;
+                self.lost_on_link(id, link);
+                return;
+            }
             if self.net.links[link as usize].is_scheduled() {
                 // Never exclusive, so `at` is now.
                 self.arena.get_mut(id).hop = hop;
