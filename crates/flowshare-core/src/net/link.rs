@@ -98,6 +98,8 @@ pub enum Refusal {
     Early,
     /// The queue was full.
     Overflow,
+    /// The link's loss model, placed before the queue, lost it on arrival.
+    Lost,
 }
 
 /// Admission policy of a FIFO link: which arrivals are refused before the hard limit.
@@ -132,8 +134,13 @@ pub struct LinkDir {
     pub stats: QueueStats,
     /// What waits to be sent, and how the next is chosen.
     pub queue: Queue,
-    /// Loss model applied after the queue, if any.
+    /// Loss model, if any: after the queue, or before it with `loss_first`.
     pub loss: Option<Box<LossProcess>>,
+    /// The loss model acts on arrival, before the queue (`loss_position = "before_queue"`).
+    pub(crate) loss_first: bool,
+    /// Arrivals take [`Network`](super::Network)'s out-of-line path: a LAN station, or a loss
+    /// model before the queue.
+    pub(crate) slow_enqueue: bool,
     /// End of transmission of lost packets not yet fully transmitted (for end-of-run clipping).
     lost_ends: Ring<Time>,
     /// The LAN this direction transmits onto (index into the network's LANs), if any.
@@ -251,6 +258,8 @@ impl LinkDir {
             stats: QueueStats::default(),
             queue: Queue::Fifo(Fifo::default()),
             loss: None,
+            loss_first: false,
+            slow_enqueue: false,
             lost_ends: Ring::default(),
             lan: None,
             up: true,
@@ -607,19 +616,17 @@ impl LinkDir {
         self.lose(now, arrival)
     }
 
-    /// With a loss model placed before the queue (`loss_position = "before_queue"`): whether
-    /// the packet arriving at `now` is lost before it is queued; it is counted in
-    /// `link_losses` and takes neither a queue slot nor transmission time.
-    #[inline(always)]
-    pub fn lost_on_arrival(&mut self, now: Time) -> bool {
-        match self.loss.as_deref_mut() {
-            Some(model) if model.before_queue => self.lose_on_arrival(now),
-            _ => false,
-        }
+    /// Place the loss model before the queue (`loss_position = "before_queue"`).
+    pub fn set_loss_first(&mut self) {
+        self.loss_first = true;
+        self.slow_enqueue = true;
     }
 
+    /// With a loss model placed before the queue (`loss_first`): whether the packet arriving
+    /// at `now` is lost before it is queued; it is counted in `link_losses` and takes neither a
+    /// queue slot nor transmission time.
     #[inline(never)]
-    fn lose_on_arrival(&mut self, now: Time) -> bool {
+    pub fn lost_on_arrival(&mut self, now: Time) -> bool {
         let lost = self.loss.as_mut().is_some_and(|m| m.lose(now));
         self.stats.link_losses += u64::from(lost);
         lost
@@ -629,7 +636,10 @@ impl LinkDir {
     /// path only tests for the model).
     #[inline(never)]
     fn lose(&mut self, now: Time, arrival: Time) -> bool {
-        let Some(model) = self.loss.as_mut().filter(|m| !m.before_queue) else {
+        if self.loss_first {
+            return false;
+        }
+        let Some(model) = self.loss.as_mut() else {
             return false;
         };
         let end = self.busy_until;

@@ -250,8 +250,6 @@ enum Process {
 /// A running loss model of one link direction.
 #[derive(Clone, Debug)]
 pub struct LossProcess {
-    /// Acts on arrival, before the queue.
-    pub before_queue: bool,
     state: Process,
     rng: Stream,
     /// Packets seen so far.
@@ -279,7 +277,7 @@ impl LossProcess {
                 random: *pattern == SchedulePattern::Random,
             },
         };
-        LossProcess { before_queue: false, state, rng, seen: 0, name: cfg.name() }
+        LossProcess { state, rng, seen: 0, name: cfg.name() }
     }
 
     /// The `model` name.

@@ -106,6 +106,7 @@ impl Network {
         for (&s, &p) in stations.iter().zip(params) {
             let mut d = LinkDir::new(s, s, p);
             d.lan = Some(lan);
+            d.slow_enqueue = true;
             self.links.push(d);
             self.link_of.push(k);
             self.reverse.push(None);
@@ -124,19 +125,25 @@ impl Network {
     #[inline]
     pub fn enqueue(&mut self, link: LinkId, now: Time, at: Time, meta: &Meta) -> Result<Time, Refusal> {
         let l = &mut self.links[link as usize];
-        if l.lan.is_some() {
-            return self.enqueue_on_lan(link, now, at, meta);
+        if l.slow_enqueue {
+            return self.enqueue_slow(link, now, at, meta);
         }
         l.enqueue(now, at, meta)
     }
 
-    /// [`Network::enqueue`] for a LAN station, out of line so that the point-to-point path
-    /// keeps the link's enqueue inlined.
+    /// [`Network::enqueue`] for a LAN station or a link whose loss model acts before the
+    /// queue, out of line so that the point-to-point path keeps the link's enqueue inlined.
     #[cold]
     #[inline(never)]
-    fn enqueue_on_lan(&mut self, link: LinkId, now: Time, at: Time, meta: &Meta) -> Result<Time, Refusal> {
+    fn enqueue_slow(&mut self, link: LinkId, now: Time, at: Time, meta: &Meta) -> Result<Time, Refusal> {
         let l = &mut self.links[link as usize];
-        let lan = l.lan.expect("a LAN station") as usize;
+        if l.loss_first && l.lost_on_arrival(at) {
+            return Err(Refusal::Lost);
+        }
+        let Some(lan) = l.lan else {
+            return l.enqueue(now, at, meta);
+        };
+        let lan = lan as usize;
         l.wait_for(self.lans[lan].busy_until);
         let r = l.enqueue(now, at, meta);
         if r.is_ok() {

@@ -366,9 +366,11 @@ pub(super) fn add_link_cfg(
     for (k, (dir, model, position)) in models.into_iter().enumerate() {
         if let Some(m) = model {
             let rng = stream(sim.seed, &format!("link/{name}/{dir}/loss"));
-            let mut process = LossProcess::new(m, rng);
-            process.before_queue = position == LossPosition::BeforeQueue;
-            net.links[id as usize + k].loss = Some(Box::new(process));
+            let dir = &mut net.links[id as usize + k];
+            dir.loss = Some(Box::new(LossProcess::new(m, rng)));
+            if position == LossPosition::BeforeQueue {
+                dir.set_loss_first();
+            }
         }
     }
     Ok(id)

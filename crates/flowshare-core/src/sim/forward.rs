@@ -77,11 +77,6 @@ impl Simulation {
                 self.drop_no_route(id, p);
                 return;
             };
-            if self.net.links[link as usize].lost_on_arrival(at) {
-                self.arena.get_mut(id).hop = hop;
-                self.lost_on_link(id, link);
-                return;
-            }
             if self.net.links[link as usize].is_scheduled() {
                 // Never exclusive, so `at` is now.
                 self.arena.get_mut(id).hop = hop;
@@ -128,6 +123,9 @@ impl Simulation {
     /// Offer packet `id` to scheduled link direction `link` now (ADR 0004).
     #[inline(never)]
     pub(super) fn enqueue_scheduled(&mut self, id: u32, meta: Meta, link: LinkId) {
+        if self.net.links[link as usize].loss_first && self.net.links[link as usize].lost_on_arrival(self.now) {
+            return self.refused(id, link, self.now, Refusal::Lost);
+        }
         let now = self.now;
         let p = *self.arena.get(id);
         let q = Queued { id, at: now, meta };
@@ -213,6 +211,9 @@ impl Simulation {
         let p = *self.arena.get(id);
         if self.trace.is_some() {
             trace_link(&mut self.trace, &self.net, at, Err(refusal), &p, link);
+        }
+        if refusal == Refusal::Lost {
+            return self.lost_on_link(id, link);
         }
         self.count_drop(&p);
         self.free_packet(id, p.conn);
@@ -363,6 +364,7 @@ fn trace_link(
             Ok(_) => t.accepted(at, net.links[link as usize].last_end(), p, link),
             Err(Refusal::Early) => t.dropped(at, p, link, Reason::Early),
             Err(Refusal::Overflow) => t.dropped(at, p, link, Reason::Overflow),
+            Err(Refusal::Lost) => {} // traced as a link loss
         }
     }
 }

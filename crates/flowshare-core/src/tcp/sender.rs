@@ -188,6 +188,12 @@ pub struct Sender {
     /// `rtt_ts_`; `rtt_active_` is `timing`), and the phase of the connection's clock.
     timing: bool,
     timed: Option<(u64, Time)>,
+    /// `rtt_timing = "ns2"`.
+    ns2_timing: bool,
+    /// Linux's accounting of what is in flight ([`Sender::linux_pipe`]).
+    linux: bool,
+    /// Something beyond the common path wants to hear of each segment sent.
+    send_hooks: bool,
     /// While a duplicate ACK in recovery is processed: at most this many segments (0: no cap).
     burst_cap: u32,
     clock_phase: Time,
@@ -198,7 +204,11 @@ impl Sender {
     /// a finite transfer.
     pub fn new(conn: u32, cfg: TcpConfig, total_segs: Option<u64>, last_payload: u32, controller: Controller) -> Self {
         let vegas = cfg.ns2_vegas.map(|p| Box::new(ns2_vegas::Ns2VegasState::new(p)));
+        let ns2_timing = cfg.rtt_timing == RttTiming::Ns2;
         Sender {
+            ns2_timing,
+            linux: cfg.recovery == Recovery::Sack && cfg.sack_recovery.linux_pipe(),
+            send_hooks: ns2_timing || vegas.is_some(),
             vegas,
             timing: false,
             timed: None,
@@ -391,21 +401,27 @@ impl Sender {
         seq < self.snd_max || (!self.stopped && self.total_segs.is_none_or(|t| seq < t))
     }
 
-    /// `rtt_timing = "ns2"`: new segment `seq` leaves at `now` while nothing is timed (ns-2's
-    /// `output`: a segment at or below the last one timed restarts timing without a new send
-    /// time).
-    #[cold]
-    fn start_timing(&mut self, now: Time, seq: u64) {
-        self.timing = true;
-        if self.timed.is_none_or(|(timed, _)| seq > timed) {
-            self.timed = Some((seq, now));
+    /// Segment `seq` left at `now`, with ns-2's Vegas or `rtt_timing = "ns2"` (out of the
+    /// common path, which tests one flag). Called before `snd_max` moves.
+    #[inline(never)]
+    fn on_send_hooks(&mut self, now: Time, seq: u64) {
+        if let Some(v) = self.vegas.as_deref_mut() {
+            v.on_send(now, seq);
+        }
+        // ns-2's `output`: a new segment while nothing is timed starts timing; one at or below
+        // the last segment timed restarts timing without a new send time.
+        if self.ns2_timing && seq >= self.snd_max && !self.timing {
+            self.timing = true;
+            if self.timed.is_none_or(|(timed, _)| seq > timed) {
+                self.timed = Some((seq, now));
+            }
         }
     }
 
     /// A timeout or retransmission abandons the RTT measurement (ns-2's `reset_rtx_timer`),
     /// and the backed-off timer may fold SRTT into RTTVAR.
     fn abandon_timing(&mut self, cc: &mut CcHost) {
-        if self.cfg.rtt_timing == RttTiming::Ns2 {
+        if self.ns2_timing {
             self.timing = false;
             let backoff = self.backoff;
             cc.state_mut(self.m()).rtt.backed_off(backoff);
@@ -440,8 +456,8 @@ impl Sender {
             }
         }
         out.push(p);
-        if let Some(v) = self.vegas.as_deref_mut() {
-            v.on_send(now, seq);
+        if self.send_hooks {
+            self.on_send_hooks(now, seq);
         }
         let s = &mut self.stats;
         s.packets_sent += 1;
@@ -450,9 +466,6 @@ impl Sender {
             s.retransmits += 1;
         }
         if seq >= self.snd_max {
-            if self.cfg.rtt_timing == RttTiming::Ns2 && !self.timing {
-                self.start_timing(now, seq);
-            }
             self.snd_max = seq + 1;
             if let Some((forced, after)) = self.cfg.force_timeout {
                 if seq == forced {
@@ -538,11 +551,7 @@ impl Sender {
         } else {
             // cwnd ≥ 1, so truncation is floor (and avoids a libm call on the per-ACK path).
             let win = (cwnd as u64).max(1).min(self.cfg.rwnd);
-            let max_burst = match (self.cfg.max_burst, self.burst_cap) {
-                (a, 0) => a,
-                (0, b) => b,
-                (a, b) => a.min(b),
-            };
+            let max_burst = if self.burst_cap == 0 { self.cfg.max_burst } else { self.capped_burst() };
             let (tags, pacing) = (self.caps.tags, self.caps.pacing);
             // Linux accounting: the window limits the pipe (SACKed segments have left it), not
             // the data outstanding.
@@ -585,10 +594,19 @@ impl Sender {
         }
     }
 
+    /// The burst limit while `burst_cap` holds.
+    #[cold]
+    fn capped_burst(&self) -> u32 {
+        match self.cfg.max_burst {
+            0 => self.burst_cap,
+            a => a.min(self.burst_cap),
+        }
+    }
+
     /// Linux's accounting of what is in flight (`sack_recovery` `rate_halving` or `prr`).
     #[inline]
     fn linux_pipe(&self) -> bool {
-        self.cfg.recovery == Recovery::Sack && self.cfg.sack_recovery.linux_pipe()
+        self.linux
     }
 
     /// Outside recovery, segments in flight by Linux's accounting: those below `snd_nxt` not
@@ -926,7 +944,7 @@ impl Sender {
         let in_flight_before = self.in_flight();
         // Karn's rule: no sample from an ACK echoing a retransmitted segment.
         let rtt = (!p.retx()).then(|| now - p.ts);
-        let ns2_timing = self.cfg.rtt_timing == RttTiming::Ns2;
+        let ns2_timing = self.ns2_timing;
         if ns2_timing {
             // ns-2's newack: the timed segment's ACK gives the timer its sample.
             if let Some((seq, sent)) = self.timed.filter(|&(seq, _)| self.timing && ack > seq) {

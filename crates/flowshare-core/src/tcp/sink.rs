@@ -222,7 +222,9 @@ impl Sink {
                 }
                 p.push_sack_block(lo, hi);
             }
-            p.size += u32::from(p.n_sack) * self.sack_block_bytes;
+            if self.sack_block_bytes > 0 {
+                p.size += u32::from(p.n_sack) * self.sack_block_bytes;
+            }
         }
         out.push(p);
         self.acks_sent += 1;
