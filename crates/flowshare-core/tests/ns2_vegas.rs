@@ -8,23 +8,17 @@ use flowshare_core::tcp::{Controller, Sender, TcpConfig};
 
 mod common;
 
-use common::{bottleneck_queue, mean, run};
+use common::{bottleneck_queue, dumbbell, mean, run};
 
 const MS: u64 = 1_000_000;
 
+/// One flow of `cc` (initial window 4, TCP options `tcp`) over a 10 Mbit/s / 20 ms dumbbell
+/// with a 100-packet queue, for 20 s.
 fn scenario(cc: &str, tcp: &str) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "20s"
-sample_interval = "10ms"
-[topology]
-kind = "dumbbell"
-bottleneck = {{ rate = "10Mbps", delay = "20ms", queue = {{ limit = 100 }} }}
-access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 10000 }} }}
-[[flows]]
-tcp = {{ cc = {cc}, initial_window = 4{tcp} }}
-"#
+    dumbbell(
+        20,
+        r#"rate = "10Mbps", delay = "20ms", queue = { limit = 100 }"#,
+        &format!("[[flows]]\ntcp = {{ cc = {cc}, initial_window = 4{tcp} }}"),
     )
 }
 

@@ -211,8 +211,8 @@ pub struct TcpConfig {
     pub rto_restart: RtoRestart,
     /// Which RTT measurements feed the retransmission timer.
     pub rtt_timing: RttTiming,
-    /// Segments sent at most per duplicate ACK in fast recovery (0: no limit; ns-2's NewReno
-    /// sends at most 2, `send_much(0, 0, 2)`).
+    /// Segments sent at most per duplicate ACK in fast recovery, from the third on (0: no
+    /// limit; ns-2's NewReno sends at most 2, `send_much(0, 0, 2)`).
     pub dupack_burst: u32,
     /// Bytes an ACK grows by per SACK block (ns-2.35's `Agent/TCPSink/Sack1`: 8).
     pub sack_block_bytes: u32,

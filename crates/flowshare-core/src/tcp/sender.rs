@@ -194,8 +194,6 @@ pub struct Sender {
     linux: bool,
     /// Something beyond the common path wants to hear of each segment sent.
     send_hooks: bool,
-    /// While a duplicate ACK in recovery is processed: at most this many segments (0: no cap).
-    burst_cap: u32,
     clock_phase: Time,
 }
 
@@ -212,7 +210,6 @@ impl Sender {
             vegas,
             timing: false,
             timed: None,
-            burst_cap: 0,
             clock_phase: 0,
             conn,
             cfg,
@@ -551,7 +548,10 @@ impl Sender {
         } else {
             // cwnd ≥ 1, so truncation is floor (and avoids a libm call on the per-ACK path).
             let win = (cwnd as u64).max(1).min(self.cfg.rwnd);
-            let max_burst = if self.burst_cap == 0 { self.cfg.max_burst } else { self.capped_burst() };
+            // ns-2's NewReno sends at most `dupack_burst` segments per duplicate ACK from the
+            // third on (its `send_much(0, 0, 2)` while counting them).
+            let dup_burst = self.cfg.dupack_burst > 0 && phase == Phase::Recovery && self.dupacks >= DUP_THRESH;
+            let max_burst = if dup_burst { self.capped_burst() } else { self.cfg.max_burst };
             let (tags, pacing) = (self.caps.tags, self.caps.pacing);
             // Linux accounting: the window limits the pipe (SACKed segments have left it), not
             // the data outstanding.
@@ -594,12 +594,12 @@ impl Sender {
         }
     }
 
-    /// The burst limit while `burst_cap` holds.
+    /// The burst limit with `dupack_burst` in force.
     #[cold]
     fn capped_burst(&self) -> u32 {
         match self.cfg.max_burst {
-            0 => self.burst_cap,
-            a => a.min(self.burst_cap),
+            0 => self.cfg.dupack_burst,
+            a => a.min(self.cfg.dupack_burst),
         }
     }
 
@@ -947,8 +947,7 @@ impl Sender {
         let ns2_timing = self.ns2_timing;
         if ns2_timing {
             // ns-2's newack: the timed segment's ACK gives the timer its sample.
-            if let Some((seq, sent)) = self.timed.filter(|&(seq, _)| self.timing && ack > seq) {
-                debug_assert!(seq < ack);
+            if let Some((_, sent)) = self.timed.filter(|&(seq, _)| self.timing && ack > seq) {
                 self.timing = false;
                 self.backoff = 1;
                 st.rtt.sample_ns2(now - sent, sent, self.clock_phase);
@@ -1128,10 +1127,7 @@ impl Sender {
             } else if self.cfg.sack_recovery == SackRecovery::Prr {
                 self.prr_update(cc);
             }
-            // ns-2's NewReno sends at most two segments per duplicate ACK (`dupack_burst`).
-            self.burst_cap = self.cfg.dupack_burst;
             self.send_available(now, cc, out);
-            self.burst_cap = 0;
             return;
         }
         if self.linux_pipe() {
