@@ -16,6 +16,12 @@ default RNG, start jitter, DropTail or RED, random loss, per-flow access delays,
 routers); flowshare runs `flowshare-sim --detail` on scenarios this script writes to
 `bench/peers/build/crosscheck/scenarios/` (git-ignored; generated, edit the lists here).
 
+Runs are paired (common random numbers): flowshare's run of seed s starts each flow at the time
+ns-2's run of seed s started it (ns-2 prints them), so both simulators see the same six
+start-up orders and a difference in a figure is a difference in TCP, not in the draw of start
+times (which decides, for instance, whether a flow starts while the queue overflows under the
+others' slow starts). `--starts own` uses flowshare's own `start_jitter` draws instead.
+
 Finished runs are cached, one JSON file per simulator run, in
 `bench/peers/build/crosscheck/runs/`, named after the network, agent, seed and a digest of
 everything the run depends on (the Tcl script and its arguments; the scenario text and the
@@ -99,10 +105,13 @@ COMMON_TCP = {"mss": '"1460B"', "ack_size": '"40B"', "initial_window": "2", "rwn
               "delayed_ack": "false", "rto_initial": '"3s"', "rto_min": '"200ms"'}
 # ns-2's native agents: 1460 + 40 bytes on the wire, a 10 ms clock (tcpTick_), maxrto_ 60 s,
 # limited transmit (singledup_ 1, flowshare's default, written out), cuts from the window in
-# whole segments (TcpAgent::slowdown), and no timestamps: one segment timed per round trip, in
-# ticks from a random clock phase (rtt_update, boot_time_).
+# whole segments (TcpAgent::slowdown), no timestamps: one segment timed per round trip, in
+# ticks from a random clock phase (rtt_update, boot_time_); and a 40-byte SYN stand-in first
+# (syn_ true, delay_growth_ true: the window of 2 opens when it is acknowledged), which
+# flowshare's handshake mirrors. TCP-Linux sends its stand-in with the first data segment
+# (its window is 2 from the start): flowshare's two data segments are the closer mirror.
 NATIVE_TCP = {"header": '"40B"', "timer_tick": '"10ms"', "rto_max": '"60s"', "limited_transmit": "true",
-              "decrease": '"window"', "rtt_timing": '"ns2"'}
+              "decrease": '"window"', "rtt_timing": '"ns2"', "handshake": "true"}
 # ns-2.35's TCP-Linux: SACK scoreboard with rate halving, a 1 ms clock once select_ca runs,
 # timestamps (10 more bytes of header), maxrto_ 120 s, and the retransmission timer restarted on
 # every ACK (`renew_timer` in `time_processing`); its Agent/TCPSink/Sack1 adds 8 bytes per SACK
@@ -259,8 +268,12 @@ def _rate(mbps: float) -> str:
     return f"{mbps / 1000:g}Gbps" if mbps >= 1000 else f"{mbps:g}Mbps"
 
 
-def scenario_toml(net: Net, agent: Agent, seed: int, seconds: float) -> str:
-    """The flowshare mirror of `ns ns2_tcp_matrix.tcl <ns2_args>`."""
+def scenario_toml(net: Net, agent: Agent, seed: int, seconds: float,
+                  starts: list[float] | None = None) -> str:
+    """The flowshare mirror of `ns ns2_tcp_matrix.tcl <ns2_args>`.
+
+    `starts`: each flow's start time (s), from the ns-2 run of the same seed (paired runs);
+    None gives flowshare's own `start_jitter` draws."""
     if net.aqm == "red":
         # ns-2's byte-mode limit is limit_ x mean_pktsize_ (500 B) waiting; flowshare's counts
         # the packet on the wire too (docs/queues.md, "Differences from ns-2.35").
@@ -286,11 +299,14 @@ def scenario_toml(net: Net, agent: Agent, seed: int, seconds: float) -> str:
     else:
         lines += ['kind = "parking_lot"', f"routers = {net.routers}", f"link = {{ {link} }}", access]
     tcp = [f"{k} = {v}" for k, v in agent.tcp_options().items()]
-    uniform = len(set(net.flows)) == 1 and net.flows[0] == Flow(0, 1)
+    uniform = starts is None and len(set(net.flows)) == 1 and net.flows[0] == Flow(0, 1)
     groups = [(0, len(net.flows), net.flows[0])] if uniform else [(i, 1, f) for i, f in enumerate(net.flows)]
     for first, count, f in groups:
-        lines += ["", "[[flows]]", f'name = "f{first}"', f"count = {count}", f'start = "{10 * first}ms"',
-                  'start_spacing = "10ms"', f'start_jitter = "{JITTER_S:g}s"']
+        lines += ["", "[[flows]]", f'name = "f{first}"', f"count = {count}"]
+        if starts is None:
+            lines += [f'start = "{10 * first}ms"', 'start_spacing = "10ms"', f'start_jitter = "{JITTER_S:g}s"']
+        else:
+            lines.append(f'start = "{round(starts[first] * 1e9)}ns"')
         if net.routers > 2:
             lines += [f"from = {f.src}", f"to = {f.dst}"]
         if f.access_delay_ms != 1.0:
@@ -558,6 +574,9 @@ def main() -> int:
     ap.add_argument("--ns", default="ns", help="ns-2 binary (default: ns on PATH)")
     ap.add_argument("--sims", choices=("both", "ns2", "flowshare"), default="both",
                     help="run only one simulator's runs into the cache, no table (default: both, and the table)")
+    ap.add_argument("--starts", choices=("ns2", "own"), default="ns2",
+                    help="flow start times of each flowshare run: those of the ns-2 run of the same seed "
+                    "(paired runs, the default), or flowshare's own start_jitter draws")
     args = ap.parse_args()
     secs = parse_seconds(args.seconds)
     agents, nets = select(args.only)
@@ -580,43 +599,66 @@ def main() -> int:
     SCENARIOS.mkdir(parents=True, exist_ok=True)
     RUNS_DIR.mkdir(parents=True, exist_ok=True)
 
-    jobs: list[Job] = []
-    for net, agent in pairs:
-        seconds = net.seconds(secs)
-        for seed in range(1, args.runs + 1):
-            base = f"{net.key}__{agent.key}__s{seed}"
-            a = ns2_args(net, agent, seed, seconds)
-            jobs.append(Job("ns2", net, agent, seed, seconds,
-                            RUNS_DIR / f"{base}__ns2-{_digest(tcl_digest, *a)}.json", [ns_bin, str(NS2_SCRIPT), *a]))
-            text = scenario_toml(net, agent, seed, seconds)
-            jobs.append(Job("flowshare", net, agent, seed, seconds,
-                            RUNS_DIR / f"{base}__fs-{_digest(sim_digest, text)}.json",
-                            [str(sim), "--detail"], text))
-
     results: dict[tuple[str, str, str, int], dict] = {}
     rejected: dict[tuple[str, str], str] = {}
-    todo = []
-    if args.sims != "both":
-        jobs = [j for j in jobs if j.sim == args.sims]
-    for j in jobs:
-        if j.cache.is_file() and not args.no_cache:
-            results[(j.sim, j.net.key, j.agent.key, j.seed)] = json.loads(j.cache.read_text())
-        else:
-            todo.append(j)
-    print(f"{len(jobs)} runs, {len(jobs) - len(todo)} cached, {len(todo)} to run with {args.jobs} job(s)", file=sys.stderr)
-    t0 = time.monotonic()
-    with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = {pool.submit(run_job, j): j for j in todo}
-        for k, fut in enumerate(cf.as_completed(futs), 1):
-            j = futs[fut]
-            try:
-                res = fut.result()
-            except Rejected as e:
-                rejected[(j.net.key, j.agent.key)] = str(e)
-                continue
-            results[(j.sim, j.net.key, j.agent.key, j.seed)] = res
-            print(f"[{k}/{len(todo)} {time.monotonic() - t0:.0f}s] {j.sim} {j.net.key} {j.agent.key} seed {j.seed}: "
-                  f"{res['wall_s']:.1f}s", file=sys.stderr)
+
+    def run_all(jobs: list[Job]) -> None:
+        todo = []
+        for j in jobs:
+            if j.cache.is_file() and not args.no_cache:
+                results[(j.sim, j.net.key, j.agent.key, j.seed)] = json.loads(j.cache.read_text())
+            else:
+                todo.append(j)
+        if not jobs:
+            return
+        print(f"{jobs[0].sim}: {len(jobs)} runs, {len(jobs) - len(todo)} cached, {len(todo)} to run with "
+              f"{args.jobs} job(s)", file=sys.stderr)
+        t0 = time.monotonic()
+        with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            futs = {pool.submit(run_job, j): j for j in todo}
+            for k, fut in enumerate(cf.as_completed(futs), 1):
+                j = futs[fut]
+                try:
+                    res = fut.result()
+                except Rejected as e:
+                    rejected[(j.net.key, j.agent.key)] = str(e)
+                    continue
+                results[(j.sim, j.net.key, j.agent.key, j.seed)] = res
+                print(f"[{k}/{len(todo)} {time.monotonic() - t0:.0f}s] {j.sim} {j.net.key} {j.agent.key} "
+                      f"seed {j.seed}: {res['wall_s']:.1f}s", file=sys.stderr)
+
+    # ns-2 first: with paired runs (the default) each flowshare run takes its flows' start times
+    # from the ns-2 run of the same seed.
+    ns_jobs = []
+    for net, agent in pairs:
+        for seed in range(1, args.runs + 1):
+            a = ns2_args(net, agent, seed, net.seconds(secs))
+            ns_jobs.append(Job("ns2", net, agent, seed, net.seconds(secs),
+                               RUNS_DIR / f"{net.key}__{agent.key}__s{seed}__ns2-{_digest(tcl_digest, *a)}.json",
+                               [ns_bin, str(NS2_SCRIPT), *a]))
+    if args.sims != "flowshare" or args.starts == "ns2":
+        if args.sims == "flowshare":  # the start times only: from the cache
+            missing = [j for j in ns_jobs if not j.cache.is_file()]
+            if missing:
+                sys.exit(f"--starts ns2 needs the ns-2 runs first ({len(missing)} not cached, e.g. "
+                         f"{missing[0].cache.name}); run --sims ns2, or give --starts own")
+        run_all(ns_jobs)
+    if args.sims == "ns2":
+        return 0
+    fs_jobs = []
+    for net, agent in pairs:
+        for seed in range(1, args.runs + 1):
+            starts = None
+            if args.starts == "ns2":
+                ns_run = results.get(("ns2", net.key, agent.key, seed))
+                if ns_run is None:
+                    continue
+                starts = [f["start_s"] for f in ns_run["per_flow"]]
+            text = scenario_toml(net, agent, seed, net.seconds(secs), starts)
+            fs_jobs.append(Job("flowshare", net, agent, seed, net.seconds(secs),
+                               RUNS_DIR / f"{net.key}__{agent.key}__s{seed}__fs-{_digest(sim_digest, text)}.json",
+                               [str(sim), "--detail"], text))
+    run_all(fs_jobs)
 
     if args.sims != "both":
         return 0
