@@ -331,3 +331,44 @@ fn dupack_burst_caps_what_one_duplicate_ack_releases_in_recovery() {
         assert_eq!(new_segments(&out).len(), expected, "dupack_burst = {cap}");
     }
 }
+
+#[test]
+fn the_reported_window_leaves_out_the_inflation_and_follows_the_rate_halving_target() {
+    // NewReno: in fast recovery cwnd is inflated to ssthresh + 3 and by one per further
+    // duplicate ACK; the window results report stays at ssthresh (ns-2's cwnd_, without
+    // dupwnd_).
+    let c = cfg("newreno", ", initial_window = 10, initial_ssthresh = 1000");
+    let (mut s, mut cc, mut out) = started(c);
+    let m = s.member().unwrap();
+    for k in 1..=4u64 {
+        out.clear();
+        s.on_ack(1_000 * k, &ack(0), &mut cc, &mut out);
+    }
+    let st = *cc.state(m);
+    assert_eq!(st.ssthresh, 5.0);
+    assert_eq!(st.cwnd, 9.0, "ssthresh + 3, and one more for the fourth duplicate ACK");
+    assert_eq!(s.reported_cwnd(&st), 5.0);
+    s.on_ack(5_000, &ack(s.snd_max), &mut cc, &mut out);
+    let st = *cc.state(m);
+    assert_eq!(s.reported_cwnd(&st), st.cwnd, "out of recovery the window is cwnd");
+
+    // TCP-Linux rate halving: cwnd drops to min_cwnd at once, but the pipe target falls from
+    // the old window by one segment per two ACKs; that target is the window reported while it
+    // is above cwnd (ns-2's save_from_linux reports next_pkts_in_flight_).
+    let c = cfg("sack", r#", initial_window = 20, initial_ssthresh = 1000, sack_recovery = "rate_halving""#);
+    let (mut s, mut cc, mut out) = started(c);
+    let m = s.member().unwrap();
+    let mut reported = Vec::new();
+    for (k, end) in (2..=20).enumerate() {
+        out.clear();
+        s.on_ack(1_000 * (k as u64 + 1), &sack_ack(0, &[(1, end)]), &mut cc, &mut out);
+        reported.push(s.reported_cwnd(cc.state(m)));
+    }
+    let st = *cc.state(m);
+    assert_eq!(st.cwnd, 5.0);
+    assert_eq!(reported[..3], [20.0, 20.0, 20.0], "before recovery: cwnd");
+    assert!(reported[3] >= 18.0, "{reported:?}");
+    assert!(reported[3..].windows(2).all(|w| w[1] <= w[0]), "{reported:?}");
+    assert!(reported.iter().all(|&w| w >= st.cwnd), "{reported:?}");
+    assert!(*reported.last().unwrap() < 14.0, "{reported:?}");
+}

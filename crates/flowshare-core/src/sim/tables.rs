@@ -71,7 +71,7 @@ impl Simulation {
             let st = snd.cc_state(&self.cc);
             let sent = snd.stats.bytes_sent;
             let delivered = sink.bytes_delivered;
-            s.f_cwnd.push(st.cwnd);
+            s.f_cwnd.push(snd.reported_cwnd(&st));
             s.f_ssthresh.push(st.ssthresh);
             s.f_srtt.push(if st.rtt.samples > 0 { st.rtt.srtt / 1e9 } else { f64::NAN });
             s.f_rttvar.push(if st.rtt.samples > 0 { st.rtt.rttvar / 1e9 } else { f64::NAN });
@@ -227,7 +227,7 @@ impl Simulation {
             }),
         );
         t.push("cwnd_max", floats(&|i| if st(i).started_at.is_some() { st(i).cwnd_max } else { f64::NAN }));
-        t.push("cwnd_final", floats(&|i| sender(i).map_or(f64::NAN, |s| s.cc_state(&self.cc).cwnd)));
+        t.push("cwnd_final", floats(&|i| sender(i).map_or(f64::NAN, |s| s.reported_cwnd(&s.cc_state(&self.cc)))));
         let rtt_final = |i: usize| sender(i).map(|s| s.cc_state(&self.cc).rtt).filter(|r| r.samples > 0);
         t.push("srtt_final_s", floats(&|i| rtt_final(i).map_or(f64::NAN, |r| r.srtt / 1e9)));
         t.push("rttvar_final_s", floats(&|i| rtt_final(i).map_or(f64::NAN, |r| r.rttvar / 1e9)));

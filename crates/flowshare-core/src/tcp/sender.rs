@@ -846,8 +846,27 @@ impl Sender {
     }
 
     fn account_cwnd(&mut self, now: Time, st: &CcState) {
-        self.stats.cwnd_integral += st.cwnd * (now - self.last_cwnd_t) as f64;
+        self.stats.cwnd_integral += self.reported_cwnd(st) * (now - self.last_cwnd_t) as f64;
         self.last_cwnd_t = now;
+    }
+
+    /// The window results report (`cwnd_mean`, `cwnd_max`, `cwnd_final`, the `cwnd` series):
+    /// the window on the network. In Reno and NewReno fast recovery that is cwnd without its
+    /// inflation (RFC 5681 §3.2 steps 4–5: the extra segments stand for segments that have
+    /// left the network), at most ssthresh; in TCP-Linux rate halving it is the falling pipe
+    /// target while that is above cwnd. ns-2 samples the same as `cwnd_` (it keeps the
+    /// inflation apart in `dupwnd_`, and TCP-Linux's `save_from_linux` reports
+    /// `next_pkts_in_flight_`), and Linux shows it as snd_cwnd. ns-2's Vegas inflates `cwnd_`
+    /// itself, so its mirror reports cwnd as it is.
+    pub fn reported_cwnd(&self, st: &CcState) -> f64 {
+        if st.phase != Phase::Recovery {
+            return st.cwnd;
+        }
+        match self.cfg.recovery {
+            Recovery::Reno | Recovery::Newreno if self.vegas.is_none() => st.cwnd.min(st.ssthresh),
+            Recovery::Sack if self.cfg.sack_recovery == SackRecovery::RateHalving => st.cwnd.max(self.rh_next as f64),
+            _ => st.cwnd,
+        }
     }
 
     /// (Re)start the retransmission timer: RTO from now, or earlier if a forced timeout is
@@ -923,7 +942,8 @@ impl Sender {
         let in_flight = self.in_flight();
         let st = cc.state_mut(m);
         st.in_flight = in_flight;
-        self.stats.cwnd_max = self.stats.cwnd_max.max(st.cwnd);
+        let w = self.reported_cwnd(st);
+        self.stats.cwnd_max = self.stats.cwnd_max.max(w);
     }
 
     fn on_new_ack(&mut self, now: Time, p: &Packet, cc: &mut CcHost, out: &mut Vec<Packet>) {
@@ -1108,7 +1128,8 @@ impl Sender {
         let in_flight = self.in_flight();
         let st = cc.state_mut(m);
         st.in_flight = in_flight;
-        self.stats.cwnd_max = self.stats.cwnd_max.max(st.cwnd);
+        let w = self.reported_cwnd(st);
+        self.stats.cwnd_max = self.stats.cwnd_max.max(w);
         self.last_state = Some(*st);
         cc.leave(m, now);
         self.member = NOT_A_MEMBER;
@@ -1350,7 +1371,7 @@ impl Sender {
         if self.stats.started_at.is_some() {
             let end = self.stats.completed_at.unwrap_or(now);
             if end > self.last_cwnd_t {
-                self.stats.cwnd_integral += self.cc_state(cc).cwnd * (end - self.last_cwnd_t) as f64;
+                self.stats.cwnd_integral += self.reported_cwnd(&self.cc_state(cc)) * (end - self.last_cwnd_t) as f64;
                 self.last_cwnd_t = end;
             }
         }
