@@ -163,7 +163,9 @@ AGENTS = [
     Agent("newreno", "Newreno", None, '"reno"', {**_native("newreno"), "dupack_burst": "2"}),
     # Agent/TCPSink/Sack1 adds 8 bytes per SACK block to its ACKs.
     Agent("sack", "Sack1", None, '"reno"', {**_native("sack"), "sack_block_bytes": '"8B"'}),
-    Agent("vegas", "Vegas", None, NATIVE_VEGAS_CC, _native("newreno")),
+    # ns-2's Vegas agent replaces TcpAgent::output and with it the SYN stand-in: its first
+    # segment is a full one, sent alone (the variant starts from one segment).
+    Agent("vegas", "Vegas", None, NATIVE_VEGAS_CC, {**_native("newreno"), "handshake": "false"}),
     _linux("linux-reno", "reno", '"reno"'),
     _linux("linux-cubic", "cubic", '{ algo = "cubic", variant = "ns2" }'),
     _linux("linux-bic", "bic", '{ algo = "bic", variant = "linux" }'),

@@ -30,7 +30,9 @@ fn cfg_and_cc(cc: &str) -> (TcpConfig, flowshare_core::cc::CcConfig) {
     (conn.tcp, conn.cc)
 }
 
-/// A started ns-2 Vegas sender with an initial window of 4 (segments 0–3 sent at time 0).
+/// A started ns-2 Vegas sender (initial window 4) past its start-up: it sends segment 0 alone;
+/// the ACK of it (44 ms) leaves the window at one segment and segment 1 goes; the ACK of that
+/// (88 ms) opens the window of 4 (`delay_growth_`), and segments 2–5 go at 88 ms.
 fn started() -> (Sender, CcHost, Vec<Packet>) {
     let (tcp, cc_cfg) = cfg_and_cc(NS2);
     assert!(tcp.ns2_vegas.is_some());
@@ -38,7 +40,18 @@ fn started() -> (Sender, CcHost, Vec<Packet>) {
     let mut s = Sender::new(0, tcp, None, tcp.mss, Controller::Solo(cc_cfg.build_solo()));
     let mut out = Vec::new();
     s.start(0, &mut cc, &mut out);
+    assert_eq!(sent(&out), [0], "one segment first");
+    for (k, expect) in [(1u64, vec![1u64]), (2, vec![2, 3, 4, 5])] {
+        out.clear();
+        s.on_ack(44 * k * MS, &ack(k), &mut cc, &mut out);
+        assert_eq!(sent(&out), expect, "ACK {k}");
+    }
+    assert_eq!(cwnd(&s, &cc), 4.0, "the second ACK opens the initial window");
     (s, cc, out)
+}
+
+fn sent(out: &[Packet]) -> Vec<u64> {
+    out.iter().map(|p| p.seq).collect()
 }
 
 fn ack(seq: u64) -> Packet {
@@ -49,14 +62,13 @@ fn cwnd(s: &Sender, cc: &CcHost) -> f64 {
     s.cc_state(cc).cwnd
 }
 
-/// ACKs 1–4 at 50–53 ms: each sends one new segment (4–7, sent at 50–53 ms); the first
-/// round makes no increase (ns-2 grows in every other round of slow start).
+/// ACKs 3–6 at 135–138 ms: each sends one new segment (6–9, sent at 135–138 ms); the round
+/// makes no increase (ns-2 grows in every other round of slow start).
 fn first_round(s: &mut Sender, cc: &mut CcHost, out: &mut Vec<Packet>) {
-    for k in 1..=4 {
+    for k in 3..=6 {
         out.clear();
-        s.on_ack((49 + k) * MS, &ack(k), cc, out);
-        let sent: Vec<u64> = out.iter().map(|p| p.seq).collect();
-        assert_eq!(sent, [k + 3], "ACK {k}");
+        s.on_ack((132 + k) * MS, &ack(k), cc, out);
+        assert_eq!(sent(out), [k + 3], "ACK {k}");
     }
     assert_eq!(cwnd(s, cc), 4.0);
 }
@@ -65,26 +77,26 @@ fn first_round(s: &mut Sender, cc: &mut CcHost, out: &mut Vec<Packet>) {
 fn third_duplicate_ack_cuts_to_three_quarters_inflates_and_deflates_on_the_new_ack() {
     let (mut s, mut cc, mut out) = started();
     first_round(&mut s, &mut cc, &mut out);
-    // Segment 4 is lost; 5, 6 and 7 bring duplicate ACKs 47 ms after their sending, before
-    // the fine-grained timeout (1.5 × the first RTT, 75 ms) has passed.
-    for (k, t) in [(1, 100), (2, 101)] {
+    // Segment 6 is lost; 7, 8 and 9 bring duplicate ACKs 47 ms after their sending, before
+    // the fine-grained timeout (about 1.4 × the RTT, 60 ms) has passed.
+    for (k, t) in [(1, 183), (2, 184)] {
         out.clear();
-        s.on_ack(t * MS, &ack(4), &mut cc, &mut out);
+        s.on_ack(t * MS, &ack(6), &mut cc, &mut out);
         assert!(out.is_empty(), "duplicate ACK {k}: ns-2's Vegas has no limited transmit");
     }
     out.clear();
-    s.on_ack(102 * MS, &ack(4), &mut cc, &mut out);
-    assert!(out.iter().any(|p| p.seq == 4 && p.retx()), "third duplicate ACK resends segment 4");
+    s.on_ack(185 * MS, &ack(6), &mut cc, &mut out);
+    assert!(out.iter().any(|p| p.seq == 6 && p.retx()), "third duplicate ACK resends segment 6");
     assert_eq!(s.stats.fast_retransmits, 1);
     // win = 4 − ⌊4/4⌋ = 3, inflated by the three duplicate ACKs.
     assert_eq!(cwnd(&s, &cc), 6.0);
     assert_eq!(s.cc_state(&cc).phase, Phase::Open);
-    s.on_ack(103 * MS, &ack(4), &mut cc, &mut out);
+    s.on_ack(186 * MS, &ack(6), &mut cc, &mut out);
     assert_eq!(cwnd(&s, &cc), 7.0, "each further duplicate ACK inflates by one");
     // The new ACK deflates to ¾ of the window with ssthresh 2; the same ACK closes a round
     // (diff < α), which adds 1/cwnd.
     out.clear();
-    s.on_ack(150 * MS, &ack(10), &mut cc, &mut out);
+    s.on_ack(233 * MS, &ack(12), &mut cc, &mut out);
     let st = s.cc_state(&cc);
     assert_eq!((st.cwnd, st.ssthresh), (3.0 + 1.0 / 3.0, 2.0));
 }
@@ -93,10 +105,10 @@ fn third_duplicate_ack_cuts_to_three_quarters_inflates_and_deflates_on_the_new_a
 fn a_duplicate_ack_after_the_fine_grained_timeout_retransmits_at_once() {
     let (mut s, mut cc, mut out) = started();
     first_round(&mut s, &mut cc, &mut out);
-    // The first duplicate ACK comes 150 ms after segment 4 left: past v_timeout (75 ms).
+    // The first duplicate ACK comes 150 ms after segment 6 left: past v_timeout (60 ms).
     out.clear();
-    s.on_ack(200 * MS, &ack(4), &mut cc, &mut out);
-    assert!(out.iter().any(|p| p.seq == 4 && p.retx()), "segment 4 resent on the first duplicate ACK");
+    s.on_ack(285 * MS, &ack(6), &mut cc, &mut out);
+    assert!(out.iter().any(|p| p.seq == 6 && p.retx()), "segment 6 resent on the first duplicate ACK");
     // Cut to 3, inflated by one duplicate ACK.
     assert_eq!(cwnd(&s, &cc), 4.0);
 }
@@ -112,7 +124,7 @@ fn a_timeout_restarts_from_two_segments_with_half_the_window_as_ssthresh() {
     let st = s.cc_state(&cc);
     assert_eq!((st.cwnd, st.ssthresh), (2.0, 2.0));
     let resent: Vec<u64> = out.iter().filter(|p| p.retx()).map(|p| p.seq).collect();
-    assert_eq!(resent, [4, 5], "go back N with a window of 2");
+    assert_eq!(resent, [6, 7], "go back N with a window of 2");
 }
 
 /// A lone ns-2 Vegas flow leaves slow start on diff > γ without a loss and holds between α = 1
@@ -147,4 +159,29 @@ fn options_of_the_other_variant_and_sack_recovery_are_refused() {
     let (tcp, _) = cfg_and_cc(NS2);
     let p = tcp.ns2_vegas.unwrap();
     assert_eq!((p.alpha, p.beta, p.gamma), (1.0, 3.0, 1.0));
+}
+
+/// ns-2's start-up with its default initial window of 2: one segment, then the second ACK
+/// sets the window to 2 and that ACK's slow-start increase makes it 3 (ns-2: cwnd_ 1, 3, 6,
+/// 12, … every other round).
+#[test]
+fn start_up_with_an_initial_window_of_two_goes_one_then_three() {
+    let s = flowshare_core::scenario::from_toml(&dumbbell(
+        1,
+        r#"rate = "10Mbps", delay = "20ms", queue = { limit = 100 }"#,
+        &format!("[[flows]]\ntcp = {{ cc = {NS2}, initial_window = 2 }}"),
+    ))
+    .unwrap();
+    let conn = &s.build().unwrap().conns[0];
+    let mut cc = CcHost::new();
+    let mut snd = Sender::new(0, conn.tcp, None, conn.tcp.mss, Controller::Solo(conn.cc.build_solo()));
+    let mut out = Vec::new();
+    snd.start(0, &mut cc, &mut out);
+    assert_eq!((sent(&out), cwnd(&snd, &cc)), (vec![0], 1.0));
+    out.clear();
+    snd.on_ack(44 * MS, &ack(1), &mut cc, &mut out);
+    assert_eq!((sent(&out), cwnd(&snd, &cc)), (vec![1], 1.0));
+    out.clear();
+    snd.on_ack(88 * MS, &ack(2), &mut cc, &mut out);
+    assert_eq!((sent(&out), cwnd(&snd, &cc)), (vec![2, 3, 4], 3.0));
 }

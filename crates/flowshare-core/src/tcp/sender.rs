@@ -276,7 +276,9 @@ impl Sender {
     /// The congestion state the connection starts with.
     fn initial_state(&self) -> CcState {
         let c = &self.cfg;
-        let mut st = CcState::new(c.initial_window, c.initial_ssthresh, c.mss);
+        // ns-2's Vegas agent starts from one segment (`delay_growth_`; ns2_vegas.rs).
+        let window = if self.vegas.is_some() { 1.0 } else { c.initial_window };
+        let mut st = CcState::new(window, c.initial_ssthresh, c.mss);
         st.max_ssthresh = c.max_ssthresh;
         st.rtt = match c.rtt_timing {
             RttTiming::EveryAck => RttEstimator::new(c.rto_initial, c.timer_tick, c.rto_min, c.rto_max),

@@ -22,6 +22,11 @@
 //!   first new ACK deflates it again (and sets ssthresh to 2). The first two new ACKs after the
 //!   retransmission retransmit the next segment too if it has been out for v_timeout.
 //! - A retransmission timeout halves ssthresh (from the window) and restarts from 2 segments.
+//! - The agent starts with a window of one segment (`delay_growth_`): the first ACK leaves it
+//!   there, the second sets it to the initial window (`last_ack_ == 0`), which that ACK's
+//!   slow-start increase then raises by one: 1, 3, 6, 12, … every other round. ns-2's
+//!   40-byte SYN stand-in (`syn_`) lives in `TcpAgent::output`, which this agent replaces, so
+//!   its first segment is a full one.
 //!
 //! Differences from the source: ns-2's agent stores send times in a ring of `window_` slots,
 //! sized at the first segment (flowshare keeps them per outstanding segment); a window deflated
@@ -69,6 +74,8 @@ pub(super) struct Ns2VegasState {
     /// `snd_max` at the last duplicate-ACK retransmission or timeout.
     recover: u64,
     last_was_timeout: bool,
+    /// The window is still the one segment it starts with (`delay_growth_`).
+    delay_growth: bool,
 }
 
 impl Ns2VegasState {
@@ -94,6 +101,7 @@ impl Ns2VegasState {
             cwnd_changed: 0.0,
             recover: 0,
             last_was_timeout: false,
+            delay_growth: true,
         }
     }
 
@@ -147,9 +155,18 @@ impl Sender {
     pub(super) fn vegas_before_new_ack(&mut self, now: Time, ack: u64, cc: &mut CcHost) -> (f64, u32) {
         let m = self.m();
         let dupacks = self.dupacks;
+        let (initial_window, una) = (self.cfg.initial_window, self.snd_una);
         let v = self.vegas();
         v.first_ack(now);
         let st = cc.state_mut(m);
+        // `if (last_ack_ == 0 && delay_growth_) cwnd_ = initial_window()`: ns-2's last_ack_
+        // is the last segment acknowledged, so this is the ACK that follows the first one.
+        if v.delay_growth && una >= 1 {
+            v.delay_growth = false;
+            if una == 1 {
+                st.cwnd = initial_window;
+            }
+        }
         if dupacks > DUP_THRESH && st.cwnd > v.newcwnd {
             st.cwnd = v.newcwnd.max(1.0);
             st.ssthresh = 2.0;
