@@ -172,8 +172,7 @@ AGENTS = [
     _linux("linux-highspeed", "highspeed", '{ algo = "highspeed", variant = "linux" }'),
     _linux("linux-htcp", "htcp", '{ algo = "htcp", variant = "linux" }'),
     _linux("linux-scalable", "scalable", '{ algo = "scalable", variant = "linux" }'),
-    _linux("linux-vegas", "vegas",
-           '{ algo = "vegas", alpha = 2, beta = 4, gamma = 1, slow_start = "linux", diff = "paper" }'),
+    _linux("linux-vegas", "vegas", '{ algo = "vegas", variant = "linux" }'),
     _linux("linux-compound", "compound", '{ algo = "compound", variant = "ns2" }'),
 ]
 

@@ -155,6 +155,15 @@ fn options_of_the_other_variant_and_sack_recovery_are_refused() {
     assert!(e.contains("recovery") && e.contains("ns2"), "{e}");
     let e = err(r#"{ algo = "vegas", variant = "ns3" }"#, "");
     assert!(e.contains("variant"), "{e}");
+    // Linux 2.6.22's module: its own slow start and diff, thresholds in half segments.
+    let e = err(r#"{ algo = "vegas", variant = "linux", diff = "paper" }"#, "");
+    assert!(e.contains("diff") && e.contains("\"linux\""), "{e}");
+    let e = err(r#"{ algo = "vegas", variant = "linux", alpha = 1.2 }"#, "");
+    assert!(e.contains("alpha") && e.contains("half segments"), "{e}");
+    let linux = cfg_and_cc(r#"{ algo = "vegas", variant = "linux" }"#).1;
+    assert!(
+        matches!(linux, flowshare_core::cc::CcConfig::VegasLinux(p) if (p.alpha, p.beta, p.gamma) == (2.0, 4.0, 1.0))
+    );
     // The thresholds default to ns-2's.
     let (tcp, _) = cfg_and_cc(NS2);
     let p = tcp.ns2_vegas.unwrap();

@@ -13,6 +13,7 @@ use super::htcp::{Htcp, HtcpParams, HtcpVariant};
 use super::multcp::{LossPolicy, MulTcp, MulTcpSlowStart};
 use super::scalable::{Scalable, ScalableVariant};
 use super::vegas::{Ns2Vegas, Ns2VegasParams, RefreshTo, Vegas, VegasDiff, VegasRule, VegasSlowStart, VegasVariant};
+use super::vegas_linux::{LinuxVegas, LinuxVegasParams};
 use super::{Aimd, CongestionControl, GroupControl, Solo};
 
 /// How [`CcConfig`] packages the algorithm it builds.
@@ -105,6 +106,9 @@ pub enum CcConfig {
     /// recovery, fine-grained timeout and per-round rule, run by the sender.
     #[serde(rename = "vegas")]
     VegasNs2(Ns2VegasParams),
+    /// Linux 2.6.22's `tcp_vegas.c` as ns-2.35's TCP-Linux runs it (`algo = "vegas", variant =
+    /// "linux"`): fixed-point diff on the previous round's window, one step per round.
+    VegasLinux(LinuxVegasParams),
     /// Enhanced Vegas (Hasegawa 2000, Eq 2.26): Vegas with α = β = δ and no dead zone.
     VegasEnhanced {
         /// Target number of queued segments (default 3).
@@ -476,10 +480,15 @@ impl CcConfig {
             "vegas" => {
                 let p: VegasParams = params(&algo, table)?;
                 let ns2 = p.variant == VegasVariant::Ns2;
-                let d = if ns2 {
-                    super::vegas::NS2_PARAMS
-                } else {
-                    Ns2VegasParams { alpha: vegas_alpha(), beta: vegas_beta(), gamma: vegas_gamma() }
+                let d = match p.variant {
+                    VegasVariant::Ns2 => super::vegas::NS2_PARAMS,
+                    VegasVariant::Linux => {
+                        let l = super::vegas_linux::LINUX_PARAMS;
+                        Ns2VegasParams { alpha: l.alpha, beta: l.beta, gamma: l.gamma }
+                    }
+                    VegasVariant::Paper => {
+                        Ns2VegasParams { alpha: vegas_alpha(), beta: vegas_beta(), gamma: vegas_gamma() }
+                    }
                 };
                 let (alpha, beta, gamma) =
                     (p.alpha.unwrap_or(d.alpha), p.beta.unwrap_or(d.beta), p.gamma.unwrap_or(d.gamma));
@@ -490,7 +499,23 @@ impl CcConfig {
                     return Err(format!("beta: must be a number of segments >= alpha ({alpha}), got {beta}"));
                 }
                 check_vegas_common(gamma, p.base_rtt_refresh)?;
-                if ns2 {
+                if p.variant == VegasVariant::Linux {
+                    let paper_only = [
+                        ("slow_start", p.slow_start.is_some()),
+                        ("diff", p.diff.is_some()),
+                        ("base_rtt_refresh", p.base_rtt_refresh.is_some()),
+                        ("refresh_to", p.refresh_to.is_some()),
+                    ];
+                    if let Some((name, _)) = paper_only.iter().find(|(_, set)| *set) {
+                        return Err(format!(
+                            "{name}: not an option of variant \"linux\" (Linux's Vegas has its own slow start and diff); remove it or use variant = \"paper\""
+                        ));
+                    }
+                    for (name, x) in [("alpha", alpha), ("beta", beta), ("gamma", gamma)] {
+                        super::vegas_linux::fixed_point(name, x)?;
+                    }
+                    CcConfig::VegasLinux(LinuxVegasParams { alpha, beta, gamma })
+                } else if ns2 {
                     let paper_only = [
                         ("slow_start", p.slow_start.is_some()),
                         ("diff", p.diff.is_some()),
@@ -578,6 +603,7 @@ impl CcConfig {
                 ))
             }
             CcConfig::VegasNs2(params) => M::make(Ns2Vegas { params }),
+            CcConfig::VegasLinux(params) => M::make(LinuxVegas::new(params)),
             CcConfig::VegasEnhanced { delta, gamma, slow_start, diff, base_rtt_refresh, refresh_to } => {
                 M::make(Vegas::new(
                     VegasRule::Enhanced { delta },
@@ -602,6 +628,7 @@ impl CcConfig {
                 | CcConfig::Highspeed { .. }
                 | CcConfig::Scalable { .. }
                 | CcConfig::Vegas { .. }
+                | CcConfig::VegasLinux(_)
                 | CcConfig::Compound(_)
         )
     }
@@ -619,7 +646,7 @@ impl CcConfig {
             CcConfig::FastAt(_) => "fast_at",
             CcConfig::Htcp(_) => "htcp",
             CcConfig::Compound(_) => "compound",
-            CcConfig::Vegas { .. } | CcConfig::VegasNs2(_) => "vegas",
+            CcConfig::Vegas { .. } | CcConfig::VegasNs2(_) | CcConfig::VegasLinux(_) => "vegas",
             CcConfig::VegasEnhanced { .. } => "vegas_enhanced",
         }
     }

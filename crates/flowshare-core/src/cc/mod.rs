@@ -28,6 +28,7 @@ mod reno;
 pub mod rtt;
 pub mod scalable;
 pub mod vegas;
+pub mod vegas_linux;
 
 pub use config::{CcConfig, ALGORITHMS};
 pub use host::{Caps, CcHost, GroupControl, LostSegment, MemberId, Members, Pacing, Solo, Tag};
@@ -60,6 +61,11 @@ pub struct CcState {
     pub phase: Phase,
     /// Segments sent and not yet cumulatively acknowledged.
     pub in_flight: u64,
+    /// The sender's oldest unacknowledged segment as of the ACK being processed (for
+    /// algorithms that delimit rounds by sequence numbers, such as Linux's Vegas).
+    pub snd_una: u64,
+    /// The sender's next segment to send, as of the ACK being processed.
+    pub snd_nxt: u64,
     /// SRTT, RTTVAR and the RTO they give (SRTT is 0 before the first sample).
     pub rtt: RttEstimator,
     /// Smallest RTT sample seen, nanoseconds (`u64::MAX` before the first sample).
@@ -81,6 +87,8 @@ impl CcState {
             mss,
             phase: Phase::Open,
             in_flight: 0,
+            snd_una: 0,
+            snd_nxt: 0,
             rtt: RttEstimator::new(1000 * MS, MS, 1000 * MS, 60_000 * MS),
             min_rtt: u64::MAX,
             max_ssthresh: None,

@@ -323,8 +323,8 @@ impl CongestionControl for Vegas {
     }
 }
 
-/// Which Vegas: flowshare's configurable one (`paper`, the default) or ns-2.35's
-/// `Agent/TCP/Vegas` (`ns2`).
+/// Which Vegas: flowshare's configurable one (`paper`, the default), ns-2.35's
+/// `Agent/TCP/Vegas` (`ns2`) or Linux 2.6.22's module (`linux`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VegasVariant {
@@ -333,6 +333,9 @@ pub enum VegasVariant {
     Paper,
     /// ns-2.35's agent: its own loss recovery and fine-grained timeout (see [`Ns2Vegas`]).
     Ns2,
+    /// Linux 2.6.22's module as ns-2.35's TCP-Linux runs it (see
+    /// [`super::vegas_linux::LinuxVegas`]).
+    Linux,
 }
 
 /// Thresholds of ns-2's Vegas, in segments.

@@ -1040,6 +1040,8 @@ impl Sender {
         self.dupacks = 0;
         let full = self.recover.is_none_or(|r| ack >= r);
         let mut restart_timer = true;
+        let st = cc.state_mut(m);
+        (st.snd_una, st.snd_nxt) = (self.snd_una, self.snd_nxt);
         let sample =
             |in_recovery| AckSample { now, newly_acked: newly, rtt, round_start, in_flight_before, in_recovery };
         match phase {
