@@ -372,3 +372,24 @@ fn the_reported_window_leaves_out_the_inflation_and_follows_the_rate_halving_tar
     assert!(reported.iter().all(|&w| w >= st.cwnd), "{reported:?}");
     assert!(*reported.last().unwrap() < 14.0, "{reported:?}");
 }
+
+#[test]
+fn the_window_decrease_keeps_ns2s_fractional_half_window() {
+    // ns-2's slowdown halves the real window: ssthresh = ⌊9.5/2⌋ = 4, cwnd_ = 4.75, which
+    // is the window when fast recovery ends; with decrease = "flight" both are 4.5.
+    for (decrease, ssthresh, after) in [("window", 4.0, 4.75), ("flight", 4.5, 4.5)] {
+        let c = cfg("newreno", &format!(r#", initial_window = 9.5, decrease = "{decrease}""#));
+        let (mut s, mut cc, mut out) = started(c);
+        let m = s.member().unwrap();
+        for k in 1..=3u64 {
+            out.clear();
+            s.on_ack(1_000 * k, &ack(0), &mut cc, &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        let st = *cc.state(m);
+        assert_eq!(st.ssthresh, ssthresh, "{decrease}");
+        assert_eq!(s.reported_cwnd(&st), after, "{decrease}: the window on the network in recovery");
+        s.on_ack(5_000, &ack(s.snd_max), &mut cc, &mut out);
+        assert_eq!(cc.state(m).cwnd, after, "{decrease}: cwnd when recovery ends");
+    }
+}

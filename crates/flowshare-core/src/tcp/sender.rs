@@ -136,6 +136,9 @@ pub struct Sender {
     /// Rate halving: the pipe target, falling from the window before recovery (ns-2's
     /// `next_pkts_in_flight_`).
     rh_next: u64,
+    /// The window the last cut left (ssthresh, or with `decrease = "window"` ns-2's real
+    /// half window): cwnd when a Reno or NewReno recovery ends, or a SACK one begins.
+    cut_cwnd: f64,
     /// PRR (RFC 6937): prr_delivered, prr_out and RecoverFS of the current recovery.
     prr: (u64, u64, u64),
     /// Segments sent by limited transmit since the last new ACK: they do not count in the
@@ -228,6 +231,7 @@ impl Sender {
             lost: LostMarks::default(),
             delivered_now: 0,
             rh_next: 0,
+            cut_cwnd: 0.0,
             prr: (0, 0, 0),
             limited_sent: 0,
             high_sacked: 0,
@@ -380,12 +384,25 @@ impl Sender {
     }
 
     /// Ask the controller for the ssthresh after a congestion signal of `kind`, taken from
-    /// [`Sender::flight_for_decrease`] (whole segments with [`Decrease::Window`]).
-    fn ssthresh_after(&self, kind: LossKind, now: Time, flight: u64, cc: &mut CcHost) -> f64 {
+    /// [`Sender::flight_for_decrease`] (whole segments with [`Decrease::Window`]), and note in
+    /// `cut_cwnd` the window the cut leaves. That is the ssthresh, except with
+    /// [`Decrease::Window`]: ns-2's `slowdown` halves the window as a real number, so ssthresh
+    /// is the integer part and cwnd keeps the fraction (`cwnd_ = halfwin`), with the
+    /// controller's factor while its floor of 2 segments is not what decided.
+    fn ssthresh_after(&mut self, kind: LossKind, now: Time, flight: u64, cc: &mut CcHost) -> f64 {
         let ss = cc.on_loss(self.m(), &LossSignal { kind, now, flight_size: flight });
         match self.cfg.decrease {
-            Decrease::Flight => ss,
-            Decrease::Window => ss.floor().max(2.0),
+            Decrease::Flight => {
+                self.cut_cwnd = ss;
+                ss
+            }
+            Decrease::Window => {
+                let st = cc.state(self.m());
+                let window = if st.phase == Phase::Recovery { st.ssthresh } else { st.cwnd }.min(self.cfg.rwnd as f64);
+                let factor = if ss > 2.0 && flight > 0 { ss / flight as f64 } else { 0.5 };
+                self.cut_cwnd = (factor * window).max(1.0);
+                ss.floor().max(2.0)
+            }
         }
     }
 
@@ -855,7 +872,7 @@ impl Sender {
     /// The window results report (`cwnd_mean`, `cwnd_max`, `cwnd_final`, the `cwnd` series):
     /// the window on the network. In Reno and NewReno fast recovery that is cwnd without its
     /// inflation (RFC 5681 §3.2 steps 4–5: the extra segments stand for segments that have
-    /// left the network), at most ssthresh; in TCP-Linux rate halving it is the falling pipe
+    /// left the network), at most what the cut left (ssthresh, or ns-2's real half window); in TCP-Linux rate halving it is the falling pipe
     /// target while that is above cwnd. ns-2 samples the same as `cwnd_` (it keeps the
     /// inflation apart in `dupwnd_`, and TCP-Linux's `save_from_linux` reports
     /// `next_pkts_in_flight_`), and Linux shows it as snd_cwnd. ns-2's Vegas inflates `cwnd_`
@@ -865,7 +882,7 @@ impl Sender {
             return st.cwnd;
         }
         match self.cfg.recovery {
-            Recovery::Reno | Recovery::Newreno if self.vegas.is_none() => st.cwnd.min(st.ssthresh),
+            Recovery::Reno | Recovery::Newreno if self.vegas.is_none() => st.cwnd.min(self.cut_cwnd),
             Recovery::Sack if self.cfg.sack_recovery == SackRecovery::RateHalving => st.cwnd.max(self.rh_next as f64),
             _ => st.cwnd,
         }
@@ -1075,10 +1092,11 @@ impl Sender {
                         cc.set_phase(m, Phase::Open);
                     }
                     _ => {
-                        // Full ACK (or Reno's first new ACK): deflate to ssthresh, leave
-                        // recovery.
+                        // Full ACK (or Reno's first new ACK): deflate to what the cut left
+                        // (ssthresh), leave recovery.
+                        let cut = self.cut_cwnd;
                         let st = cc.state_mut(m);
-                        st.cwnd = st.ssthresh;
+                        st.cwnd = cut;
                         cc.set_phase(m, Phase::Open);
                     }
                 }
@@ -1221,7 +1239,7 @@ impl Sender {
                 let st = cc.state_mut(m);
                 let before = st.cwnd;
                 match self.cfg.sack_recovery {
-                    SackRecovery::Rfc6675 => st.cwnd = st.ssthresh,
+                    SackRecovery::Rfc6675 => st.cwnd = self.cut_cwnd,
                     SackRecovery::RateHalving => {
                         st.cwnd =
                             if self.cfg.min_cwnd_half { (st.ssthresh / 2.0).floor().max(1.0) } else { st.ssthresh };
@@ -1292,9 +1310,10 @@ impl Sender {
         let m = self.m();
         let flight = self.flight_for_decrease(cc.state(m));
         let ss = self.ssthresh_after(LossKind::Ecn, now, flight, cc);
+        let cut = self.cut_cwnd;
         let st = cc.state_mut(m);
         st.ssthresh = ss;
-        st.cwnd = st.ssthresh.max(1.0);
+        st.cwnd = cut.max(1.0);
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
