@@ -872,8 +872,8 @@ impl Sender {
     /// The window results report (`cwnd_mean`, `cwnd_max`, `cwnd_final`, the `cwnd` series):
     /// the window on the network. In Reno and NewReno fast recovery that is cwnd without its
     /// inflation (RFC 5681 §3.2 steps 4–5: the extra segments stand for segments that have
-    /// left the network), at most what the cut left (ssthresh, or ns-2's real half window); in TCP-Linux rate halving it is the falling pipe
-    /// target while that is above cwnd. ns-2 samples the same as `cwnd_` (it keeps the
+    /// left the network), at most what the cut left (ssthresh, or ns-2's real half window);
+    /// in TCP-Linux rate halving it is the falling pipe target while that is above cwnd. ns-2 samples the same as `cwnd_` (it keeps the
     /// inflation apart in `dupwnd_`, and TCP-Linux's `save_from_linux` reports
     /// `next_pkts_in_flight_`), and Linux shows it as snd_cwnd. ns-2's Vegas inflates `cwnd_`
     /// itself, so its mirror reports cwnd as it is.
