@@ -109,7 +109,7 @@ COMMON_TCP = {"mss": '"1460B"', "ack_size": '"40B"', "initial_window": "2", "rwn
 # ticks from a random clock phase (rtt_update, boot_time_); and a 40-byte SYN stand-in first
 # (syn_ true, delay_growth_ true: the window of 2 opens when it is acknowledged), which
 # flowshare's handshake mirrors. TCP-Linux sends its stand-in with the first data segment
-# (its window is 2 from the start): flowshare's two data segments are the closer mirror.
+# (its window is 2 from the start): flowshare's `syn_segment`.
 NATIVE_TCP = {"header": '"40B"', "timer_tick": '"10ms"', "rto_max": '"60s"', "limited_transmit": "true",
               "decrease": '"window"', "rtt_timing": '"ns2"', "handshake": "true"}
 # ns-2.35's TCP-Linux: SACK scoreboard with rate halving, a 1 ms clock once select_ca runs,
@@ -118,7 +118,7 @@ NATIVE_TCP = {"header": '"40B"', "timer_tick": '"10ms"', "rto_max": '"60s"', "li
 # block to an ACK.
 LINUX_TCP = {"recovery": '"sack"', "sack_recovery": '"rate_halving"', "header": '"50B"',
              "timer_tick": '"1ms"', "rto_max": '"120s"', "rto_restart": '"every_ack"',
-             "sack_block_bytes": '"8B"'}
+             "sack_block_bytes": '"8B"', "syn_segment": "true"}
 
 # The flowshare mirror of ns-2's native Agent/TCP/Vegas: the agent itself (docs/algorithms.md).
 NATIVE_VEGAS_CC = '{ algo = "vegas", variant = "ns2" }'

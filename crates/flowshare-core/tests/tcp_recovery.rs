@@ -5,6 +5,8 @@ use flowshare_core::cc::{CcConfig, CcHost};
 use flowshare_core::packet::{Kind, Packet};
 use flowshare_core::tcp::{Controller, Recovery, Sender, TcpConfig};
 
+mod common;
+
 /// The TCP settings of a flow with `recovery` and the options in `extra` (initial window 3
 /// unless `extra` sets one).
 fn cfg(recovery: &str, extra: &str) -> TcpConfig {
@@ -392,4 +394,31 @@ fn the_window_decrease_keeps_ns2s_fractional_half_window() {
         s.on_ack(5_000, &ack(s.snd_max), &mut cc, &mut out);
         assert_eq!(cc.state(m).cwnd, after, "{decrease}: cwnd when recovery ends");
     }
+}
+
+#[test]
+fn a_syn_segment_goes_with_the_first_data_segment_and_carries_no_payload() {
+    // ns-2's TCP-Linux: the SYN stand-in is segment 0 of a window of 2, header only.
+    let c = cfg("sack", r#", initial_window = 2, header = "50B", syn_segment = true"#);
+    let (_, _, out) = started(c);
+    let sizes: Vec<(u64, u32)> = out.iter().map(|p| (p.seq, p.size)).collect();
+    assert_eq!(sizes, [(0, 50), (1, 1510)]);
+    // A finite transfer delivers exactly its bytes, in one segment more.
+    let r = common::run(&common::dumbbell(
+        5,
+        r#"rate = "10Mbps", delay = "10ms""#,
+        "[[flows]]\nsize = \"100KB\"\ntcp = { recovery = \"sack\", syn_segment = true }",
+    ));
+    assert_eq!(r.flows.i64("bytes_delivered")[0], 100_000);
+    assert_eq!(r.flows.i64("packets_received")[0], (100_000 + 1459) / 1460 + 1);
+    // It stands for the handshake, so not both.
+    let e = flowshare_core::scenario::from_toml(&common::dumbbell(
+        1,
+        r#"rate = "10Mbps", delay = "10ms""#,
+        "[[flows]]\ntcp = { syn_segment = true, handshake = true }",
+    ))
+    .and_then(|s| s.build().map(|_| ()))
+    .expect_err("refused")
+    .to_string();
+    assert!(e.contains("syn_segment") && e.contains("handshake"), "{e}");
 }

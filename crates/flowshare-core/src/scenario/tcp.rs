@@ -54,6 +54,10 @@ pub struct TcpCfg {
     /// Model the three-way handshake.
     #[serde(default)]
     pub handshake: bool,
+    /// The first segment is a header-only SYN stand-in, sent and acknowledged as data within
+    /// the initial window (ns-2's `syn_` with TCP-Linux, whose window is open from the start).
+    #[serde(default)]
+    pub syn_segment: bool,
     /// Initial RTO.
     #[serde(default = "d_one_second")]
     pub rto_initial: Dur,
@@ -249,6 +253,12 @@ impl TcpCfg {
                 ),
             );
         }
+        if self.syn_segment && self.handshake {
+            return err(
+                "syn_segment",
+                "is a stand-in for the handshake and cannot be used with handshake = true; choose one".into(),
+            );
+        }
         if self.sack_block_bytes.0 > 40 {
             return err(
                 "sack_block_bytes",
@@ -272,6 +282,7 @@ impl TcpCfg {
             max_burst: self.max_burst,
             delayed_ack: self.delayed_ack.then_some((self.delack_count, self.delack_timeout.0)),
             handshake: self.handshake,
+            syn_segment: self.syn_segment,
             rto_initial: self.rto_initial.0,
             rto_min: self.rto_min.0,
             rto_max: self.rto_max.0,

@@ -180,6 +180,8 @@ pub struct TcpConfig {
     pub delayed_ack: Option<(u32, Time)>,
     /// Model the three-way handshake.
     pub handshake: bool,
+    /// Segment 0 is a header-only SYN stand-in carried as data (ns-2's `syn_`).
+    pub syn_segment: bool,
     /// Initial retransmission timeout.
     pub rto_initial: Time,
     /// Lower bound of the RTO.

@@ -218,7 +218,7 @@ impl Sender {
             cfg,
             state: State::Idle,
             stopped: false,
-            total_segs,
+            total_segs: total_segs.map(|t| t + u64::from(cfg.syn_segment)),
             last_payload,
             snd_una: 0,
             snd_nxt: 0,
@@ -408,6 +408,7 @@ impl Sender {
 
     fn payload(&self, seq: u64) -> u32 {
         match self.total_segs {
+            _ if seq == 0 && self.cfg.syn_segment => 0,
             Some(t) if seq + 1 == t => self.last_payload,
             _ => self.cfg.mss,
         }

@@ -19,6 +19,8 @@ pub struct Sink {
     /// Segments in the transfer, for sizing the last one; `None` for bulk data.
     total_segs: Option<u64>,
     last_payload: u32,
+    /// Segment 0 is a SYN stand-in without payload.
+    syn_segment: bool,
     /// Next segment expected in order.
     pub rcv_nxt: u64,
     /// `ooo[i]`: segment `rcv_nxt + i` has arrived (index 0 is always false).
@@ -53,7 +55,8 @@ impl Sink {
             sack: cfg.recovery == super::Recovery::Sack,
             sack_block_bytes: cfg.sack_block_bytes,
             delayed_ack: cfg.delayed_ack,
-            total_segs,
+            total_segs: total_segs.map(|t| t + u64::from(cfg.syn_segment)),
+            syn_segment: cfg.syn_segment,
             last_payload,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
@@ -72,6 +75,9 @@ impl Sink {
 
     fn payload_of_range(&self, from: u64, to: u64) -> u64 {
         let mut bytes = (to - from) * u64::from(self.mss);
+        if self.syn_segment && from == 0 && to > 0 {
+            bytes -= u64::from(self.mss); // the SYN stand-in carries no payload
+        }
         if let Some(total) = self.total_segs {
             if from < total && to >= total {
                 bytes -= u64::from(self.mss - self.last_payload);
@@ -251,6 +257,7 @@ mod tests {
             max_burst: 0,
             delayed_ack,
             handshake: false,
+            syn_segment: false,
             rto_initial: 1_000_000_000,
             rto_min: 1_000_000_000,
             rto_max: 60_000_000_000,
