@@ -422,3 +422,22 @@ fn a_syn_segment_goes_with_the_first_data_segment_and_carries_no_payload() {
     .to_string();
     assert!(e.contains("syn_segment") && e.contains("handshake"), "{e}");
 }
+
+#[test]
+fn rate_halving_leaves_a_timeout_as_it_leaves_a_recovery() {
+    // Ten segments out, a timeout: ssthresh 5, cwnd 1, segment 0 resent. The ACK of all ten
+    // ends the Loss state; ns-2's TCP-Linux then raises cwnd to ssthresh but to at most 3
+    // beyond what is outstanding (nothing here): 3. RFC 6675 keeps slow start's 2.
+    for (sack_recovery, after) in [("rate_halving", 3.0), ("rfc6675", 2.0)] {
+        let c = cfg("sack", &format!(r#", initial_window = 10, sack_recovery = "{sack_recovery}""#));
+        let (mut s, mut cc, mut out) = started(c);
+        let m = s.member().unwrap();
+        let deadline = s.rto_deadline.expect("timer armed");
+        out.clear();
+        s.on_wake(deadline, &mut cc, &mut out);
+        assert_eq!((s.stats.timeouts, cc.state(m).ssthresh), (1, 5.0), "{sack_recovery}");
+        out.clear();
+        s.on_ack(deadline + 50_000_000, &ack(10), &mut cc, &mut out);
+        assert_eq!(cc.state(m).cwnd, after, "{sack_recovery}");
+    }
+}

@@ -1118,6 +1118,16 @@ impl Sender {
                     // `old_ecn_` 0; Linux in congestion avoidance).
                     cc.on_ack(m, &sample(echo));
                 }
+                if phase == Phase::Loss && full && self.cfg.sack_recovery == SackRecovery::RateHalving {
+                    // ns-2's TCP-Linux leaves the Loss state after a timeout as it leaves a
+                    // recovery (`tcp_fastretrans_alert`): cwnd rises to ssthresh, but to at
+                    // most 3 beyond what is outstanding (`tcp_moderate_cwnd`).
+                    let outstanding = (self.snd_max - self.snd_una) as f64;
+                    let st = cc.state_mut(m);
+                    if st.cwnd < st.ssthresh {
+                        st.cwnd = st.ssthresh.min(outstanding + 3.0);
+                    }
+                }
             }
         }
         if let Some(last) = vegas_last {
