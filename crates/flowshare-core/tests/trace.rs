@@ -326,3 +326,40 @@ events = true
     let per_flow: i64 = r.flows.i64("link_losses").iter().sum();
     assert_eq!(lost, per_flow);
 }
+
+/// A loss model before the queue loses packets on arrival: the trace shows each such loss at
+/// the arrival time (the sender's send time plus the access link's transmission and delay),
+/// not at the end of the link's last transmission.
+#[test]
+fn losses_before_the_queue_are_traced_at_arrival() {
+    let r = common::run(
+        r#"
+[simulation]
+duration = "2s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "10ms", loss = { model = "bernoulli", p = 0.3 }, loss_position = "before_queue" }
+access = { rate = "100Mbps", delay = "1ms", queue = { limit = 1000 } }
+[[flows]]
+name = "cbr"
+transport = "udp"
+source = { kind = "cbr", rate = "2Mbps", packet_size = "1000B" }
+[trace]
+events = true
+"#,
+    );
+    let ev = events(&r);
+    let (kind, reason, link, seq, t) =
+        (ints(ev, "kind"), ints(ev, "reason"), ints(ev, "link"), ints(ev, "seq"), ints(ev, "time_ns"));
+    let sent: std::collections::HashMap<i64, i64> =
+        (0..ev.rows()).filter(|&i| kind[i] == EventKind::Send as i64).map(|i| (seq[i], t[i])).collect();
+    let lost: Vec<usize> = (0..ev.rows())
+        .filter(|&i| kind[i] == EventKind::Drop as i64 && reason[i] == Reason::LinkLoss as i64 && link[i] == 0)
+        .collect();
+    assert_eq!(lost.len() as i64, r.queues.i64("link_losses")[0]);
+    assert!(lost.len() > 50, "{} losses", lost.len());
+    // 1028 bytes at 100 Mbit/s, then 1 ms.
+    let hop = 82_240 + 1_000_000;
+    assert!(lost.iter().all(|&i| t[i] - sent[&seq[i]] == hop), "a loss traced at another time");
+    assert!(t.windows(2).all(|w| w[0] <= w[1]), "the trace is sorted by time");
+}

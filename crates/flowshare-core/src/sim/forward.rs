@@ -213,7 +213,7 @@ impl Simulation {
             trace_link(&mut self.trace, &self.net, at, Err(refusal), &p, link);
         }
         if refusal == Refusal::Lost {
-            return self.lost_on_link(id, link);
+            return self.count_link_loss(id, &p);
         }
         self.count_drop(&p);
         self.free_packet(id, p.conn);
@@ -227,6 +227,11 @@ impl Simulation {
         if self.trace.is_some() {
             trace_link_loss(&mut self.trace, &self.net, &p, link);
         }
+        self.count_link_loss(id, &p);
+    }
+
+    /// Count packet `p` (`id`) as lost by a link's loss model and free it.
+    fn count_link_loss(&mut self, id: u32, p: &Packet) {
         let c = &mut self.counters[p.conn as usize];
         match p.dir {
             Dir::Forward => c.data_link_lost += 1,
@@ -364,7 +369,8 @@ fn trace_link(
             Ok(_) => t.accepted(at, net.links[link as usize].last_end(), p, link),
             Err(Refusal::Early) => t.dropped(at, p, link, Reason::Early),
             Err(Refusal::Overflow) => t.dropped(at, p, link, Reason::Overflow),
-            Err(Refusal::Lost) => {} // traced as a link loss
+            // A loss model before the queue: lost on arrival, at `at`.
+            Err(Refusal::Lost) => t.dropped(at, p, link, Reason::LinkLoss),
         }
     }
 }
