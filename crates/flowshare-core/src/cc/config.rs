@@ -499,7 +499,7 @@ impl CcConfig {
                     return Err(format!("beta: must be a number of segments >= alpha ({alpha}), got {beta}"));
                 }
                 check_vegas_common(gamma, p.base_rtt_refresh)?;
-                if p.variant == VegasVariant::Linux {
+                if p.variant != VegasVariant::Paper {
                     let paper_only = [
                         ("slow_start", p.slow_start.is_some()),
                         ("diff", p.diff.is_some()),
@@ -507,26 +507,18 @@ impl CcConfig {
                         ("refresh_to", p.refresh_to.is_some()),
                     ];
                     if let Some((name, _)) = paper_only.iter().find(|(_, set)| *set) {
+                        let (variant, whose) = if ns2 { ("ns2", "ns-2's Vegas") } else { ("linux", "Linux's Vegas") };
                         return Err(format!(
-                            "{name}: not an option of variant \"linux\" (Linux's Vegas has its own slow start and diff); remove it or use variant = \"paper\""
+                            "{name}: not an option of variant \"{variant}\" ({whose} has its own slow start and diff); remove it or use variant = \"paper\""
                         ));
                     }
+                }
+                if p.variant == VegasVariant::Linux {
                     for (name, x) in [("alpha", alpha), ("beta", beta), ("gamma", gamma)] {
                         super::vegas_linux::fixed_point(name, x)?;
                     }
                     CcConfig::VegasLinux(LinuxVegasParams { alpha, beta, gamma })
                 } else if ns2 {
-                    let paper_only = [
-                        ("slow_start", p.slow_start.is_some()),
-                        ("diff", p.diff.is_some()),
-                        ("base_rtt_refresh", p.base_rtt_refresh.is_some()),
-                        ("refresh_to", p.refresh_to.is_some()),
-                    ];
-                    if let Some((name, _)) = paper_only.iter().find(|(_, set)| *set) {
-                        return Err(format!(
-                            "{name}: not an option of variant \"ns2\" (ns-2's Vegas has its own slow start and diff); remove it or use variant = \"paper\""
-                        ));
-                    }
                     CcConfig::VegasNs2(Ns2VegasParams { alpha, beta, gamma })
                 } else {
                     CcConfig::Vegas {

@@ -368,7 +368,7 @@ impl Sender {
         self.snd_max - self.snd_una
     }
 
-    /// FlightSize for a window decrease, at most the window in force. In fast recovery that
+    /// FlightSize for a window decrease, at most the [`window_in_force`]. In fast recovery that
     /// window is ssthresh: the inflation only stands for segments that have left the network,
     /// and with snd_una pinned by a hole FlightSize grows with every duplicate ACK. Otherwise it
     /// is cwnd: snd_max − snd_una can exceed cwnd just after a SACK recovery (data sent while
@@ -376,7 +376,7 @@ impl Sender {
     /// decrease taken from that would raise the window, which a factor above 1/2 (Scalable's
     /// 7/8) turns into a ratchet. ns-2 and Linux decrease from the window, not from snd_max.
     fn flight_for_decrease(&self, st: &CcState) -> u64 {
-        let window = if st.phase == Phase::Recovery { st.ssthresh } else { st.cwnd };
+        let window = window_in_force(st);
         match self.cfg.decrease {
             Decrease::Flight => self.in_flight().saturating_sub(self.limited_sent).min(window.ceil() as u64),
             Decrease::Window => (window as u64).min(self.cfg.rwnd),
@@ -398,7 +398,7 @@ impl Sender {
             }
             Decrease::Window => {
                 let st = cc.state(self.m());
-                let window = if st.phase == Phase::Recovery { st.ssthresh } else { st.cwnd }.min(self.cfg.rwnd as f64);
+                let window = window_in_force(st).min(self.cfg.rwnd as f64);
                 let factor = if ss > 2.0 && flight > 0 { ss / flight as f64 } else { 0.5 };
                 self.cut_cwnd = (factor * window).max(1.0);
                 ss.floor().max(2.0)
@@ -1375,7 +1375,7 @@ impl Sender {
                 MisRxReference::LastSample => self.last_rtt.map(|r| r as f64),
                 MisRxReference::Srtt => (st.rtt.samples > 0).then_some(st.rtt.srtt),
             };
-            let window = if st.phase == Phase::Recovery { st.ssthresh } else { st.cwnd };
+            let window = window_in_force(st);
             self.misrx_check = rtt.map(|rtt| TimeoutRecord { at: now, cwnd: window, snd_nxt: self.snd_nxt, rtt });
         }
         let ss = self.ssthresh_after(LossKind::Timeout, now, flight, cc);
@@ -1409,5 +1409,15 @@ impl Sender {
                 self.last_cwnd_t = end;
             }
         }
+    }
+}
+
+/// The window a decrease is taken from: ssthresh in fast recovery (the rest of cwnd is
+/// inflation), cwnd otherwise.
+fn window_in_force(st: &CcState) -> f64 {
+    if st.phase == Phase::Recovery {
+        st.ssthresh
+    } else {
+        st.cwnd
     }
 }
