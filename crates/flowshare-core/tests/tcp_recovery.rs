@@ -441,3 +441,28 @@ fn rate_halving_leaves_a_timeout_as_it_leaves_a_recovery() {
         assert_eq!(cc.state(m).cwnd, after, "{sack_recovery}");
     }
 }
+
+#[test]
+fn linux_accounting_resends_a_retransmission_lost_after_a_timeout_without_waiting_for_the_timer() {
+    // Two segments out, a timeout: segment 0 goes again and is acknowledged; cwnd 2 sends 1
+    // again and new segment 2. Segment 2 is SACKed but 1 is not: its retransmission, sent
+    // before 2, was lost too. Linux (and ns-2's TCP-Linux) marks it lost and enters recovery;
+    // every duplicate ACK restarts the timer, so waiting for it would stall the flow.
+    for sack_recovery in ["rate_halving", "prr"] {
+        let c = cfg("sack", &format!(r#", initial_window = 2, sack_recovery = "{sack_recovery}", rto_restart = "every_ack""#));
+        let (mut s, mut cc, mut out) = started(c);
+        let deadline = s.rto_deadline.expect("timer armed");
+        out.clear();
+        s.on_wake(deadline, &mut cc, &mut out);
+        assert_eq!(s.stats.timeouts, 1);
+        assert!(out.iter().any(|p| p.seq == 0 && p.retx()), "{sack_recovery}: segment 0 resent");
+        out.clear();
+        s.on_ack(deadline + 50_000_000, &ack(1), &mut cc, &mut out);
+        assert!(out.iter().any(|p| p.seq == 1 && p.retx()), "{sack_recovery}: segment 1 resent");
+        assert_eq!(new_segments(&out), [2], "{sack_recovery}");
+        out.clear();
+        s.on_ack(deadline + 60_000_000, &sack_ack(1, &[(2, 3)]), &mut cc, &mut out);
+        assert_eq!(s.stats.fast_retransmits, 1, "{sack_recovery}: a recovery begins");
+        assert!(out.iter().any(|p| p.seq == 1 && p.retx()), "{sack_recovery}: segment 1 resent again");
+    }
+}

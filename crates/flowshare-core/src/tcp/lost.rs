@@ -2,9 +2,10 @@
 //!
 //! With `sack_recovery = "rate_halving"` or `"prr"` a segment is lost when it is not SACKed
 //! and either it was never retransmitted in this loss episode and lies at or below the loss
-//! bound (FACK or RFC 6675 IsLost), or its last retransmission went out before a segment that
-//! has since been SACKed (the retransmission was lost too). The pipe is everything outstanding
-//! that is neither SACKed nor lost.
+//! bound (FACK or RFC 6675 IsLost) or below the timeout floor (a timeout holds everything then
+//! outstanding lost, as Linux's `tcp_enter_loss` and ns-2's `MarkLoss` do), or its last
+//! retransmission went out before a segment that has since been SACKed (the retransmission was
+//! lost too). The pipe is everything outstanding that is neither SACKed nor lost.
 //!
 //! Evaluating that rule over the whole window on every ACK costs O(window) per ACK, which at
 //! 1 Gbit/s (windows of thousands of segments) dominated the run. Both inputs only grow within
@@ -33,6 +34,8 @@ pub(super) struct LostMarks {
     pending: VecDeque<(u64, u64)>,
     /// No segment below this is lost.
     hint: u64,
+    /// `snd_max` at the last timeout: below it, a segment not retransmitted since is lost.
+    floor: u64,
 }
 
 impl LostMarks {
@@ -46,23 +49,26 @@ impl LostMarks {
         seq >= self.una && self.lost.get((seq - self.una) as usize) == Some(&true)
     }
 
-    fn set(&mut self, seq: u64, lost: bool) {
+    /// Flag segment `seq`; true if that made it lost.
+    fn set(&mut self, seq: u64, lost: bool) -> bool {
         let k = (seq - self.una) as usize;
         if self.lost.len() <= k {
             if !lost {
-                return;
+                return false;
             }
             self.lost.resize(k + 1, false);
         }
-        if self.lost[k] != lost {
-            self.lost[k] = lost;
-            if lost {
-                self.count += 1;
-                self.hint = self.hint.min(seq);
-            } else {
-                self.count -= 1;
-            }
+        if self.lost[k] == lost {
+            return false;
         }
+        self.lost[k] = lost;
+        if lost {
+            self.count += 1;
+            self.hint = self.hint.min(seq);
+        } else {
+            self.count -= 1;
+        }
+        lost
     }
 
     fn mark_of(&self, seq: u64) -> u64 {
@@ -119,15 +125,32 @@ impl LostMarks {
         self.pending.clear();
     }
 
+    /// A timeout: earlier retransmissions no longer count and every segment outstanding
+    /// (below `snd_max`) is lost unless SACKed.
+    pub(super) fn timeout(&mut self, sacked: &VecDeque<bool>, snd_max: u64) {
+        for seq in self.una..snd_max {
+            let k = (seq - self.una) as usize;
+            if let Some(m) = self.mark.get_mut(k) {
+                *m = 0;
+            }
+            self.set(seq, sacked.get(k) != Some(&true));
+        }
+        self.pending.clear();
+        self.floor = snd_max;
+        self.upto = self.upto.max(snd_max);
+    }
+
     /// Apply the loss `bound` (the highest segment it holds lost, if any) and the highest
     /// SACKed segment `high_sacked` (one past it); `sacked` is the scoreboard from `una`.
-    pub(super) fn refresh(&mut self, bound: Option<u64>, high_sacked: u64, sacked: &VecDeque<bool>) {
+    /// Returns how many segments this newly held lost.
+    pub(super) fn refresh(&mut self, bound: Option<u64>, high_sacked: u64, sacked: &VecDeque<bool>) -> u64 {
+        let mut newly = 0;
         if let Some(b) = bound {
             while self.upto <= b {
                 let seq = self.upto;
                 let k = (seq - self.una) as usize;
                 if sacked.get(k) != Some(&true) && self.mark_of(seq) == 0 {
-                    self.set(seq, true);
+                    newly += u64::from(self.set(seq, true));
                 }
                 self.upto += 1;
             }
@@ -142,9 +165,10 @@ impl LostMarks {
             }
             let k = (seq - self.una) as usize;
             if self.mark_of(seq) == mark && sacked.get(k) != Some(&true) {
-                self.set(seq, true);
+                newly += u64::from(self.set(seq, true));
             }
         }
+        newly
     }
 
     /// Debug builds: the flags agree with the rule evaluated from scratch over `una..snd_max`.
@@ -154,7 +178,7 @@ impl LostMarks {
             let k = (seq - self.una) as usize;
             let expected = sacked.get(k) != Some(&true)
                 && match self.mark_of(seq) {
-                    0 => bound.is_some_and(|b| seq <= b),
+                    0 => bound.is_some_and(|b| seq <= b) || seq < self.floor,
                     mark => mark - 1 < high_sacked,
                 };
             debug_assert_eq!(self.is_lost(seq), expected, "segment {seq} (una {}, bound {bound:?})", self.una);

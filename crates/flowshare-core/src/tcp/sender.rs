@@ -565,6 +565,10 @@ impl Sender {
         }
         if self.cfg.recovery == Recovery::Sack && phase == Phase::Recovery {
             self.send_sack_recovery(now, cc, out);
+        } else if phase == Phase::Loss && self.linux_pipe() {
+            // Linux after a timeout: the segments held lost first, then new data, while the
+            // pipe is below cwnd (`tcp_xmit_retransmit_queue`; ns-2's `send_much`).
+            self.send_linux_recovery(now, cc, out);
         } else {
             // cwnd ≥ 1, so truncation is floor (and avoids a libm call on the per-ACK path).
             let win = (cwnd as u64).max(1).min(self.cfg.rwnd);
@@ -629,8 +633,8 @@ impl Sender {
         self.linux
     }
 
-    /// Outside recovery, segments in flight by Linux's accounting: those below `snd_nxt` not
-    /// SACKed (after a timeout, the segments from `snd_nxt` on are taken as lost).
+    /// In the Open state, segments in flight by Linux's accounting: those below `snd_nxt` not
+    /// SACKed.
     fn pipe_below_nxt(&self) -> u64 {
         if self.snd_nxt == self.snd_max {
             self.snd_max - self.snd_una - self.sacked_count
@@ -649,6 +653,26 @@ impl Sender {
                 self.high_sacked.checked_sub(u64::from(DUP_THRESH) + 2).filter(|&b| b >= self.snd_una)
             }
             _ => self.below_third_sacked(),
+        }
+    }
+
+    /// With Linux accounting, whether this ACK showed a segment lost that was not held lost
+    /// before: a retransmission lost again, or one never retransmitted that the loss bound
+    /// has passed. In the Loss state after a timeout this starts a recovery (Linux's and ns-2's
+    /// `FLAG_DATA_LOST`); without it a lost retransmission would wait for the next timeout,
+    /// which duplicate ACKs keep postponing when every ACK restarts the timer.
+    fn new_loss_marked(&mut self) -> bool {
+        let bound = self.lost_bound();
+        self.lost.refresh(bound, self.high_sacked, &self.sacked) > 0
+    }
+
+    /// Whether an ACK with Linux accounting starts a recovery: in the Open state, a segment
+    /// below the loss bound; in the Loss state, a newly marked loss.
+    fn linux_loss_seen(&mut self, phase: Phase) -> bool {
+        match phase {
+            Phase::Open => self.lost_bound().is_some(),
+            Phase::Loss => self.new_loss_marked(),
+            _ => false,
         }
     }
 
@@ -1144,9 +1168,11 @@ impl Sender {
             self.arm_timer_from(now, &st.rtt);
         }
         // Linux accounting: a new ACK whose SACK blocks show a loss starts recovery too.
-        if self.sacked_count > 0 && st.phase == Phase::Open && self.linux_pipe() && self.lost_bound().is_some() {
+        let phase = st.phase;
+        if self.sacked_count > 0 && self.linux_pipe() && self.linux_loss_seen(phase) {
             return self.fast_retransmit(now, cc, out);
         }
+        let st = cc.state(m);
         self.send_with(now, m, st.phase, st.cwnd, cc, out);
     }
 
@@ -1187,7 +1213,7 @@ impl Sender {
         if self.linux_pipe() {
             // Linux: the SACK marking, not a count of duplicate ACKs, finds losses; until it
             // does, the segments SACKed have left the pipe and new data takes their place.
-            if phase == Phase::Open && self.lost_bound().is_some() {
+            if self.linux_loss_seen(phase) {
                 self.fast_retransmit(now, cc, out);
             } else {
                 self.send_available(now, cc, out);
@@ -1218,6 +1244,7 @@ impl Sender {
     /// Fast retransmit and the recovery of the variant chosen.
     fn fast_retransmit(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
         let m = self.m();
+        let after_timeout = cc.state(m).phase == Phase::Loss;
         // After an ECN reduction in this window the loss is repaired without a second cut.
         if self.ecn_recover.is_none_or(|r| self.snd_una >= r) {
             let flight = self.flight_for_decrease(cc.state(m));
@@ -1261,7 +1288,11 @@ impl Sender {
                 cc.set_phase(m, Phase::Recovery);
                 self.high_rxt = self.snd_una;
                 if self.cfg.sack_recovery.linux_pipe() {
-                    self.lost.reset(&self.sacked);
+                    // From the Loss state the timeout's marks stand: what it held lost and
+                    // has not resent is still lost, and its retransmissions are in flight.
+                    if !after_timeout {
+                        self.lost.reset(&self.sacked);
+                    }
                     if self.cfg.sack_recovery == SackRecovery::Prr {
                         self.prr_update(cc);
                     }
@@ -1386,12 +1417,14 @@ impl Sender {
         self.recover = Some(self.snd_max);
         self.dupacks = 0;
         self.loss_kind = LossKind::Timeout;
-        // Go back N: resend from the first unacknowledged segment (skipping SACKed ones).
-        self.snd_nxt = self.snd_una;
         self.high_rxt = self.snd_una;
         self.rh_next = 0;
         if self.linux_pipe() {
-            self.lost.reset(&self.sacked);
+            // Linux: every segment outstanding is lost; they go again from the scoreboard.
+            self.lost.timeout(&self.sacked, self.snd_max);
+        } else {
+            // Go back N: resend from the first unacknowledged segment (skipping SACKed ones).
+            self.snd_nxt = self.snd_una;
         }
         if self.vegas.is_some() {
             self.vegas_timeout(now, cc);
