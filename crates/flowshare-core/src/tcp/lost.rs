@@ -7,6 +7,15 @@
 //! retransmission went out before a segment that has since been SACKed (the retransmission was
 //! lost too). The pipe is everything outstanding that is neither SACKed nor lost.
 //!
+//! `rate_halving` adds the second rule of ns-2.35's TCP-Linux scoreboard (`ScoreBoard1`): each
+//! retransmission of a loss episode gets the next number from 0, and one is lost when a
+//! retransmission numbered more than DupThresh + 1 after it has been acknowledged (SACKed or
+//! cumulatively). The numbers start again from 0 with every episode, while the ACKs of the
+//! previous episode's retransmissions may still be coming back: a SACK for one of those is
+//! counted against the segment's new number, and can declare this episode's earlier
+//! retransmissions lost the moment they are sent. That is how ns-2's TCP-Linux comes to resend
+//! the same segments many times over after a large overshoot, and `rate_halving` does the same.
+//!
 //! Evaluating that rule over the whole window on every ACK costs O(window) per ACK, which at
 //! 1 Gbit/s (windows of thousands of segments) dominated the run. Both inputs only grow within
 //! a connection — the loss bound and the highest SACKed segment — so each segment changes state
@@ -30,15 +39,33 @@ pub(super) struct LostMarks {
     count: u64,
     /// The bound rule has been applied to every segment below this.
     upto: u64,
-    /// (mark, segment) of retransmissions not yet shown lost, marks non-decreasing.
-    pending: VecDeque<(u64, u64)>,
+    /// (mark, segment, number) of retransmissions not yet shown lost, in the order sent (marks
+    /// non-decreasing, numbers increasing).
+    pending: VecDeque<(u64, u64, u64)>,
     /// No segment below this is lost.
     hint: u64,
     /// `snd_max` at the last timeout: below it, a segment not retransmitted since is lost.
     floor: u64,
+    /// Whether the retransmission-number rule applies (`rate_halving`).
+    numbered: bool,
+    /// 1 + the number of each segment's last retransmission in this episode, 0 if none.
+    id: VecDeque<u64>,
+    /// The number the next retransmission gets.
+    next_id: u64,
+    /// The highest number of a retransmission acknowledged in this episode, if any.
+    acked_id: Option<u64>,
 }
 
+/// ns-2's `dupack_threshold + 1`: a retransmission is lost once one numbered more than this
+/// after it has been acknowledged.
+const RTX_ID_GAP: u64 = 4;
+
 impl LostMarks {
+    /// Marks with the retransmission-number rule (`rate_halving`) or without it.
+    pub(super) fn new(numbered: bool) -> Self {
+        LostMarks { numbered, ..Self::default() }
+    }
+
     /// Segments held lost.
     pub(super) fn count(&self) -> u64 {
         self.count
@@ -75,9 +102,36 @@ impl LostMarks {
         self.mark.get((seq - self.una) as usize).copied().unwrap_or(0)
     }
 
+    /// 1 + the number of segment `seq`'s last retransmission, 0 if none in this episode.
+    fn id_of(&self, seq: u64) -> u64 {
+        self.id.get((seq - self.una) as usize).copied().unwrap_or(0)
+    }
+
+    /// Segment `seq`, not held lost, is acknowledged: if a retransmission of this episode is
+    /// what arrived, its number counts.
+    fn note_acked(&mut self, seq: u64) {
+        let id = self.id_of(seq);
+        if self.numbered && id > 0 && !self.is_lost(seq) {
+            self.acked_id = Some(self.acked_id.map_or(id - 1, |a| a.max(id - 1)));
+        }
+    }
+
+    /// Whether retransmission number `id` is lost by the number rule.
+    fn outnumbered(&self, id: u64) -> bool {
+        self.acked_id.is_some_and(|a| id + RTX_ID_GAP < a)
+    }
+
     /// The cumulative ACK moved to `una`.
     pub(super) fn acked(&mut self, una: u64) {
         let n = una.saturating_sub(self.una);
+        if self.numbered {
+            for seq in self.una..self.una + n.min(self.id.len() as u64) {
+                self.note_acked(seq);
+            }
+        }
+        for _ in 0..n.min(self.id.len() as u64) {
+            self.id.pop_front();
+        }
         for _ in 0..n.min(self.lost.len() as u64) {
             if self.lost.pop_front() == Some(true) {
                 self.count -= 1;
@@ -89,13 +143,14 @@ impl LostMarks {
         self.una = self.una.max(una);
         self.upto = self.upto.max(una);
         self.hint = self.hint.max(una);
-        while self.pending.front().is_some_and(|&(_, s)| s < una) {
+        while self.pending.front().is_some_and(|&(_, s, _)| s < una) {
             self.pending.pop_front();
         }
     }
 
     /// Segment `seq` was newly SACKed.
     pub(super) fn sacked(&mut self, seq: u64) {
+        self.note_acked(seq);
         self.set(seq, false);
     }
 
@@ -107,7 +162,20 @@ impl LostMarks {
             self.mark.resize(k + 1, 0);
         }
         self.mark[k] = snd_max + 1;
-        self.pending.push_back((snd_max + 1, seq));
+        let id = self.next_id;
+        self.next_id += 1;
+        if self.id.len() <= k {
+            self.id.resize(k + 1, 0);
+        }
+        self.id[k] = id + 1;
+        self.pending.push_back((snd_max + 1, seq, id));
+    }
+
+    /// A new episode numbers its retransmissions from 0.
+    fn restart_numbers(&mut self) {
+        self.id.iter_mut().for_each(|i| *i = 0);
+        self.next_id = 0;
+        self.acked_id = None;
     }
 
     /// A new loss episode (recovery or a timeout): earlier retransmissions no longer count, so
@@ -123,6 +191,7 @@ impl LostMarks {
             }
         }
         self.pending.clear();
+        self.restart_numbers();
     }
 
     /// A timeout: earlier retransmissions no longer count and every segment outstanding
@@ -136,6 +205,7 @@ impl LostMarks {
             self.set(seq, sacked.get(k) != Some(&true));
         }
         self.pending.clear();
+        self.restart_numbers();
         self.floor = snd_max;
         self.upto = self.upto.max(snd_max);
     }
@@ -155,8 +225,8 @@ impl LostMarks {
                 self.upto += 1;
             }
         }
-        while let Some(&(mark, seq)) = self.pending.front() {
-            if mark > high_sacked {
+        while let Some(&(mark, seq, id)) = self.pending.front() {
+            if mark > high_sacked && !self.outnumbered(id) {
                 break;
             }
             self.pending.pop_front();
@@ -164,7 +234,8 @@ impl LostMarks {
                 continue; // acknowledged since
             }
             let k = (seq - self.una) as usize;
-            if self.mark_of(seq) == mark && sacked.get(k) != Some(&true) {
+            // Only the segment's last retransmission counts.
+            if self.id_of(seq) == id + 1 && sacked.get(k) != Some(&true) {
                 newly += u64::from(self.set(seq, true));
             }
         }
@@ -179,7 +250,7 @@ impl LostMarks {
             let expected = sacked.get(k) != Some(&true)
                 && match self.mark_of(seq) {
                     0 => bound.is_some_and(|b| seq <= b) || seq < self.floor,
-                    mark => mark - 1 < high_sacked,
+                    mark => mark - 1 < high_sacked || (self.numbered && self.outnumbered(self.id_of(seq) - 1)),
                 };
             debug_assert_eq!(self.is_lost(seq), expected, "segment {seq} (una {}, bound {bound:?})", self.una);
         }
@@ -201,5 +272,60 @@ impl LostMarks {
             self.hint = seq;
         }
         (seq < end).then_some(seq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ten segments 0..9 lost below four SACKed ones (10..13), all ten resent in order while
+    /// 20 segments are out: retransmission numbers 0..9.
+    fn resent(numbered: bool) -> (LostMarks, VecDeque<bool>) {
+        let mut m = LostMarks::new(numbered);
+        let mut sacked = VecDeque::from(vec![false; 20]);
+        for s in 10..14 {
+            sacked[s] = true;
+            m.sacked(s as u64);
+        }
+        assert_eq!(m.refresh(Some(9), 14, &sacked), 10);
+        for s in 0..10 {
+            m.retransmitted(s, 20);
+        }
+        assert_eq!(m.count(), 0);
+        (m, sacked)
+    }
+
+    #[test]
+    fn a_retransmission_is_lost_once_one_numbered_more_than_four_after_it_is_acknowledged() {
+        for numbered in [true, false] {
+            let (mut m, mut sacked) = resent(numbered);
+            // Retransmission number 5 (segment 5) arrives: number 0 is more than four before it.
+            sacked[5] = true;
+            m.sacked(5);
+            let lost = m.refresh(Some(9), 14, &sacked);
+            assert_eq!(lost, u64::from(numbered), "numbered: {numbered}");
+            assert_eq!(m.is_lost(0), numbered);
+            assert!(!m.is_lost(1), "number 1 is only four before 5");
+            m.check(Some(9), 14, &sacked, 20);
+        }
+    }
+
+    #[test]
+    fn numbers_start_again_with_each_episode_so_a_late_ack_of_the_last_one_counts_against_this_one() {
+        let (mut m, mut sacked) = resent(true);
+        // The episode ends and a new one begins; segments 0..9 are resent again, numbered 0..9.
+        m.reset(&sacked);
+        for s in 0..10 {
+            m.retransmitted(s, 20);
+        }
+        // Segment 8 arrives: it is the last episode's retransmission (number 8 then), but the
+        // scoreboard knows only this episode's, number 8 too; numbers 0..3 are now lost though
+        // they were sent a moment ago.
+        sacked[8] = true;
+        m.sacked(8);
+        assert_eq!(m.refresh(Some(9), 14, &sacked), 4);
+        assert!((0..4).all(|s| m.is_lost(s)) && !m.is_lost(4));
+        m.check(Some(9), 14, &sacked, 20);
     }
 }

@@ -228,7 +228,7 @@ impl Sender {
             first_partial: true,
             sacked: VecDeque::new(),
             sacked_count: 0,
-            lost: LostMarks::default(),
+            lost: LostMarks::new(cfg.sack_recovery == SackRecovery::RateHalving),
             delivered_now: 0,
             rh_next: 0,
             cut_cwnd: 0.0,
@@ -1115,6 +1115,8 @@ impl Sender {
                         }
                         self.rh_next = 0;
                         cc.set_phase(m, Phase::Open);
+                        // ns-2 clears its scoreboard here, holes above or not: the episode ends.
+                        self.lost.reset(&self.sacked);
                     }
                     _ => {
                         // Full ACK (or Reno's first new ACK): deflate to what the cut left
@@ -1151,6 +1153,7 @@ impl Sender {
                     if st.cwnd < st.ssthresh {
                         st.cwnd = st.ssthresh.min(outstanding + 3.0);
                     }
+                    self.lost.reset(&self.sacked);
                 }
             }
         }
