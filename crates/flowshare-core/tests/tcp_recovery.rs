@@ -466,3 +466,48 @@ fn linux_accounting_resends_a_retransmission_lost_after_a_timeout_without_waitin
         assert!(out.iter().any(|p| p.seq == 1 && p.retx()), "{sack_recovery}: segment 1 resent again");
     }
 }
+
+#[test]
+fn rate_halving_starts_no_recovery_on_the_ack_that_ends_one_and_forgets_its_sacks() {
+    // ns-2's TCP-Linux: the ACK that ends a recovery clears the scoreboard and looks no
+    // further; SACK blocks that show another loss start the next recovery one ACK later.
+    let c = cfg("sack", r#", initial_window = 40, sack_recovery = "rate_halving""#);
+    let (mut s, mut cc, mut out) = started(c);
+    let mut sent: Vec<u64> = new_segments(&out);
+    let mut t = 1_000_000;
+    let mut step = |s: &mut Sender, cc: &mut CcHost, out: &mut Vec<Packet>, p: Packet, sent: &mut Vec<u64>| {
+        out.clear();
+        s.on_ack(t, &p, cc, out);
+        sent.extend(new_segments(out));
+        t += 1_000_000;
+    };
+    let top = |sent: &Vec<u64>| *sent.iter().max().unwrap() + 1;
+    // Segment 0 is lost; 1..4 arrive (releasing 40..43): the fourth SACK marks 0 lost, and the
+    // recovery covers everything sent so far.
+    for k in 2..=5 {
+        step(&mut s, &mut cc, &mut out, sack_ack(0, &[(1, k)]), &mut sent);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    let recover = top(&sent);
+    // Everything after 0 arrives, one segment per ACK, but segment `recover`, which the
+    // ACKs release with new data beyond it.
+    for k in 6..=recover {
+        step(&mut s, &mut cc, &mut out, sack_ack(0, &[(1, k)]), &mut sent);
+    }
+    let mut next = recover + 1;
+    while next < top(&sent) && next <= recover + 5 {
+        next += 1;
+        step(&mut s, &mut cc, &mut out, sack_ack(0, &[(recover + 1, next), (1, recover)]), &mut sent);
+    }
+    let high = top(&sent);
+    assert!(high > recover + 5, "sent {sent:?}");
+    // 0's retransmission arrives: a full ACK whose SACK block shows `recover` lost.
+    step(&mut s, &mut cc, &mut out, sack_ack(recover, &[(recover + 1, high)]), &mut sent);
+    assert_eq!(s.stats.fast_retransmits, 1, "the ACK that ends the recovery starts none");
+    assert!(!out.iter().any(|p| p.retx()), "nothing resent on it");
+    // The SACKed segments are forgotten: they count as in flight, which fills the window.
+    assert_eq!(new_segments(&out), Vec::<u64>::new(), "nothing new sent on it");
+    step(&mut s, &mut cc, &mut out, sack_ack(recover, &[(recover + 1, high)]), &mut sent);
+    assert_eq!(s.stats.fast_retransmits, 2, "the next one does");
+    assert!(out.iter().any(|p| p.seq == recover && p.retx()), "segment {recover} resent");
+}

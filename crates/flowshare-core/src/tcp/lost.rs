@@ -54,6 +54,10 @@ pub(super) struct LostMarks {
     next_id: u64,
     /// The highest number of a retransmission acknowledged in this episode, if any.
     acked_id: Option<u64>,
+    /// The highest number SACKed by the ACK being processed: it counts from the next ACK on
+    /// (ns-2 walks its scoreboard once per ACK, from the bottom, and has passed the segments
+    /// below by the time it meets the SACKed one; a cumulative ACK counts at once).
+    sacked_id: Option<u64>,
 }
 
 /// ns-2's `dupack_threshold + 1`: a retransmission is lost once one numbered more than this
@@ -107,13 +111,16 @@ impl LostMarks {
         self.id.get((seq - self.una) as usize).copied().unwrap_or(0)
     }
 
-    /// Segment `seq`, not held lost, is acknowledged: if a retransmission of this episode is
-    /// what arrived, its number counts.
-    fn note_acked(&mut self, seq: u64) {
+    /// The number of segment `seq`'s retransmission in this episode, if the number rule
+    /// applies and the segment is not held lost (an acknowledgement then comes from it).
+    fn acked_number(&self, seq: u64) -> Option<u64> {
         let id = self.id_of(seq);
-        if self.numbered && id > 0 && !self.is_lost(seq) {
-            self.acked_id = Some(self.acked_id.map_or(id - 1, |a| a.max(id - 1)));
-        }
+        (self.numbered && id > 0 && !self.is_lost(seq)).then(|| id - 1)
+    }
+
+    /// A new ACK is being processed: the numbers SACKed by the last one now count.
+    pub(super) fn next_ack(&mut self) {
+        self.acked_id = self.acked_id.max(self.sacked_id.take());
     }
 
     /// Whether retransmission number `id` is lost by the number rule.
@@ -126,7 +133,7 @@ impl LostMarks {
         let n = una.saturating_sub(self.una);
         if self.numbered {
             for seq in self.una..self.una + n.min(self.id.len() as u64) {
-                self.note_acked(seq);
+                self.acked_id = self.acked_id.max(self.acked_number(seq));
             }
         }
         for _ in 0..n.min(self.id.len() as u64) {
@@ -150,7 +157,7 @@ impl LostMarks {
 
     /// Segment `seq` was newly SACKed.
     pub(super) fn sacked(&mut self, seq: u64) {
-        self.note_acked(seq);
+        self.sacked_id = self.sacked_id.max(self.acked_number(seq));
         self.set(seq, false);
     }
 
@@ -176,6 +183,7 @@ impl LostMarks {
         self.id.iter_mut().for_each(|i| *i = 0);
         self.next_id = 0;
         self.acked_id = None;
+        self.sacked_id = None;
     }
 
     /// A new loss episode (recovery or a timeout): earlier retransmissions no longer count, so
@@ -192,6 +200,18 @@ impl LostMarks {
         }
         self.pending.clear();
         self.restart_numbers();
+    }
+
+    /// The scoreboard is cleared (ns-2's `ClearScoreBoard` when a recovery ends): nothing is
+    /// held lost, marked or numbered until SACKs arrive again.
+    pub(super) fn clear(&mut self) {
+        self.lost.clear();
+        self.count = 0;
+        self.mark.clear();
+        self.pending.clear();
+        self.restart_numbers();
+        self.id.clear();
+        (self.upto, self.hint, self.floor) = (self.una, self.una, self.una);
     }
 
     /// A timeout: earlier retransmissions no longer count and every segment outstanding
@@ -300,9 +320,12 @@ mod tests {
     fn a_retransmission_is_lost_once_one_numbered_more_than_four_after_it_is_acknowledged() {
         for numbered in [true, false] {
             let (mut m, mut sacked) = resent(numbered);
-            // Retransmission number 5 (segment 5) arrives: number 0 is more than four before it.
+            // Retransmission number 5 (segment 5) arrives: number 0 is more than four before it,
+            // which counts from the next ACK on.
             sacked[5] = true;
             m.sacked(5);
+            assert_eq!(m.refresh(Some(9), 14, &sacked), 0);
+            m.next_ack();
             let lost = m.refresh(Some(9), 14, &sacked);
             assert_eq!(lost, u64::from(numbered), "numbered: {numbered}");
             assert_eq!(m.is_lost(0), numbered);
@@ -324,6 +347,7 @@ mod tests {
         // they were sent a moment ago.
         sacked[8] = true;
         m.sacked(8);
+        m.next_ack();
         assert_eq!(m.refresh(Some(9), 14, &sacked), 4);
         assert!((0..4).all(|s| m.is_lost(s)) && !m.is_lost(4));
         m.check(Some(9), 14, &sacked, 20);

@@ -846,10 +846,23 @@ impl Sender {
         (pipe, highest_lost)
     }
 
+    /// ns-2's TCP-Linux (`rate_halving`) clears its scoreboard when a recovery or the Loss
+    /// state ends, holes above or not: what was SACKed is forgotten until ACKs report it again
+    /// (each carries at most three blocks), and until then it counts as in flight.
+    fn clear_scoreboard(&mut self) {
+        self.sacked.clear();
+        self.sacked_count = 0;
+        self.high_sacked = self.snd_una;
+        self.lost.clear();
+    }
+
     fn update_scoreboard(&mut self, ack: &Packet) {
         let una = self.snd_una;
         let len = (self.snd_max - una) as usize;
         let linux = self.linux_pipe();
+        if linux {
+            self.lost.next_ack();
+        }
         self.sacked.resize(len, false);
         for (a, b) in ack.sack_blocks() {
             for seq in a.max(una)..b.min(self.snd_max) {
@@ -1115,8 +1128,7 @@ impl Sender {
                         }
                         self.rh_next = 0;
                         cc.set_phase(m, Phase::Open);
-                        // ns-2 clears its scoreboard here, holes above or not: the episode ends.
-                        self.lost.reset(&self.sacked);
+                        self.clear_scoreboard();
                     }
                     _ => {
                         // Full ACK (or Reno's first new ACK): deflate to what the cut left
@@ -1153,7 +1165,7 @@ impl Sender {
                     if st.cwnd < st.ssthresh {
                         st.cwnd = st.ssthresh.min(outstanding + 3.0);
                     }
-                    self.lost.reset(&self.sacked);
+                    self.clear_scoreboard();
                 }
             }
         }
@@ -1170,9 +1182,12 @@ impl Sender {
         } else if restart_timer {
             self.arm_timer_from(now, &st.rtt);
         }
-        // Linux accounting: a new ACK whose SACK blocks show a loss starts recovery too.
-        let phase = st.phase;
-        if self.sacked_count > 0 && self.linux_pipe() && self.linux_loss_seen(phase) {
+        // Linux accounting: a new ACK whose SACK blocks show a loss starts recovery too, unless
+        // it is the ACK that ended one (or the Loss state): ns-2's TCP-Linux returns from
+        // `tcp_fastretrans_alert` after the exit, and the next ACK looks again.
+        let now_phase = st.phase;
+        let ended = phase != Phase::Open && now_phase == Phase::Open;
+        if !ended && self.sacked_count > 0 && self.linux_pipe() && self.linux_loss_seen(now_phase) {
             return self.fast_retransmit(now, cc, out);
         }
         let st = cc.state(m);
