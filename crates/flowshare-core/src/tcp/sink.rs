@@ -5,6 +5,9 @@ use crate::packet::{ecn, Kind, Packet};
 use crate::units::Time;
 use std::collections::VecDeque;
 
+/// SACK blocks per ACK (ns-2's `max_sack_blocks_`; three fit beside a timestamp option).
+const MAX_SACK_BLOCKS: usize = 3;
+
 /// A TCP sink in the style of ns-2's `TCPSink`/`DelAckSink`, with SACK (RFC 2018) when the
 /// connection uses SACK recovery.
 #[derive(Debug)]
@@ -25,9 +28,9 @@ pub struct Sink {
     pub rcv_nxt: u64,
     /// `ooo[i]`: segment `rcv_nxt + i` has arrived (index 0 is always false).
     ooo: VecDeque<bool>,
-    /// Most recent out-of-order arrivals, newest first (for SACK block order).
-    recent: [u64; 3],
-    n_recent: usize,
+    /// The first SACK blocks of earlier ACKs as they were reported, newest first.
+    reported: [(u64, u64); MAX_SACK_BLOCKS],
+    n_reported: usize,
     /// In-order segments not yet acknowledged, and the timestamp to echo for them.
     pending: u32,
     pending_echo: (Time, bool),
@@ -60,8 +63,8 @@ impl Sink {
             last_payload,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
-            recent: [0; 3],
-            n_recent: 0,
+            reported: [(0, 0); MAX_SACK_BLOCKS],
+            n_reported: 0,
             pending: 0,
             pending_echo: (0, false),
             delack_deadline: None,
@@ -120,7 +123,7 @@ impl Sink {
         let echo = (seg.ts, seg.retx());
         if seq < self.rcv_nxt {
             // Duplicate: acknowledge at once so the sender learns where we are.
-            self.send_ack(echo, out);
+            self.send_ack(echo, None, out);
             return;
         }
         let offset = (seq - self.rcv_nxt) as usize;
@@ -130,8 +133,7 @@ impl Sink {
                 self.ooo.resize(offset + 1, false);
             }
             self.ooo[offset] = true;
-            self.note_recent(seq);
-            self.send_ack(echo, out);
+            self.send_ack(echo, Some(seq), out);
             return;
         }
         // In order: deliver it and whatever it makes contiguous.
@@ -153,12 +155,12 @@ impl Sink {
                 }
                 self.pending += 1;
                 if self.pending >= count {
-                    self.send_ack(self.pending_echo, out);
+                    self.send_ack(self.pending_echo, None, out);
                 } else if self.delack_deadline.is_none() {
                     self.delack_deadline = Some(now + timeout);
                 }
             }
-            _ => self.send_ack(echo, out),
+            _ => self.send_ack(echo, None, out),
         }
     }
 
@@ -166,7 +168,7 @@ impl Sink {
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         if let Some(d) = self.delack_deadline {
             if d <= now && self.pending > 0 {
-                self.send_ack(self.pending_echo, out);
+                self.send_ack(self.pending_echo, None, out);
             }
         }
     }
@@ -184,50 +186,61 @@ impl Sink {
         }
     }
 
-    fn note_recent(&mut self, seq: u64) {
-        // Newest first, without duplicates.
-        let mut list = [seq, 0, 0];
-        let mut n = 1;
-        for &s in &self.recent[..self.n_recent] {
-            if s != seq && n < 3 {
-                list[n] = s;
-                n += 1;
-            }
-        }
-        self.recent = list;
-        self.n_recent = n;
-    }
-
     fn received(&self, seq: u64) -> bool {
         seq < self.rcv_nxt || self.ooo.get((seq - self.rcv_nxt) as usize) == Some(&true)
     }
 
-    fn send_ack(&mut self, echo: (Time, bool), out: &mut Vec<Packet>) {
+    /// RFC 2018 §4 as ns-2's `Sacker` builds it: first the block holding the segment that
+    /// `arrived` out of order (none for one in order or a duplicate), then the first blocks of
+    /// earlier ACKs as they were reported, newest first, leaving out those that block (or, for
+    /// an arrival in order, the cumulative ACK) covers; at most three. Once every segment seen
+    /// is acknowledged cumulatively, the history is forgotten.
+    fn add_sack_blocks(&mut self, p: &mut Packet, arrived: Option<u64>) {
+        if self.ooo.is_empty() {
+            self.n_reported = 0;
+            return;
+        }
+        let first = arrived.map(|s| {
+            let mut lo = s;
+            while lo > self.rcv_nxt && self.received(lo - 1) {
+                lo -= 1;
+            }
+            let mut hi = s + 1;
+            while self.received(hi) {
+                hi += 1;
+            }
+            p.push_sack_block(lo, hi);
+            (lo, hi)
+        });
+        let cover = first.unwrap_or((0, self.rcv_nxt));
+        let mut k = 0;
+        while usize::from(p.n_sack) < MAX_SACK_BLOCKS && k < self.n_reported {
+            let (a, b) = self.reported[k];
+            // Covered, or wholly acknowledged since (possible with delayed ACKs).
+            if (cover.0 <= a && b <= cover.1) || b <= self.rcv_nxt {
+                self.reported.copy_within(k + 1..self.n_reported, k);
+                self.n_reported -= 1;
+                continue;
+            }
+            p.push_sack_block(a, b);
+            k += 1;
+        }
+        if let Some(block) = first {
+            let n = self.n_reported.min(MAX_SACK_BLOCKS - 1);
+            self.reported.copy_within(0..n, 1);
+            self.reported[0] = block;
+            self.n_reported = n + 1;
+        }
+    }
+
+    fn send_ack(&mut self, echo: (Time, bool), arrived: Option<u64>, out: &mut Vec<Packet>) {
         let mut p = Packet::new(self.conn, Kind::Ack, self.rcv_nxt, self.ack_size, echo.0);
         p.set_retx(echo.1);
         if self.ece {
             p.ecn = ecn::ECE;
         }
         if self.sack {
-            // RFC 2018 §4: the block holding the most recent arrival first, then the others
-            // most recent first; blocks wholly below rcv_nxt are gone.
-            for &s in &self.recent[..self.n_recent] {
-                if s < self.rcv_nxt || !self.received(s) {
-                    continue;
-                }
-                if p.sack_blocks().any(|(a, b)| a <= s && s < b) {
-                    continue;
-                }
-                let mut lo = s;
-                while lo > self.rcv_nxt && self.received(lo - 1) {
-                    lo -= 1;
-                }
-                let mut hi = s + 1;
-                while self.received(hi) {
-                    hi += 1;
-                }
-                p.push_sack_block(lo, hi);
-            }
+            self.add_sack_blocks(&mut p, arrived);
             if self.sack_block_bytes > 0 {
                 p.size += u32::from(p.n_sack) * self.sack_block_bytes;
             }
@@ -283,6 +296,19 @@ mod tests {
 
     fn data(seq: u64) -> Packet {
         Packet::new(0, Kind::Data, seq, 1040, seq * 10)
+    }
+
+    #[test]
+    fn an_arrival_next_to_the_last_one_still_leaves_room_for_three_blocks() {
+        // RFC 2018 §4 (and ns-2's Sacker): after the newest block come the first blocks of
+        // earlier ACKs, so two arrivals in one block do not crowd out an older block.
+        let mut s = Sink::new(0, &cfg(Recovery::Sack, None), None, 1000);
+        let mut out = Vec::new();
+        for seq in [0, 2, 4, 6, 7] {
+            s.on_data(0, &data(seq), &mut out);
+        }
+        let blocks: Vec<_> = out.last().unwrap().sack_blocks().collect();
+        assert_eq!(blocks, vec![(6, 8), (4, 5), (2, 3)]);
     }
 
     #[test]
