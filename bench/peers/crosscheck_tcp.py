@@ -116,10 +116,12 @@ NATIVE_TCP = {"header": '"40B"', "timer_tick": '"10ms"', "rto_max": '"60s"', "li
 # timestamps (10 more bytes of header), maxrto_ 120 s, and the retransmission timer restarted on
 # every ACK (`renew_timer` in `time_processing`); its Agent/TCPSink/Sack1 adds 8 bytes per SACK
 # block to an ACK. Linux's windows are whole segments: ssthresh is taken from the integer
-# snd_cwnd and is an integer (`decrease = "window"`).
+# snd_cwnd and is an integer (`decrease = "window"`); its modules slow-start while snd_cwnd <=
+# snd_ssthresh.
 LINUX_TCP = {"recovery": '"sack"', "sack_recovery": '"rate_halving"', "header": '"50B"',
              "timer_tick": '"1ms"', "rto_max": '"120s"', "rto_restart": '"every_ack"',
-             "sack_block_bytes": '"8B"', "syn_segment": "true", "decrease": '"window"'}
+             "sack_block_bytes": '"8B"', "syn_segment": "true", "decrease": '"window"',
+             "slow_start_at_ssthresh": "true"}
 
 # The flowshare mirror of ns-2's native Agent/TCP/Vegas: the agent itself (docs/algorithms.md).
 NATIVE_VEGAS_CC = '{ algo = "vegas", variant = "ns2" }'

@@ -34,7 +34,7 @@
 //! segment per cnt ACKs as current Linux's `tcp_cong_avoid_ai` does (2.6.22 takes cnt + 1). ns-3's `TcpBic` uses smooth_part 5 and
 //! W_max = 0.8·cwnd under fast convergence; that is not offered.
 
-use super::{slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal, Phase};
+use super::{in_slow_start, slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal, Phase};
 use serde::{Deserialize, Serialize};
 
 /// Paper or Linux rules.
@@ -208,7 +208,7 @@ impl CongestionControl for Bic {
         if self.p.variant == BicVariant::Linux {
             self.ack_ratio.on_ack(ack.newly_acked, st.phase);
         }
-        if st.cwnd < st.ssthresh {
+        if in_slow_start(st) {
             slow_start(st);
             return;
         }

@@ -37,7 +37,7 @@
 //! the total) and its dwnd update also runs in slow start; the Linux cwnd-limited gate; RTTs in
 //! microseconds + 1 (here nanoseconds). The draft's γ auto-tuning (TUBE) is not implemented.
 
-use super::{slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal, Phase};
+use super::{in_slow_start, slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal, Phase};
 use crate::units::{Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
@@ -276,7 +276,7 @@ impl CongestionControl for Compound {
         }
         self.round_acked += ack.newly_acked;
         self.reconcile(st);
-        let in_ca = st.cwnd >= st.ssthresh;
+        let in_ca = !in_slow_start(st);
         if in_ca {
             match self.p.variant {
                 CompoundVariant::Paper => self.cwnd_reno += 1.0 / st.cwnd,

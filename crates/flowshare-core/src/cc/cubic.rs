@@ -31,7 +31,7 @@
 //! `TcpCubic` has no Reno-friendly region; `tcp_friendliness = false` gives that.
 
 use super::bic::AckRatio;
-use super::{slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal};
+use super::{in_slow_start, slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal};
 use crate::units::{Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
@@ -176,7 +176,7 @@ impl CongestionControl for Cubic {
         if self.p.variant == CubicVariant::Ns2 {
             self.ack_ratio.on_ack(ack.newly_acked, st.phase);
         }
-        if st.cwnd < st.ssthresh {
+        if in_slow_start(st) {
             slow_start(st);
             return;
         }

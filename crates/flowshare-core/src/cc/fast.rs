@@ -51,7 +51,7 @@
 //! fine-grained 2·avgRTT retransmission of the oldest segment is not modelled. After a timeout
 //! the sender restarts from its loss window, ns-2 FAST from 2.
 
-use super::{slow_start, AckSample, CcState, CongestionControl, LossSignal, Phase};
+use super::{in_slow_start, slow_start, AckSample, CcState, CongestionControl, LossSignal, Phase};
 use crate::units::{Dur, Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
@@ -322,7 +322,7 @@ impl CongestionControl for Fast {
         let now = ack.now;
         let last = *self.last_update.get_or_insert(now);
         match self.p.slow_start {
-            FastSlowStart::Standard if st.cwnd < st.ssthresh => {
+            FastSlowStart::Standard if in_slow_start(st) => {
                 slow_start(st);
                 self.last_update = Some(now);
                 return;

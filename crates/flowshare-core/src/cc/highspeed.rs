@@ -20,7 +20,7 @@
 //! first decrease, in slow start and after a timeout whatever b(w) is; that is not reproduced.
 //! Slow start is the shared one; RFC 3649 recommends limited slow start (`tcp.max_ssthresh`).
 
-use super::{slow_start, AckSample, CcState, CongestionControl, LossSignal};
+use super::{in_slow_start, slow_start, AckSample, CcState, CongestionControl, LossSignal};
 use serde::{Deserialize, Serialize};
 
 /// RFC formula or Linux table.
@@ -206,7 +206,7 @@ impl CongestionControl for HighSpeed {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
-        if st.cwnd < st.ssthresh {
+        if in_slow_start(st) {
             slow_start(st);
             return;
         }

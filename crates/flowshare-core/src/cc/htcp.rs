@@ -41,7 +41,7 @@
 //! congestion avoidance; current Linux, followed here, uses each RTT sample. ns-3.37's
 //! `TcpHtcp` is not offered: no β clamp, no RTT scaling and an increment in bytes.
 
-use super::{slow_start, AckSample, CcState, CongestionControl, LossSignal, Phase};
+use super::{in_slow_start, slow_start, AckSample, CcState, CongestionControl, LossSignal, Phase};
 use crate::units::{Dur, Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
@@ -379,7 +379,7 @@ impl CongestionControl for Htcp {
         if self.p.bandwidth_switch {
             self.measure_throughput(st, now, ack.newly_acked);
         }
-        if st.cwnd < st.ssthresh {
+        if in_slow_start(st) {
             slow_start(st);
             return;
         }

@@ -73,6 +73,8 @@ pub struct CcState {
     /// Limited slow start (RFC 3742): above this window, slow start adds at most
     /// `max_ssthresh / 2` segments per RTT. `None` = ordinary slow start.
     pub max_ssthresh: Option<f64>,
+    /// Slow start at cwnd = ssthresh as well as below it (see [`in_slow_start`]).
+    pub slow_start_at_ssthresh: bool,
 }
 
 impl CcState {
@@ -92,8 +94,19 @@ impl CcState {
             rtt: RttEstimator::new(1000 * MS, MS, 1000 * MS, 60_000 * MS),
             min_rtt: u64::MAX,
             max_ssthresh: None,
+            slow_start_at_ssthresh: false,
         }
     }
+}
+
+/// Whether an ACK falls in slow start: cwnd below ssthresh, or at it with
+/// `slow_start_at_ssthresh`. RFC 5681 §3.1 lets the sender choose when the two are equal; ns-2's
+/// native agents and RFC 9438 take congestion avoidance, Linux 2.6.22 (`snd_cwnd <=
+/// snd_ssthresh` in every module, as ns-2's TCP-Linux runs them) slow start, which after each
+/// reduction to cwnd = ssthresh adds one segment on the first ACK.
+#[inline]
+pub fn in_slow_start(st: &CcState) -> bool {
+    st.cwnd < st.ssthresh || (st.slow_start_at_ssthresh && st.cwnd <= st.ssthresh)
 }
 
 /// One ACK's worth of slow start, shared by every algorithm: +1 segment (RFC 5681 eq. 2), or,
@@ -206,5 +219,32 @@ mod tests {
         let mut plain = CcState::new(1000.0, f64::INFINITY, 1460);
         slow_start(&mut plain);
         assert_eq!(plain.cwnd, 1001.0);
+    }
+
+    /// At cwnd = ssthresh the first ACK adds a segment only with `slow_start_at_ssthresh`
+    /// (Linux 2.6.22); otherwise it is congestion avoidance's, for every algorithm.
+    #[test]
+    fn slow_start_at_ssthresh_adds_one_segment_after_a_reduction() {
+        let algorithms: Vec<(&str, Box<dyn Fn() -> Box<dyn CongestionControl>>)> = vec![
+            ("reno", Box::new(|| Box::new(reno::Aimd::reno()))),
+            ("bic", Box::new(|| Box::new(bic::Bic::new(bic::BicParams::defaults(bic::BicVariant::Linux))))),
+            ("cubic", Box::new(|| Box::new(cubic::Cubic::new(cubic::CubicParams::defaults(cubic::CubicVariant::Ns2))))),
+            ("highspeed", Box::new(|| Box::new(highspeed::HighSpeed::new(highspeed::HighSpeedVariant::Linux)))),
+            ("htcp", Box::new(|| Box::new(htcp::Htcp::new(htcp::HtcpParams::defaults(htcp::HtcpVariant::Linux))))),
+            ("scalable", Box::new(|| Box::new(scalable::Scalable::new(scalable::ScalableVariant::Linux)))),
+        ];
+        for (name, make) in &algorithms {
+            for at in [false, true] {
+                let mut cc = make();
+                let mut st = CcState::new(10.0, 10.0, 1460);
+                st.slow_start_at_ssthresh = at;
+                cc.on_ack(&mut st, &testing::ack());
+                if at {
+                    assert_eq!(st.cwnd, 11.0, "{name}: slow start at ssthresh");
+                } else {
+                    assert!(st.cwnd < 11.0, "{name}: congestion avoidance at ssthresh: {}", st.cwnd);
+                }
+            }
+        }
     }
 }

@@ -14,7 +14,7 @@
 //!   timeout itself, the MulTCP decrease otherwise; from the window ⌊cwnd⌋, not FlightSize, with
 //!   ssthresh truncated to whole segments).
 
-use super::{slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal};
+use super::{in_slow_start, slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal};
 use serde::{Deserialize, Serialize};
 
 /// Slow-start rule.
@@ -72,7 +72,7 @@ impl CongestionControl for MulTcp {
     }
 
     fn on_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        if st.cwnd < st.ssthresh {
+        if in_slow_start(st) {
             if self.slow_start == MulTcpSlowStart::Triple && st.cwnd < self.switch {
                 st.cwnd += 2.0;
             } else {

@@ -5,7 +5,7 @@
 //! +a/cwnd per ACK in congestion avoidance. The decrease is ssthresh = max((1 − b)·FlightSize, 2)
 //! (RFC 5681 eq. 4 with b = 1/2).
 
-use super::{slow_start, AckSample, CcState, CongestionControl, LossSignal};
+use super::{in_slow_start, slow_start, AckSample, CcState, CongestionControl, LossSignal};
 
 /// Additive increase `a` segments per RTT, multiplicative decrease by the factor `b`.
 #[derive(Clone, Copy, Debug)]
@@ -29,7 +29,7 @@ impl CongestionControl for Aimd {
     }
 
     fn on_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        if st.cwnd < st.ssthresh {
+        if in_slow_start(st) {
             slow_start(st);
         } else {
             st.cwnd += self.a / st.cwnd;

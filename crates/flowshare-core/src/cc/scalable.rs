@@ -12,7 +12,7 @@
 //! Differences from both: the decrease applies to FlightSize (RFC 5681's convention, used by
 //! every algorithm here) rather than cwnd; they are equal while the flow is window-limited.
 
-use super::{slow_start, AckSample, CcState, CongestionControl, LossSignal};
+use super::{in_slow_start, slow_start, AckSample, CcState, CongestionControl, LossSignal};
 use serde::{Deserialize, Serialize};
 
 /// Paper (Kelly 2003) or Linux constants.
@@ -56,7 +56,7 @@ impl CongestionControl for Scalable {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
-        if st.cwnd < st.ssthresh {
+        if in_slow_start(st) {
             slow_start(st);
             return;
         }

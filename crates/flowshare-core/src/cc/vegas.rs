@@ -37,7 +37,7 @@
 //! those is modelled here. Defaults follow the thesis (α = 2, β = 4, δ = 3; resolution hasegawa:A7,
 //! §2.3); the paper and ns-2 use α = 1, β = 3, γ = 1, Linux α = 2, β = 4, γ = 1.
 
-use super::{slow_start, AckSample, CcState, CongestionControl, LossSignal, Phase};
+use super::{in_slow_start, slow_start, AckSample, CcState, CongestionControl, LossSignal, Phase};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -225,7 +225,7 @@ impl Vegas {
 
     /// The once-per-round decision.
     fn end_round(&mut self, st: &mut CcState) {
-        let in_ss = st.cwnd < st.ssthresh;
+        let in_ss = in_slow_start(st);
         if self.round_samples < MIN_SAMPLES || self.base_rtt == u64::MAX {
             if !in_ss {
                 st.cwnd += 1.0;
@@ -282,7 +282,7 @@ impl CongestionControl for Vegas {
         if ack.round_start {
             self.end_round(st);
         }
-        if st.cwnd < st.ssthresh {
+        if in_slow_start(st) {
             match self.slow_start {
                 VegasSlowStart::Thesis => {
                     self.ss_acks += 1;

@@ -36,6 +36,10 @@ pub struct TcpCfg {
     /// Limited slow start (RFC 3742) above this window, segments; absent = off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_ssthresh: Option<f64>,
+    /// Slow start also when cwnd equals ssthresh (RFC 5681 §3.1 leaves that case to the
+    /// sender; Linux 2.6.22, as ns-2's TCP-Linux runs it, slow-starts there).
+    #[serde(default)]
+    pub slow_start_at_ssthresh: bool,
     /// Receiver window, segments; absent = unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rwnd: Option<u64>,
@@ -278,6 +282,7 @@ impl TcpCfg {
             initial_window: self.initial_window,
             initial_ssthresh: self.initial_ssthresh.unwrap_or(f64::INFINITY),
             max_ssthresh: self.max_ssthresh,
+            slow_start_at_ssthresh: self.slow_start_at_ssthresh,
             rwnd: self.rwnd.unwrap_or(u64::MAX),
             max_burst: self.max_burst,
             delayed_ack: self.delayed_ack.then_some((self.delack_count, self.delack_timeout.0)),

@@ -172,6 +172,8 @@ pub struct TcpConfig {
     pub initial_ssthresh: f64,
     /// Limited slow start above this window (RFC 3742).
     pub max_ssthresh: Option<f64>,
+    /// Slow start when cwnd equals ssthresh too.
+    pub slow_start_at_ssthresh: bool,
     /// Receiver window, segments.
     pub rwnd: u64,
     /// Most segments sent in response to one event; 0 = unlimited.

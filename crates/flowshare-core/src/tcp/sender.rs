@@ -284,6 +284,7 @@ impl Sender {
         let window = if self.vegas.is_some() { 1.0 } else { c.initial_window };
         let mut st = CcState::new(window, c.initial_ssthresh, c.mss);
         st.max_ssthresh = c.max_ssthresh;
+        st.slow_start_at_ssthresh = c.slow_start_at_ssthresh;
         st.rtt = match c.rtt_timing {
             RttTiming::EveryAck => RttEstimator::new(c.rto_initial, c.timer_tick, c.rto_min, c.rto_max),
             RttTiming::Ns2 => RttEstimator::new_ns2(c.rto_initial, c.timer_tick, c.rto_min, c.rto_max),

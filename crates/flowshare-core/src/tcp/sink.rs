@@ -266,6 +266,7 @@ mod tests {
             initial_window: 3.0,
             initial_ssthresh: f64::INFINITY,
             max_ssthresh: None,
+            slow_start_at_ssthresh: false,
             rwnd: u64::MAX,
             max_burst: 0,
             delayed_ack,
