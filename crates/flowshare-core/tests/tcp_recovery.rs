@@ -449,7 +449,10 @@ fn linux_accounting_resends_a_retransmission_lost_after_a_timeout_without_waitin
     // before 2, was lost too. Linux (and ns-2's TCP-Linux) marks it lost and enters recovery;
     // every duplicate ACK restarts the timer, so waiting for it would stall the flow.
     for sack_recovery in ["rate_halving", "prr"] {
-        let c = cfg("sack", &format!(r#", initial_window = 2, sack_recovery = "{sack_recovery}", rto_restart = "every_ack""#));
+        let c = cfg(
+            "sack",
+            &format!(r#", initial_window = 2, sack_recovery = "{sack_recovery}", rto_restart = "every_ack""#),
+        );
         let (mut s, mut cc, mut out) = started(c);
         let deadline = s.rto_deadline.expect("timer armed");
         out.clear();
