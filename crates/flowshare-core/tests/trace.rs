@@ -87,7 +87,7 @@ fn the_trace_is_complete_and_sorted() {
     let mut total_forced = 0;
     for c in 0..f.rows() {
         let of = |i: usize| flow[i] == c as i64;
-        let sent_data = count(ev, EventKind::Send, |i| of(i) && packet[i] == code("data"));
+        let sent_data = count(ev, EventKind::Send, |i| of(i) && is_data(i));
         assert_eq!(sent_data, ints(f, "packets_sent")[c], "flow {c}: sends");
         let retx = count(ev, EventKind::Send, |i| of(i) && packet[i] == code("data") && ints(ev, "retx")[i] == 1);
         assert_eq!(retx, ints(f, "retransmits")[c], "flow {c}: retransmissions");

@@ -47,7 +47,8 @@ pub enum State {
 /// Counters of one sender.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SenderStats {
-    /// Data segments sent, retransmissions included.
+    /// Data segments and SYNs sent, retransmissions included (everything the sender puts on
+    /// the network, so that sent = received + dropped + lost + still in the network).
     pub packets_sent: u64,
     /// Payload bytes sent, retransmissions included.
     pub bytes_sent: u64,
@@ -329,6 +330,7 @@ impl Sender {
         if self.cfg.handshake {
             self.state = State::SynSent;
             out.push(Packet::new(self.conn, Kind::Syn, 0, self.cfg.ack_size, now));
+            self.stats.packets_sent += 1;
             self.arm_timer(now, cc);
         } else {
             self.state = State::Open;
@@ -1406,6 +1408,7 @@ impl Sender {
             let mut syn = Packet::new(self.conn, Kind::Syn, 0, self.cfg.ack_size, now);
             syn.set_retx(true);
             out.push(syn);
+            self.stats.packets_sent += 1;
             self.stats.timeouts += 1;
             self.arm_timer(now, cc);
             return;
