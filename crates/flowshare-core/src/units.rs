@@ -15,6 +15,14 @@ pub type Time = u64;
 /// Nanoseconds per second.
 pub const NS_PER_SEC: u64 = 1_000_000_000;
 
+/// The largest time a scenario may give: 10⁹ s (about 32 years). Simulated time is a u64 count
+/// of nanoseconds (at most 1.8·10¹⁰ s), so sums of a few such times cannot wrap.
+pub const MAX_TIME: Time = 1_000_000_000 * NS_PER_SEC;
+/// The largest rate a scenario may give: 10 Tbit/s.
+pub const MAX_RATE_BPS: u64 = 10_000_000_000_000;
+/// The largest size a scenario may give: 10¹⁵ bytes (1 PB).
+pub const MAX_BYTES: u64 = 1_000_000_000_000_000;
+
 /// Seconds as f64, for results.
 pub fn secs(t: Time) -> f64 {
     t as f64 / NS_PER_SEC as f64
@@ -111,11 +119,14 @@ fn format_exact(value: u64, units: &[(&str, u64)]) -> String {
 }
 
 macro_rules! quantity_serde {
-    ($ty:ident, $what:literal, $example:literal, $units:expr, $base_scale:expr, $fmt_units:expr) => {
+    ($ty:ident, $what:literal, $example:literal, $units:expr, $base_scale:expr, $fmt_units:expr, $max:expr) => {
         impl $ty {
+            /// The largest value a scenario may give.
+            pub const MAX: $ty = $ty($max);
+
             /// Parse from text with a unit, e.g. the documented examples.
             pub fn parse(text: &str) -> Result<$ty, String> {
-                parse_with_units(text, $units).map(|v| $ty(v.round() as u64)).ok_or_else(|| {
+                let v = parse_with_units(text, $units).ok_or_else(|| {
                     let allowed: Vec<&str> = $units.iter().map(|u| u.suffix).collect();
                     format!(
                         "expected a {} such as \"{}\" (units: {}), got \"{}\"",
@@ -124,7 +135,17 @@ macro_rules! quantity_serde {
                         allowed.join(", "),
                         text
                     )
-                })
+                })?;
+                $ty::bounded(v, text)
+            }
+
+            /// A value in the base unit, refused above [`Self::MAX`] rather than clamped.
+            fn bounded(v: f64, given: &str) -> Result<$ty, String> {
+                let n = v.round();
+                if n > $max as f64 {
+                    return Err(format!("must be at most {}, got {}", $ty::MAX, given));
+                }
+                Ok($ty(n as u64))
             }
         }
 
@@ -159,7 +180,7 @@ macro_rules! quantity_serde {
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$ty, E> {
                         if v.is_finite() && v >= 0.0 {
-                            Ok($ty((v * $base_scale).round() as u64))
+                            $ty::bounded(v * $base_scale, &v.to_string()).map_err(E::custom)
                         } else {
                             Err(E::custom(format!("expected a non-negative {}, got {}", $what, v)))
                         }
@@ -177,7 +198,8 @@ quantity_serde!(
     "20ms",
     TIME_UNITS,
     1e9,
-    &[("h", 3_600_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)]
+    &[("h", 3_600_000_000_000), ("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)],
+    MAX_TIME
 );
 quantity_serde!(
     Rate,
@@ -185,7 +207,8 @@ quantity_serde!(
     "100Mbps",
     RATE_UNITS,
     1.0,
-    &[("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("Kbps", 1_000), ("bps", 1)]
+    &[("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("Kbps", 1_000), ("bps", 1)],
+    MAX_RATE_BPS
 );
 quantity_serde!(
     Bytes,
@@ -193,7 +216,8 @@ quantity_serde!(
     "1460B",
     SIZE_UNITS,
     1.0,
-    &[("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1_000), ("B", 1)]
+    &[("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1_000), ("B", 1)],
+    MAX_BYTES
 );
 
 #[cfg(test)]
@@ -217,6 +241,22 @@ mod tests {
         assert!(e.contains("units: ns, us, ms"), "{e}");
         assert!(Rate::parse("10Mb").is_err());
         assert!(Bytes::parse("-3B").is_err());
+    }
+
+    #[test]
+    fn values_beyond_the_limits_are_refused_not_clamped() {
+        assert_eq!(Dur::parse("1000000000s").unwrap(), Dur::MAX);
+        for text in ["1e12s", "2e9s"] {
+            let e = Dur::parse(text).unwrap_err();
+            assert_eq!(e, format!("must be at most 1000000000s, got {text}"));
+        }
+        assert!(Rate::parse("1e30bps").unwrap_err().contains("at most 10000Gbps"));
+        assert!(Bytes::parse("1e20B").unwrap_err().contains("at most 1000000GB"));
+        // Plain numbers too (seconds, bit/s, bytes).
+        let d: Result<Dur, _> = serde_json::from_str("1e300");
+        assert!(d.unwrap_err().to_string().contains("must be at most 1000000000s"));
+        let r: Result<Rate, _> = serde_json::from_str("1e14");
+        assert!(r.is_err());
     }
 
     #[test]

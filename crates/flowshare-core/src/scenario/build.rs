@@ -330,7 +330,20 @@ impl Scenario {
                     0 => 0,
                     max => uniform_delay(&mut stream(self.simulation.seed, &format!("{key}/start_jitter")), max),
                 };
-                let start = group.start.0 + group.start_spacing.0 * u64::from(k) + jitter;
+                // In u128: start + k·spacing may pass even u64's range, which must not wrap.
+                let start =
+                    u128::from(group.start.0) + u128::from(group.start_spacing.0) * u128::from(k) + u128::from(jitter);
+                if start > u128::from(crate::units::MAX_TIME) {
+                    return Err(ConfigError::new(
+                        format!("{path}.start_spacing"),
+                        format!(
+                            "flow {k} of the group would start at {:.4e} s, after the largest time allowed ({})",
+                            start as f64 / 1e9,
+                            crate::units::Dur::MAX
+                        ),
+                    ));
+                }
+                let start = start as u64;
                 conns.push(ConnSpec {
                     name: group.name.clone(),
                     group: g as u32,

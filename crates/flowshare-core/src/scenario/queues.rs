@@ -16,6 +16,9 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
+/// The most hash buckets an `fq_codel` queue may have (Linux's `flows` limit).
+pub const MAX_BUCKETS: u32 = 65_536;
+
 /// Queue disciplines.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -653,6 +656,9 @@ impl QueueCfg {
                 }
                 if self.buckets == Some(0) {
                     return err("buckets", "must be at least 1 (omit it for one queue per flow)".into());
+                }
+                if let Some(n) = self.buckets.filter(|&n| n > MAX_BUCKETS) {
+                    return err("buckets", format!("must be at most {MAX_BUCKETS} (Linux fq_codel's limit), got {n}"));
                 }
                 if matches!(total, Limit::Bytes(_)) {
                     return err(

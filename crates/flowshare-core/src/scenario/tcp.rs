@@ -8,6 +8,9 @@ use crate::units::{Bytes, Dur};
 use crate::ConfigError;
 use serde::{Deserialize, Serialize};
 
+/// The largest initial window, segments: it is sent at once, a packet per segment.
+pub const MAX_INITIAL_WINDOW: f64 = 1_000_000.0;
+
 /// TCP options as written in a scenario (see `docs/scenarios.md`).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -200,6 +203,13 @@ impl TcpCfg {
         }
         if !(self.initial_window >= 1.0 && self.initial_window.is_finite()) {
             return err("initial_window", format!("must be a number of segments >= 1, got {}", self.initial_window));
+        }
+        if self.initial_window > MAX_INITIAL_WINDOW {
+            // The whole initial window leaves at once, one packet each.
+            return err(
+                "initial_window",
+                format!("must be at most {MAX_INITIAL_WINDOW} segments, got {}", self.initial_window),
+            );
         }
         if let Some(s) = self.initial_ssthresh {
             if s.is_nan() || s < 2.0 {

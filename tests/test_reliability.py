@@ -1,0 +1,93 @@
+"""Inputs that once crashed, hung or gave a wrong answer: each now gives a one-line error or a
+correct result."""
+
+import textwrap
+
+import pytest
+
+import flowshare
+
+
+def scenario(topology: str = "", flows: str = "", duration: str = "2s") -> str:
+    topology = topology or (
+        'kind = "dumbbell"\n'
+        'bottleneck = { rate = "10Mbps", delay = "10ms" }\n'
+        'access = { rate = "100Mbps", delay = "1ms" }'
+    )
+    flows = flows or '[[flows]]\nname = "a"'
+    return f'[simulation]\nduration = "{duration}"\n\n[topology]\n{topology}\n\n{flows}\n'
+
+
+@pytest.fixture
+def write(tmp_path):
+    def write(text: str) -> str:
+        path = tmp_path / "scenario.toml"
+        path.write_text(text)
+        return str(path)
+
+    return write
+
+
+def error_of(path: str) -> str:
+    with pytest.raises(flowshare.ConfigError) as e:
+        flowshare.validate(path)
+    message = str(e.value)
+    assert "\n" not in message, message
+    return message
+
+
+def test_fq_codel_buckets_have_an_upper_bound(write):
+    # Once: `validate` aborted the interpreter allocating a billion buckets.
+    top = (
+        'kind = "dumbbell"\n'
+        'bottleneck = { rate = "10Mbps", delay = "10ms", queue = { kind = "fq_codel", limit = 100, '
+        "buckets = 1000000000 } }\n"
+        'access = { rate = "100Mbps", delay = "1ms" }'
+    )
+    assert "buckets: must be at most 65536" in error_of(write(scenario(topology=top)))
+
+
+def test_initial_window_has_an_upper_bound(write):
+    # Once: `run` aborted the interpreter sending 10^8 segments at once.
+    flows = '[[flows]]\nname = "a"\ntcp = { initial_window = 1e8 }'
+    assert "initial_window: must be at most 1000000 segments" in error_of(write(scenario(flows=flows)))
+
+
+@pytest.mark.parametrize(
+    "where, value, expected",
+    [
+        ("duration", '"1e12s"', "must be at most 1000000000s"),
+        ("duration", "1e300", "must be at most 1000000000s"),
+        ("rate", '"1e30bps"', "must be at most 10000Gbps"),
+        ("size", '"1e20B"', "must be at most 1000000GB"),
+    ],
+)
+def test_quantities_beyond_their_limits_are_refused_not_clamped(write, where, value, expected):
+    # Once: clamped to u64's range (584 years, 1.8e19 bit/s, 1.8e19 bytes) and accepted.
+    if where == "duration":
+        text = scenario().replace('duration = "2s"', f"duration = {value}")
+    elif where == "rate":
+        text = scenario(topology=textwrap.dedent(f"""\
+            kind = "dumbbell"
+            bottleneck = {{ rate = {value}, delay = "10ms" }}
+            access = {{ rate = "100Mbps", delay = "1ms" }}"""))
+    else:
+        text = scenario(flows=f'[[flows]]\nname = "a"\nsize = {value}')
+    assert expected in error_of(write(text))
+
+
+def test_start_spacing_that_would_pass_the_largest_time_is_refused(write):
+    # Once: start + i * spacing wrapped in u64 nanoseconds; the third flow started at 0 s.
+    flows = '[[flows]]\nname = "a"\ncount = 3\nstart_spacing = "9e8s"'
+    message = error_of(write(scenario(flows=flows)))
+    assert "flows[0].start_spacing: flow 2 of the group would start at" in message, message
+
+
+def test_a_handshake_keeps_packets_conserved(write):
+    # Once: the SYN was counted as received but not as sent.
+    flows = '[[flows]]\nname = "a"\ncount = 2\ntcp = { handshake = true }'
+    r = flowshare.run(write(scenario(flows=flows)))
+    f = r.flows
+    lhs = f["packets_sent"]
+    rhs = f["packets_received"] + f["drops"] + f["link_losses"] + f["in_network_end"]
+    assert (lhs == rhs).all(), f[["packets_sent", "packets_received", "drops"]]
