@@ -91,3 +91,22 @@ def test_a_handshake_keeps_packets_conserved(write):
     lhs = f["packets_sent"]
     rhs = f["packets_received"] + f["drops"] + f["link_losses"] + f["in_network_end"]
     assert (lhs == rhs).all(), f[["packets_sent", "packets_received", "drops"]]
+
+
+@pytest.mark.parametrize("node", ["../escaped", "a/b", ".hidden", "x" * 65, "with space"])
+def test_node_names_are_safe_as_file_names(write, node):
+    # Once: a node named "../escaped" put its pcap capture outside the output directory.
+    top = textwrap.dedent(f"""\
+        kind = "graph"
+        nodes = ["{node}", "b"]
+        links = [{{ from = "{node}", to = "b", rate = "10Mbps", delay = "1ms" }}]""")
+    flows = f'[[flows]]\nname = "a"\nsrc = "{node}"\ndst = "b"'
+    assert "topology.nodes[0]: node name" in error_of(write(scenario(topology=top, flows=flows)))
+
+
+def test_flow_names_have_a_length_limit(write):
+    # Once: a 1 MB flow name validated, and the run hung drawing its legend.
+    flows = f'[[flows]]\nname = "{"f" * 1_000_000}"'
+    message = error_of(write(scenario(flows=flows)))
+    assert "flows[0].name: must be at most 64 characters" in message
+    assert len(message) < 400

@@ -94,8 +94,8 @@ impl Scenario {
                     return Err(ConfigError::new("topology.nodes", "at least one node is required"));
                 }
                 for (i, n) in nodes.iter().enumerate() {
-                    if n.is_empty() {
-                        return Err(ConfigError::new(format!("topology.nodes[{i}]"), "a node name cannot be empty"));
+                    if let Some(problem) = node_name_problem(n) {
+                        return Err(ConfigError::new(format!("topology.nodes[{i}]"), problem));
                     }
                     if net.node(n).is_some() {
                         return Err(ConfigError::new(
@@ -128,10 +128,16 @@ impl Scenario {
                         loss_position: l.loss_position,
                         reverse: l.reverse.clone(),
                     };
+                    if let Some(problem) = l.name.as_deref().and_then(name_problem) {
+                        return Err(ConfigError::new(format!("{path}.name"), problem));
+                    }
                     let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.from, l.to));
                     add_link_cfg(&mut net, &self.simulation, name, (a, b), &cfg, &path)?;
                 }
                 for (i, lan) in topo.lans.iter().flatten().enumerate() {
+                    if let Some(problem) = name_problem(&lan.name) {
+                        return Err(ConfigError::new(format!("topology.lans[{i}].name"), problem));
+                    }
                     add_lan_cfg(&mut net, &self.simulation, lan, &format!("topology.lans[{i}]"), nodes)?;
                 }
             }
@@ -164,8 +170,8 @@ impl Scenario {
             if group.count == 0 {
                 return Err(ConfigError::new(format!("{path}.count"), "must be at least 1"));
             }
-            if group.name.is_empty() {
-                return Err(ConfigError::new(format!("{path}.name"), "cannot be empty"));
+            if let Some(problem) = name_problem(&group.name) {
+                return Err(ConfigError::new(format!("{path}.name"), problem));
             }
             if group.size == Some(Bytes(0)) {
                 return Err(ConfigError::new(format!("{path}.size"), "must be at least 1B (omit it for bulk data)"));
@@ -431,4 +437,37 @@ fn route_between(
             format!("no route from \"{}\" to \"{}\"", net.nodes[a as usize], net.nodes[b as usize]),
         )
     })
+}
+
+/// The longest flow group or node name, characters (names go into tables, legends and file
+/// names).
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// Why `name` cannot name a flow group, link or LAN, if it cannot.
+fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        Some("cannot be empty".into())
+    } else if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        Some(format!("must be at most {MAX_NAME_CHARS} characters, none of them control characters"))
+    } else {
+        None
+    }
+}
+
+/// Why `name` cannot name a node, if it cannot. Node names become file names (a pcap capture is
+/// `<from>-<to>.pcap` in the output directory), so they are kept to letters, digits, `_`, `-` and
+/// `.`, not starting with `.`: no path separator, no `..`, nothing a shell or file system reads
+/// specially.
+fn node_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("a node name cannot be empty".into());
+    }
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if name.len() > MAX_NAME_CHARS || !name.chars().all(allowed) || name.starts_with('.') {
+        return Some(format!(
+            "node name \"{}\" is not allowed: at most {MAX_NAME_CHARS} of the characters A-Z, a-z, 0-9, `_`, `-` and `.`, not starting with `.`",
+            name.chars().take(MAX_NAME_CHARS).collect::<String>()
+        ));
+    }
+    None
 }
