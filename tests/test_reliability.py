@@ -1,6 +1,7 @@
 """Inputs that once crashed, hung or gave a wrong answer: each now gives a one-line error or a
 correct result."""
 
+import os
 import textwrap
 
 import pytest
@@ -110,3 +111,19 @@ def test_flow_names_have_a_length_limit(write):
     message = error_of(write(scenario(flows=flows)))
     assert "flows[0].name: must be at most 64 characters" in message
     assert len(message) < 400
+
+
+def test_a_scenario_must_be_a_regular_file_of_bounded_size(tmp_path):
+    # Once: a scenario linked to /dev/zero was read until memory ran out; a FIFO blocked.
+    zero = tmp_path / "zero.toml"
+    zero.symlink_to("/dev/zero")
+    with pytest.raises(flowshare.ConfigError, match="not a regular file"):
+        flowshare.validate(str(zero))
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(flowshare.ConfigError, match="not a regular file"):
+        flowshare.validate(str(fifo))
+    big = tmp_path / "big.toml"
+    big.write_text("#" * (17 * 1024 * 1024))
+    with pytest.raises(flowshare.ConfigError, match="may have at most 16777216 bytes"):
+        flowshare.validate(str(big))

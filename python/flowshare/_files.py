@@ -7,6 +7,7 @@ import contextlib
 import os
 import secrets
 import shutil
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -18,13 +19,19 @@ __all__ = ["atomic_directory", "read_document_text"]
 
 _FORMATS: dict[str, Literal["toml", "json"]] = {".toml": "toml", ".json": "json"}
 
+#: The largest scenario or sweep document read, bytes. The largest shipped scenario is a few
+#: kilobytes; a file far larger is a mistake (or a device), not a scenario.
+MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
+
 
 def read_document_text(path: Path, what: str) -> tuple[str, Literal["toml", "json"]]:
     """The text of the ``.toml`` or ``.json`` file ``path`` and its format.
 
-    ``what`` names the document in errors (``"scenario"``, ``"sweep"``): an unknown suffix or
-    text that is not UTF-8 raises :class:`ConfigError`, a missing file
-    :class:`FileNotFoundError`, a directory :class:`IsADirectoryError`, each one line.
+    ``what`` names the document in errors (``"scenario"``, ``"sweep"``): an unknown suffix,
+    something other than a regular file (a FIFO, a device), a file larger than
+    :data:`MAX_DOCUMENT_BYTES` or text that is not UTF-8 raises :class:`ConfigError`, a
+    missing file :class:`FileNotFoundError`, a directory :class:`IsADirectoryError`, each one
+    line.
     """
     fmt = _FORMATS.get(path.suffix.lower())
     if fmt is None:
@@ -33,7 +40,23 @@ def read_document_text(path: Path, what: str) -> tuple[str, Literal["toml", "jso
             "expected a .toml or .json file"
         )
     try:
-        text = path.read_text(encoding="utf-8")
+        # stat follows symbolic links: a link to /dev/zero is a device, not a file.
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"{path}: not a regular file (a {what} is read from a file)")
+        if info.st_size > MAX_DOCUMENT_BYTES:
+            raise ConfigError(
+                f"{path}: {info.st_size} bytes; a {what} file may have at most "
+                f"{MAX_DOCUMENT_BYTES} bytes"
+            )
+        with path.open("rb") as f:
+            # Read one byte past the limit: the file may have grown since the stat.
+            data = f.read(MAX_DOCUMENT_BYTES + 1)
+        if len(data) > MAX_DOCUMENT_BYTES:
+            raise ConfigError(f"{path}: a {what} file may have at most {MAX_DOCUMENT_BYTES} bytes")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise FileNotFoundError(f"{what} file not found: {path}") from None
     except IsADirectoryError:
