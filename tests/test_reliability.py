@@ -2,7 +2,11 @@
 correct result."""
 
 import os
+import signal
+import subprocess
+import sys
 import textwrap
+import time
 
 import pytest
 
@@ -127,3 +131,34 @@ def test_a_scenario_must_be_a_regular_file_of_bounded_size(tmp_path):
     big.write_text("#" * (17 * 1024 * 1024))
     with pytest.raises(flowshare.ConfigError, match="may have at most 16777216 bytes"):
         flowshare.validate(str(big))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_terminated_run_leaves_no_partial_output(tmp_path, sig):
+    # Once: SIGTERM while `flowshare run` wrote its results left a hidden staging directory.
+    path = tmp_path / "long.toml"
+    path.write_text(
+        scenario(
+            topology='kind = "dumbbell"\nbottleneck = { rate = "1Gbps", delay = "10ms" }\n'
+            'access = { rate = "10Gbps", delay = "1ms" }',
+            flows='[[flows]]\nname = "a"\ncount = 8',
+            duration="600s",
+        )
+    )
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flowshare", "run", str(path), "--out", str(out), "--no-progress"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not any(p.name.startswith(".out.partial") for p in tmp_path.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, "the run did not start"
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig, err
+    assert "interrupted; no output written" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long.toml"]

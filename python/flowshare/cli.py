@@ -17,8 +17,11 @@ output directory is left behind.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -51,6 +54,34 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message + hint)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, unwound like Ctrl-C so that no partial output is left behind."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame: object) -> None:
+    raise _Terminated(signum)
+
+
+@contextlib.contextmanager
+def _termination_unwinds() -> Iterator[None]:
+    """While a command runs, SIGTERM (a timeout, ``kill``, a batch scheduler) and SIGHUP (a
+    closed terminal) raise :class:`_Terminated`, which ``with`` blocks such as the output's
+    staging directory clean up after, as they do for Ctrl-C."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for s in (signal.SIGTERM, signal.SIGHUP):
+            previous[s] = signal.signal(s, _raise_terminated)
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``flowshare`` command line and return its exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -61,10 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else 0
     try:
-        return int(args.handler(args) or 0)
-    except KeyboardInterrupt:
+        with _termination_unwinds():
+            return int(args.handler(args) or 0)
+    except KeyboardInterrupt as exc:
         print(f"{PROG}: interrupted; no output written", file=sys.stderr)
-        return 130
+        return 128 + exc.signum if isinstance(exc, _Terminated) else 130
     except _UsageError as exc:
         return _fail(str(exc), status=2)
     except (ConfigError, _UserError) as exc:
