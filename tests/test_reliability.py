@@ -162,3 +162,31 @@ def test_a_terminated_run_leaves_no_partial_output(tmp_path, sig):
     assert proc.returncode == 128 + sig, err
     assert "interrupted; no output written" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["long.toml"]
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        # Once a TypeError traceback.
+        (
+            ["multfrc", "n=5", "p=0.01", "j=1", "rtt=0.1", "rto=0.4", "threshold=1:10:5"],
+            "threshold cannot be a range for model multfrc",
+        ),
+        # Once an OverflowError traceback.
+        (["hasegawa-tahoe-wmax", "b_f=1e308"], "has no finite result for b_f=1e+308"),
+        # Once a 7.45 GiB allocation and a MemoryError traceback.
+        (["pftk", "p=0.001:0.1:1000000000", "rtt=0.1", "rto=0.4"], "must be at most 100000"),
+        # Once "inf pkt/s" with exit 0, after RuntimeWarnings on stderr.
+        (["mathis", "p=5e-324", "rtt=0.1"], "has no finite result"),
+        # Once "w must be > 0, got nan": an internal variable.
+        (["parallel-a", "n=1e308", "p=0.5", "rtt=0.5", "rto=0.5"], "has no finite result"),
+    ],
+)
+def test_model_cli_gives_one_line_errors_at_the_edges(capsys, argv, expected):
+    from flowshare import cli
+
+    assert cli.main(["model", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and expected in err, err
+    assert "Warning" not in err and "Traceback" not in err

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,8 @@ from ._spec import Key, ModelSpec
 __all__ = ["ModelUsageError", "add_arguments", "list_models", "run_cli"]
 
 SIGNIFICANT = 7
+#: The most values a KEY=START:STOP:COUNT range may have (each is a line of the table).
+MAX_RANGE_COUNT = 100_000
 """Significant digits printed."""
 
 
@@ -67,10 +70,7 @@ def run_cli(args: argparse.Namespace) -> int:
     values, swept = _parse(spec, args.assignments, log=args.log)
     if args.plot is not None and swept is None:
         raise ModelUsageError("--plot needs a range: give one key as KEY=START:STOP:COUNT")
-    try:
-        output = np.asarray(spec(**values), dtype=float)
-    except ValueError as exc:
-        raise ModelUsageError(str(exc)) from None
+    output = _evaluate(spec, values, swept)
     unit = spec.unit_for(values)
     if swept is None:
         print(f"{_fmt(float(output))} {unit}".rstrip() if unit != "1" else _fmt(float(output)))
@@ -111,6 +111,45 @@ def _default_text(key: Key) -> str:
         return "optional"
     value = key.default
     return f"default {_fmt(value) if isinstance(value, float) else value}"
+
+
+def _evaluate(spec: ModelSpec, values: dict[str, Any], swept: str | None) -> np.ndarray:
+    """The model's result for ``values``, or a one-line :class:`ModelUsageError`.
+
+    Inputs inside a key's domain can still be beyond what the formula can compute in floating
+    point (an overflow, a NaN further in): that is reported as such, not as a warning on
+    standard error, an ``inf`` printed with exit 0 or an error about an internal variable.
+    """
+    given = ", ".join(f"{k}={_describe(v)}" for k, v in values.items())
+    beyond = ModelUsageError(
+        f"model {spec.name} has no finite result for {given}: the inputs are beyond the range "
+        "its formula can compute"
+    )
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+        warnings.simplefilter("always")
+        try:
+            output = np.asarray(spec(**values), dtype=float)
+        except (OverflowError, FloatingPointError, ZeroDivisionError):
+            raise beyond from None
+        except TypeError:
+            if swept is None:
+                raise
+            raise ModelUsageError(
+                f"{swept} cannot be a range for model {spec.name}; give it one value"
+            ) from None
+        except ValueError as exc:
+            if any(issubclass(w.category, RuntimeWarning) for w in caught):
+                raise beyond from None
+            raise ModelUsageError(str(exc)) from None
+    if not np.all(np.isfinite(output)):
+        raise beyond
+    return output
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"{_fmt(float(value[0]))}..{_fmt(float(value[-1]))}"
+    return value if isinstance(value, str) else _fmt(float(value))
 
 
 def _parse(
@@ -182,6 +221,10 @@ def _range(key: Key, text: str, *, log: bool) -> np.ndarray:
     if count < 2:
         raise ModelUsageError(
             f"{key.name}: the COUNT of a range must be an integer >= 2, got {parts[2]!r}"
+        )
+    if count > MAX_RANGE_COUNT:
+        raise ModelUsageError(
+            f"{key.name}: the COUNT of a range must be at most {MAX_RANGE_COUNT}, got {parts[2]!r}"
         )
     if log and (start <= 0 or stop <= 0):
         raise ModelUsageError(f"{key.name}: a --log range needs START and STOP > 0")
