@@ -155,7 +155,7 @@ def test_bad_value_with_plot_writes_no_file(capsys, tmp_path):
 def test_plot_into_a_missing_directory_fails_cleanly(capsys, tmp_path):
     target = tmp_path / "missing" / "x.png"
     argv = ["model", "mathis", "p=0.01:0.1:3", "rtt=0.1", "--plot", str(target)]
-    assert cli.main(argv) == 1
+    assert cli.main(argv) == 2  # refused before anything is computed
     out, err = capsys.readouterr()
     one_error_line(err)
     assert out == ""

@@ -55,7 +55,8 @@ def test_fq_codel_buckets_have_an_upper_bound(write):
 def test_initial_window_has_an_upper_bound(write):
     # Once: `run` aborted the interpreter sending 10^8 segments at once.
     flows = '[[flows]]\nname = "a"\ntcp = { initial_window = 1e8 }'
-    assert "initial_window: must be at most 1000000 segments" in error_of(write(scenario(flows=flows)))
+    message = error_of(write(scenario(flows=flows)))
+    assert "initial_window: must be at most 1000000 segments" in message
 
 
 @pytest.mark.parametrize(
@@ -190,3 +191,40 @@ def test_model_cli_gives_one_line_errors_at_the_edges(capsys, argv, expected):
     assert out == ""
     assert err.count("\n") == 1 and expected in err, err
     assert "Warning" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["run", "x.toml", "--out", "o", "--seed", "-1"], "--seed: expected an integer from 0"),
+        (["run", "x.toml", "--out", ""], "--out: expected a directory path, got an empty one"),
+        (
+            ["model", "pftk", "p=0.001:0.1:5", "rtt=0.1", "rto=0.4", "--plot", "/no/x.png"],
+            "--plot /no/x.png: directory /no does not exist",
+        ),
+        (
+            ["model", "pftk", "p=0.001:0.1:5", "rtt=0.1", "rto=0.4", "--plot", "x.txt"],
+            "--plot x.txt: the plot is a PNG",
+        ),
+    ],
+)
+def test_cli_messages_name_what_the_user_gave(capsys, argv, expected):
+    # Once: a bad --seed was an error "in the scenario" at a column of internal JSON, --out ''
+    # wrote into the current directory, and --plot errors named a hidden temporary file.
+    from flowshare import cli
+
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert expected in err and err.count("\n") == 1, err
+
+
+def test_a_model_plot_gets_the_mode_of_other_output_files(tmp_path):
+    # Once: created 0600 (private), unlike every other file written.
+    from flowshare import cli
+
+    plot = tmp_path / "m.png"
+    argv = ["model", "pftk", "p=0.001:0.1:5", "rtt=0.1", "rto=0.4", "--plot", str(plot)]
+    assert cli.main(argv) == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert plot.stat().st_mode & 0o777 == 0o666 & ~umask

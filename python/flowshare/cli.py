@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 
 from . import __version__, sim
 from . import scenario as sc
-from ._args import positive_int
+from ._args import output_dir, positive_int, seed
 from ._core import ConfigError
 from ._files import atomic_directory
 from .results import RunResult
@@ -120,8 +120,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "summary.json and plot.png into the output directory.",
     )
     run.add_argument("scenario", metavar="FILE", help="scenario file (.toml or .json)")
-    run.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    run.add_argument("--seed", type=int, metavar="N", help="override simulation.seed")
+    run.add_argument(
+        "--out", required=True, type=output_dir, metavar="DIR", help="output directory"
+    )
+    run.add_argument("--seed", type=seed, metavar="N", help="override simulation.seed")
     run.add_argument(
         "--no-progress", action="store_true", help="never show a progress bar"
     )
@@ -144,7 +146,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "failed; --resume retries it.",
     )
     sweep.add_argument("sweep", metavar="FILE", help="sweep file (.toml or .json)")
-    sweep.add_argument("--out", required=True, metavar="DIR", help="run store directory")
+    sweep.add_argument(
+        "--out", required=True, type=output_dir, metavar="DIR", help="run store directory"
+    )
     sweep.add_argument(
         "--workers",
         type=positive_int,
@@ -167,7 +171,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="run the demonstration dumbbell and write a report",
         description="Run scenarios/demo.toml and write its results and report.md.",
     )
-    demo.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    demo.add_argument(
+        "--out", required=True, type=output_dir, metavar="DIR", help="output directory"
+    )
     demo.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     demo.set_defaults(handler=_cmd_demo)
 
@@ -190,7 +196,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "inlined) and each plot as PNG into DIR/report or --out.",
     )
     report.add_argument("store", metavar="DIR", help="run store written by 'flowshare sweep'")
-    report.add_argument("--out", metavar="OUT", help="output directory (default DIR/report)")
+    report.add_argument(
+        "--out", type=output_dir, metavar="OUT", help="output directory (default DIR/report)"
+    )
     report.add_argument(
         "--level", type=float, default=0.95, metavar="L",
         help="confidence level of the intervals (default 0.95)",

@@ -70,6 +70,8 @@ def run_cli(args: argparse.Namespace) -> int:
     values, swept = _parse(spec, args.assignments, log=args.log)
     if args.plot is not None and swept is None:
         raise ModelUsageError("--plot needs a range: give one key as KEY=START:STOP:COUNT")
+    if args.plot is not None:
+        _check_plot_path(Path(args.plot))
     output = _evaluate(spec, values, swept)
     unit = spec.unit_for(values)
     if swept is None:
@@ -150,6 +152,17 @@ def _describe(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return f"{_fmt(float(value[0]))}..{_fmt(float(value[-1]))}"
     return value if isinstance(value, str) else _fmt(float(value))
+
+
+def _check_plot_path(path: Path) -> None:
+    """The --plot target: a .png file in a directory that exists (errors name it as given)."""
+    if path.suffix.lower() != ".png":
+        raise ModelUsageError(f"--plot {path}: the plot is a PNG; give a file name ending in .png")
+    if path.is_dir():
+        raise ModelUsageError(f"--plot {path}: is a directory")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise ModelUsageError(f"--plot {path}: directory {parent} does not exist")
 
 
 def _parse(
@@ -294,6 +307,10 @@ def _plot(
     os.close(handle)
     try:
         save_figure(fig, staging)
+        # mkstemp's file is private (0600); the plot gets the mode of any other file written.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staging, 0o666 & ~umask)
         os.replace(staging, path)
     except BaseException:
         Path(staging).unlink(missing_ok=True)
