@@ -228,3 +228,13 @@ def test_a_model_plot_gets_the_mode_of_other_output_files(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert plot.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_a_time_series_too_large_for_memory_is_refused(write):
+    # Once: a 1 us sample interval over 2 s ran out of memory (a Rust panic or SIGABRT).
+    text = scenario(flows='[[flows]]\nname = "a"\ncount = 4').replace(
+        'duration = "2s"', 'duration = "2s"\nsample_interval = "1us"'
+    )
+    message = error_of(write(text))
+    assert "simulation.sample_interval: 1us over 2s samples" in message
+    assert "at most 15000000 rows fit: give at least" in message
