@@ -65,9 +65,13 @@ pub mod ecn {
     pub const CWR: u8 = 8;
 }
 
+/// SACK blocks an ACK carries at most (three fit beside a timestamp option; ns-2's
+/// `max_sack_blocks_`).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
 /// Up to three SACK blocks `[start, end)`, stored as offsets from the ACK's cumulative
 /// acknowledgement so that a packet stays small (RFC 2018 blocks lie within the receive window).
-pub type SackBlocks = [(u32, u32); 3];
+pub type SackBlocks = [(u32, u32); MAX_SACK_BLOCKS];
 
 /// One packet in flight.
 #[derive(Clone, Copy, Debug)]
@@ -113,7 +117,7 @@ impl Packet {
             size,
             seq,
             ts,
-            sack: [(0, 0); 3],
+            sack: [(0, 0); MAX_SACK_BLOCKS],
         }
     }
 
@@ -145,7 +149,7 @@ impl Packet {
     /// 2³² segments of it.
     pub fn push_sack_block(&mut self, start: u64, end: u64) {
         let n = self.n_sack as usize;
-        assert!(n < 3 && start >= self.seq && end >= start, "invalid SACK block");
+        assert!(n < MAX_SACK_BLOCKS && start >= self.seq && end >= start, "invalid SACK block");
         let offset = |v: u64| u32::try_from(v - self.seq).expect("SACK block beyond 2^32 segments");
         self.sack[n] = (offset(start), offset(end));
         self.n_sack += 1;

@@ -209,8 +209,8 @@ impl LostMarks {
         self.count = 0;
         self.mark.clear();
         self.pending.clear();
-        self.restart_numbers();
         self.id.clear();
+        self.restart_numbers();
         (self.upto, self.hint, self.floor) = (self.una, self.una, self.una);
     }
 

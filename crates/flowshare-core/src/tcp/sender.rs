@@ -583,7 +583,7 @@ impl Sender {
             // Linux accounting: the window limits the pipe (SACKed segments have left it), not
             // the data outstanding.
             let linux = self.linux_pipe();
-            let mut pipe = if linux { self.pipe_below_nxt() } else { 0 };
+            let mut pipe = if linux { self.linux_open_pipe() } else { 0 };
             let mut burst = 0;
             loop {
                 while self.snd_nxt < self.snd_max && self.is_sacked(self.snd_nxt) {
@@ -636,14 +636,12 @@ impl Sender {
         self.linux
     }
 
-    /// In the Open state, segments in flight by Linux's accounting: those below `snd_nxt` not
-    /// SACKed.
-    fn pipe_below_nxt(&self) -> u64 {
-        if self.snd_nxt == self.snd_max {
-            self.snd_max - self.snd_una - self.sacked_count
-        } else {
-            (self.snd_una..self.snd_nxt).filter(|&s| !self.is_sacked(s)).count() as u64
-        }
+    /// In the Open state, segments in flight by Linux's accounting: those outstanding and not
+    /// SACKed. (Linux never goes back N: its retransmissions come from the scoreboard, so
+    /// `snd_nxt` stays at `snd_max`.)
+    fn linux_open_pipe(&self) -> u64 {
+        debug_assert_eq!(self.snd_nxt, self.snd_max, "Linux accounting does not go back N");
+        self.snd_max - self.snd_una - self.sacked_count
     }
 
     /// With Linux accounting: the highest segment the loss marking holds lost, if any. For
@@ -849,10 +847,18 @@ impl Sender {
         (pipe, highest_lost)
     }
 
-    /// ns-2's TCP-Linux (`rate_halving`) clears its scoreboard when a recovery or the Loss
-    /// state ends, holes above or not: what was SACKed is forgotten until ACKs report it again
-    /// (each carries at most three blocks), and until then it counts as in flight.
-    fn clear_scoreboard(&mut self) {
+    /// ns-2's TCP-Linux (`rate_halving`) leaving a recovery or the Loss state
+    /// (`tcp_fastretrans_alert`): cwnd rises to ssthresh, but to at most three segments beyond
+    /// what is outstanding (`tcp_moderate_cwnd`), and the scoreboard is cleared, holes above
+    /// or not: what was SACKed is forgotten until ACKs report it again (each carries at most
+    /// three blocks), and until then it counts as in flight.
+    fn end_linux_episode(&mut self, m: MemberId, cc: &mut CcHost) {
+        let outstanding = (self.snd_max - self.snd_una) as f64;
+        let st = cc.state_mut(m);
+        if st.cwnd < st.ssthresh {
+            st.cwnd = st.ssthresh.min(outstanding + 3.0);
+        }
+        self.rh_next = 0;
         self.sacked.clear();
         self.sacked_count = 0;
         self.high_sacked = self.snd_una;
@@ -1121,17 +1127,8 @@ impl Sender {
                         }
                     }
                     Recovery::Sack if self.cfg.sack_recovery == SackRecovery::RateHalving => {
-                        // ns-2's TCP-Linux: up to ssthresh, but no more than three segments
-                        // beyond what is outstanding (`tcp_moderate_cwnd`; its scoreboard is
-                        // cleared, so SACKed segments count as outstanding).
-                        let outstanding = (self.snd_max - self.snd_una) as f64;
-                        let st = cc.state_mut(m);
-                        if st.cwnd < st.ssthresh {
-                            st.cwnd = st.ssthresh.min(outstanding + 3.0);
-                        }
-                        self.rh_next = 0;
+                        self.end_linux_episode(m, cc);
                         cc.set_phase(m, Phase::Open);
-                        self.clear_scoreboard();
                     }
                     _ => {
                         // Full ACK (or Reno's first new ACK): deflate to what the cut left
@@ -1160,15 +1157,7 @@ impl Sender {
                     cc.on_ack(m, &sample(echo));
                 }
                 if phase == Phase::Loss && full && self.cfg.sack_recovery == SackRecovery::RateHalving {
-                    // ns-2's TCP-Linux leaves the Loss state after a timeout as it leaves a
-                    // recovery (`tcp_fastretrans_alert`): cwnd rises to ssthresh, but to at
-                    // most 3 beyond what is outstanding (`tcp_moderate_cwnd`).
-                    let outstanding = (self.snd_max - self.snd_una) as f64;
-                    let st = cc.state_mut(m);
-                    if st.cwnd < st.ssthresh {
-                        st.cwnd = st.ssthresh.min(outstanding + 3.0);
-                    }
-                    self.clear_scoreboard();
+                    self.end_linux_episode(m, cc);
                 }
             }
         }

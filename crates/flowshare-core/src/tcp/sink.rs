@@ -1,12 +1,9 @@
 //! The receiving end: cumulative ACKs, optional delayed ACKs and SACK blocks.
 
 use super::TcpConfig;
-use crate::packet::{ecn, Kind, Packet};
+use crate::packet::{ecn, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::units::Time;
 use std::collections::VecDeque;
-
-/// SACK blocks per ACK (ns-2's `max_sack_blocks_`; three fit beside a timestamp option).
-const MAX_SACK_BLOCKS: usize = 3;
 
 /// A TCP sink in the style of ns-2's `TCPSink`/`DelAckSink`, with SACK (RFC 2018) when the
 /// connection uses SACK recovery.
