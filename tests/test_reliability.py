@@ -8,9 +8,17 @@ import sys
 import textwrap
 import time
 
+from pathlib import Path
+
+import pandas as pd
 import pytest
 
 import flowshare
+import flowshare._series
+import flowshare.cli
+import flowshare.guard
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def scenario(topology: str = "", flows: str = "", duration: str = "2s") -> str:
@@ -230,11 +238,116 @@ def test_a_model_plot_gets_the_mode_of_other_output_files(tmp_path):
     assert plot.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
-def test_a_time_series_too_large_for_memory_is_refused(write):
-    # Once: a 1 us sample interval over 2 s ran out of memory (a Rust panic or SIGABRT).
+def test_a_time_series_beyond_the_work_budget_is_refused(write, capsys):
+    # Once: a 1 us sample interval over 2 s ran out of memory (a Rust panic or SIGABRT). The
+    # series now stream to disk; a 1 ns interval (2.8e10 rows) is refused by the guard.
     text = scenario(flows='[[flows]]\nname = "a"\ncount = 4').replace(
-        'duration = "2s"', 'duration = "2s"\nsample_interval = "1us"'
+        'duration = "2s"', 'duration = "2s"\nsample_interval = "1ns"'
     )
-    message = error_of(write(text))
-    assert "simulation.sample_interval: 1us over 2s samples" in message
-    assert "at most 15000000 rows fit: give at least" in message
+    path = write(text)
+    started = time.monotonic()
+    assert flowshare.cli.main(["run", path, "--out", str(Path(path).parent / "out")]) == 1
+    assert time.monotonic() - started < 5
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "flowshare: error: simulation.sample_interval: the run would take about 4.6e+10"
+    ), err
+    assert "more than the budget of 1e+10; a sample_interval of at least 5ns fits" in err
+    assert "--force" in err
+    assert err.count("\n") == 1
+    assert not (Path(path).parent / "out").exists()
+    assert not [p for p in Path(path).parent.iterdir() if p.name.startswith(".")]
+
+
+def test_a_long_run_streams_its_series_and_trace_to_disk_unchanged(tmp_path, monkeypatch):
+    # Once: writing the results of a long run needed about 4x the simulation's memory and
+    # failed after a finished 2,000-flow, 120 s run. Past a threshold the time series and the
+    # trace go to disk chunk by chunk; the files written are the same.
+    text = scenario(flows='[[flows]]\nname = "a"\ncount = 3\nstart_spacing = "0.1s"').replace(
+        'duration = "2s"', 'duration = "2s"\nsample_interval = "10ms"'
+    ) + "\n[trace]\nevents = true\n"
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    kept = flowshare.run(str(path))
+    kept.write(tmp_path / "memory")
+    monkeypatch.setattr(flowshare._series, "SPILL_BYTES", 4096)
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    spilled = flowshare.run(str(path), spill_dir=spill)
+    assert spilled._data is not None and spilled._data.spilled
+    assert [p.name for p in spill.iterdir()][0].startswith(".flowshare-spill-")
+    spilled.write(tmp_path / "disk")
+    for name in ("timeseries.parquet", "events.parquet"):
+        a = pd.read_parquet(tmp_path / "memory" / name)
+        b = pd.read_parquet(tmp_path / "disk" / name)
+        pd.testing.assert_frame_equal(a, b)
+        assert len(a) > 1000
+    for name in ("plot.png", "flows.csv", "queues.csv"):
+        assert (tmp_path / "memory" / name).read_bytes() == (tmp_path / "disk" / name).read_bytes()
+    pd.testing.assert_frame_equal(kept.flow_series, spilled.flow_series)
+    pd.testing.assert_frame_equal(kept.events, spilled.events)
+    del spilled
+    import gc
+
+    gc.collect()
+    assert list(spill.iterdir()) == []
+
+
+def test_an_absurd_load_is_refused_before_it_runs_naming_its_flow_group(write, capsys, tmp_path):
+    # Once: 100 Gbit/s of 1-byte packets (or a 1e9 s duration) was accepted and ran for ever.
+    flows = (
+        '[[flows]]\nname = "a"\ncount = 2\n\n[[flows]]\nname = "u"\ntransport = "udp"\n'
+        'source = { kind = "cbr", rate = "100Gbps", packet_size = "1B" }'
+    )
+    path = write(scenario(flows=flows))
+    started = time.monotonic()
+    assert flowshare.cli.main(["run", path, "--out", str(tmp_path / "out")]) == 1
+    assert time.monotonic() - started < 2
+    err = capsys.readouterr().err
+    assert err.startswith("flowshare: error: flows[1]: the run would take about 1.3e+10 events")
+    assert "of simulation.duration fits" in err
+    with pytest.raises(flowshare.guard.BudgetError, match=r"flows\[1\]"):
+        flowshare.run(path)
+    assert flowshare.cli.main(["validate", path]) == 1
+    assert "flows[1]: the run would take" in capsys.readouterr().err
+
+
+def test_the_budget_is_configurable_and_force_runs_anyway(write, capsys, tmp_path):
+    path = write(scenario(flows='[[flows]]\nname = "a"\ncount = 2'))
+    assert flowshare.cli.main(["validate", path]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ok: 2 flows, 5 links, 2 s; about ") and " events, " in out
+    out_dir = str(tmp_path / "out")
+    assert flowshare.cli.main(["run", path, "--out", out_dir, "--max-events", "1000"]) == 1
+    err = capsys.readouterr().err
+    assert "flows[0]: the run would take" in err and "more than the budget of 1e+03" in err
+    assert flowshare.cli.main(["run", path, "--out", out_dir, "--max-memory", "1MB"]) == 1
+    err = capsys.readouterr().err
+    assert "flows[0].count: the run would need about" in err, err
+    assert "this process holds" in err and "more than the memory budget (1 MB)" in err
+    assert not (tmp_path / "out").exists()
+    argv = ["run", path, "--out", out_dir, "--max-events", "1000", "--max-memory", "1MB"]
+    assert flowshare.cli.main([*argv, "--force"]) == 0
+    assert (tmp_path / "out" / "flows.csv").exists()
+    for bad, message in (
+        (["--max-memory", "lots"], "expected a size such as 4GiB or 500MB"),
+        (["--max-events", "-3"], "expected a finite number >= 1"),
+        (["--max-events", "inf"], "expected a finite number >= 1"),
+    ):
+        assert flowshare.cli.main(["validate", path, *bad]) == 2
+        assert message in capsys.readouterr().err
+    with pytest.raises(flowshare.ConfigError, match="max_events: expected a positive number"):
+        flowshare.guard.Budget(max_events=float("nan"))
+
+
+@pytest.mark.parametrize(
+    "name", ["demo", "graph", "parking-lot", "udp-cbr-vs-tcp", "priority-vbr", "r1-dumbbell"]
+)
+def test_the_event_estimate_is_within_a_small_factor_of_the_run(name):
+    from flowshare import sim
+
+    _, core = sim._prepare(ROOT / "scenarios" / f"{name}.toml")
+    estimate = core.estimate["events"]
+    events = core.finish()["summary"]["events"]
+    assert 0.3 < estimate / events < 3, (estimate, events)
+

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["output_dir", "positive_int", "seed"]
+__all__ = ["event_count", "memory_size", "output_dir", "positive_int", "seed"]
 
 
 def positive_int(text: str) -> int:
@@ -34,3 +34,24 @@ def output_dir(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a directory path, got an empty one")
     return text
+
+
+def memory_size(text: str) -> int:
+    """A number of bytes such as ``4GiB`` or ``500MB`` (for ``--max-memory``)."""
+    from .guard import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def event_count(text: str) -> float:
+    """A positive number of events such as ``1e11`` (for ``--max-events``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number such as 1e11, got {text!r}") from None
+    if not (value >= 1 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 1, got {text!r}")
+    return value

@@ -3,7 +3,8 @@
 ::
 
     flowshare run FILE.toml --out DIR [--seed N] [--no-progress] [--report]
-    flowshare validate FILE.toml
+                  [--max-memory SIZE] [--max-events N] [--force]
+    flowshare validate FILE.toml [--max-memory SIZE] [--max-events N]
     flowshare sweep FILE.toml --out DIR [--workers N] [--dask ADDR] [--resume]
     flowshare demo --out DIR
     flowshare model NAME KEY=VALUE ... [--plot FILE] | flowshare model --list
@@ -27,9 +28,10 @@ from typing import Any, NoReturn
 
 from . import __version__, sim
 from . import scenario as sc
-from ._args import output_dir, positive_int, seed
+from ._args import event_count, memory_size, output_dir, positive_int, seed
 from ._core import ConfigError
 from ._files import atomic_directory
+from .guard import DEFAULT_MAX_EVENTS, Budget, check, cost
 from .results import RunResult
 
 __all__ = ["main"]
@@ -128,6 +130,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--no-progress", action="store_true", help="never show a progress bar"
     )
     run.add_argument("--report", action="store_true", help="also write report.md")
+    _add_budget_arguments(run, force=True)
     run.set_defaults(handler=_cmd_run)
 
     validate = commands.add_parser(
@@ -136,6 +139,7 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Check a scenario file and print its size, or the first error.",
     )
     validate.add_argument("scenario", metavar="FILE", help="scenario file (.toml or .json)")
+    _add_budget_arguments(validate, force=False)
     validate.set_defaults(handler=_cmd_validate)
 
     sweep = commands.add_parser(
@@ -216,24 +220,43 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    if _wants_pcap(args.scenario):
-        files, result = _run_with_pcap(args)
-    else:
-        result = sim.run(args.scenario, seed=args.seed, progress=_progress(args))
-        files = _write(result, args.out, report=args.report)
+    # The run streams its pcap captures, and its time series past a threshold, next to the
+    # output (the same file system); the files appear only once everything has succeeded.
+    with atomic_directory(args.out) as stage:
+        result = sim.run(
+            args.scenario,
+            seed=args.seed,
+            progress=_progress(args),
+            pcap_dir=stage,
+            budget=_budget(args),
+            spill_dir=stage.parent,
+        )
+        try:
+            names = result.write_into(stage, report=args.report)
+        except OSError as exc:
+            raise _UserError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     _print_flows(result)
-    _print_files(files)
+    _print_files([Path(args.out) / name for name in names])
     return 0
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     normalized, simulation = sim._prepare(args.scenario)
+    planned = cost(simulation.estimate, base_slices=sim.SLICES)
+    check(
+        planned,
+        simulation.estimate,
+        normalized,
+        _budget(args),
+        duration_s=simulation.duration_s,
+        spill_dir=None,
+    )
     facts = sc.describe(normalized)
     parts = [_plural(facts["flows"], "flow")]
     if facts["links"] is not None:
         parts.append(_plural(facts["links"], "link"))
     parts.append(f"{simulation.duration_s:g} s")
-    print("ok: " + ", ".join(parts))
+    print("ok: " + ", ".join(parts) + f"; {planned.describe()}")
     return 0
 
 
@@ -352,27 +375,35 @@ def _progress(args: argparse.Namespace) -> bool | None:
     return False if args.no_progress else None
 
 
-def _wants_pcap(scenario: str) -> bool:
-    """Whether the scenario file asks for pcap captures (False if it cannot be loaded: the
-    run then reports why)."""
-    try:
-        return sim.wants_pcap(sc.load_scenario(scenario))
-    except (ConfigError, OSError, ValueError):
-        return False
+def _add_budget_arguments(parser: argparse.ArgumentParser, *, force: bool) -> None:
+    parser.add_argument(
+        "--max-memory",
+        type=memory_size,
+        metavar="SIZE",
+        help="refuse a run estimated to need more memory, e.g. 4GiB "
+        "(default: what the machine has available)",
+    )
+    parser.add_argument(
+        "--max-events",
+        type=event_count,
+        default=DEFAULT_MAX_EVENTS,
+        metavar="N",
+        help="refuse a run estimated to take more events and time-series rows "
+        f"(default {DEFAULT_MAX_EVENTS:.0e})",
+    )
+    if force:
+        parser.add_argument(
+            "--force", action="store_true", help="run whatever the resource estimate"
+        )
 
 
-def _run_with_pcap(args: argparse.Namespace) -> tuple[list[Path], RunResult]:
-    """Run with the pcap files streamed into the staging directory of the output, so that
-    they appear, like every other file, only once the run and the writing have succeeded."""
-    try:
-        with atomic_directory(args.out) as stage:
-            result = sim.run(
-                args.scenario, seed=args.seed, progress=_progress(args), pcap_dir=stage
-            )
-            names = result.write_into(stage, report=args.report)
-    except OSError as exc:
-        raise _UserError(f"cannot write {args.out}: {exc.strerror or exc}") from None
-    return [Path(args.out) / name for name in names], result
+def _budget(args: argparse.Namespace) -> Budget:
+    return Budget(
+        max_memory=args.max_memory,
+        max_events=args.max_events,
+        force=getattr(args, "force", False),
+        hint="raise --max-events or --max-memory, or run with --force",
+    )
 
 
 def _write(result: RunResult, out: str, *, report: bool) -> list[Path]:

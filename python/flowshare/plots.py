@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
 import pandas as pd
@@ -20,7 +21,7 @@ MAX_FLOW_LINES = 20
 
 
 def throughput_cwnd(
-    flow_series: pd.DataFrame,
+    flow_series: pd.DataFrame | Iterable[pd.DataFrame],
     flows: pd.DataFrame | None = None,
     *,
     max_flows: int = MAX_FLOW_LINES,
@@ -34,9 +35,11 @@ def throughput_cwnd(
 
     Parameters
     ----------
-    flow_series : pandas.DataFrame
+    flow_series : pandas.DataFrame or iterable of pandas.DataFrame
         The ``flow_series`` table of a run (columns ``time_s``, ``flow``, ``send_rate_bps``,
-        ``cwnd``).
+        ``cwnd``), or a collection of its chunks in time order (a sample time in one chunk
+        only), iterated twice and reduced a chunk at a time, so that a long run's series need
+        not be in memory at once.
     flows : pandas.DataFrame, optional
         The ``flows`` table, used for line labels (``name`` and ``flow`` columns).
     max_flows : int, default 20
@@ -60,7 +63,9 @@ def throughput_cwnd(
     for ax in (ax_rate, ax_cwnd):
         ax.grid(visible=True, alpha=0.3)
 
-    if flow_series.empty:
+    chunks = [flow_series] if isinstance(flow_series, pd.DataFrame) else flow_series
+    ids = sorted({int(i) for c in chunks for i in c["flow"].unique().tolist()})
+    if not ids:
         ax_rate.text(
             0.5,
             0.5,
@@ -71,20 +76,26 @@ def throughput_cwnd(
         )
         return fig
 
-    ids = sorted(int(i) for i in flow_series["flow"].unique().tolist())
     shown = ids[:max_flows]
     labels = _labels(flows)
     width = 0.8 if len(shown) > 8 else 1.2
-    subset = flow_series[flow_series["flow"].isin(shown)]
+    subset_parts, totals, mean_cwnds = [], [], []
+    for c in chunks:
+        subset_parts.append(c[c["flow"].isin(shown)])
+        if len(ids) > 1 and len(c):
+            # Per sample time, over all flows; a time is in one chunk only.
+            by_time = c.groupby("time_s", sort=True)
+            totals.append(by_time[RATE].sum(min_count=1) / 1e6)
+            mean_cwnds.append(by_time["cwnd"].mean())
+    subset = pd.concat(subset_parts)
     for flow, series in subset.groupby("flow", sort=True):
         series = series.sort_values("time_s", kind="stable")
         label = labels.get(int(cast(int, flow)), f"flow {flow}")
         ax_rate.plot(series["time_s"], series[RATE] / 1e6, linewidth=width, label=label)
         ax_cwnd.plot(series["time_s"], series["cwnd"], linewidth=width, label=label)
     if len(ids) > 1:
-        by_time = flow_series.groupby("time_s", sort=True)
-        total = by_time[RATE].sum(min_count=1) / 1e6
-        mean_cwnd = by_time["cwnd"].mean()
+        total = pd.concat(totals)
+        mean_cwnd = pd.concat(mean_cwnds)
         agg = {"color": "black", "linewidth": 2.0}
         ax_rate.plot(total.index, total, label=f"total of {len(ids)} flows", **agg)
         ax_cwnd.plot(mean_cwnd.index, mean_cwnd, label=f"mean of {len(ids)} flows", **agg)

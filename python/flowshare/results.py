@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ._files import atomic_directory
+from ._series import RunData
 from .metrics import jain_index
 from .report import render_report
 
@@ -62,8 +63,6 @@ _EVENT_COLUMNS = (
     "acked",
     "reason",
 )
-
-_TABLES = ("flows", "queues", "flow_series", "queue_series")
 
 
 def table_to_frame(table: Mapping[str, Any], *, name: str = "table") -> pd.DataFrame:
@@ -127,7 +126,11 @@ def events_to_frame(table: Mapping[str, Any], codes: Mapping[str, Sequence[str]]
         ``size``, ``retx``, ``acked``, ``reason``; ``kind``, ``packet`` and ``reason`` are
         categoricals (a ``reason`` that does not apply is missing).
     """
-    raw = table_to_frame(table, name="events")
+    return _events_frame(table_to_frame(table, name="events"), codes)
+
+
+def _events_frame(raw: pd.DataFrame, codes: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """The documented event DataFrame from the core's integer columns."""
     columns: dict[str, Any] = {}
     time_ns = raw["time_ns"].to_numpy(dtype="int64")
     columns["time_s"] = time_ns / 1e9
@@ -188,45 +191,100 @@ class RunResult:
         scenario: dict[str, Any],
         flows: pd.DataFrame,
         queues: pd.DataFrame,
-        flow_series: pd.DataFrame,
-        queue_series: pd.DataFrame,
+        flow_series: pd.DataFrame | None = None,
+        queue_series: pd.DataFrame | None = None,
         transfers: pd.DataFrame | None = None,
         events: pd.DataFrame | None = None,
         pcap_files: Sequence[str | os.PathLike[str]] = (),
+        data: RunData | None = None,
     ) -> None:
         self.summary = summary
         self.scenario = scenario
         self.flows = flows
         self.queues = queues
-        self.flow_series = flow_series
-        self.queue_series = queue_series
         self.transfers = pd.DataFrame() if transfers is None else transfers
-        self.events = events
         self.pcap_files = [Path(p) for p in pcap_files]
+        # The series and the trace are read from `data` (in chunks, perhaps on disk) when
+        # first asked for; frames given here take precedence.
+        self._data = data
+        self._flow_series = flow_series
+        self._queue_series = queue_series
+        self._events = events
+        if data is None and (flow_series is None or queue_series is None):
+            raise TypeError("RunResult: give flow_series and queue_series, or data")
+
+    @property
+    def flow_series(self) -> pd.DataFrame:
+        """Sampled per-flow time series (loaded into memory when first used)."""
+        if self._flow_series is None:
+            assert self._data is not None
+            self._flow_series = self._data.flow.frame()
+        return self._flow_series
+
+    @flow_series.setter
+    def flow_series(self, frame: pd.DataFrame) -> None:
+        self._flow_series = frame
+
+    @property
+    def queue_series(self) -> pd.DataFrame:
+        """Sampled per-queue time series (loaded into memory when first used)."""
+        if self._queue_series is None:
+            assert self._data is not None
+            self._queue_series = self._data.queue.frame()
+        return self._queue_series
+
+    @queue_series.setter
+    def queue_series(self, frame: pd.DataFrame) -> None:
+        self._queue_series = frame
+
+    @property
+    def events(self) -> pd.DataFrame | None:
+        """The packet event trace, or ``None`` (loaded into memory when first used)."""
+        if self._events is None and self._data is not None and self._data.events is not None:
+            self._events = _events_frame(self._data.events.frame(), self._data.event_codes)
+        return self._events
+
+    @events.setter
+    def events(self, frame: pd.DataFrame | None) -> None:
+        self._events = frame
+
+    def _streamed(self) -> RunData | None:
+        """The chunked data when the series are on disk and not loaded: written chunk by chunk."""
+        data = self._data
+        if data is None or not data.spilled or self._flow_series is not None:
+            return None
+        return data
 
     @classmethod
-    def from_core(cls, raw: Mapping[str, Any], scenario: dict[str, Any]) -> RunResult:
+    def from_core(
+        cls, raw: Mapping[str, Any], scenario: dict[str, Any], *, data: RunData | None = None
+    ) -> RunResult:
         """Build a result from the dict returned by ``_core.Simulation.finish()``.
 
         Parameters
         ----------
         raw : mapping
             ``{"summary": dict, "flows": table, "queues": table, "flow_series": table,
-            "queue_series": table}``, tables as accepted by :func:`table_to_frame`.
+            "queue_series": table}``, tables as accepted by :func:`table_to_frame`, and
+            ``events`` and ``event_codes`` when events were traced.
         scenario : dict
             The normalized scenario that was run.
+        data : RunData, optional
+            The time series and events taken from the core while the run went on, the last
+            chunk (``raw``'s) included; by default they are ``raw``'s.
         """
-        frames = {key: table_to_frame(raw[key], name=key) for key in _TABLES}
-        frames["transfers"] = _transfers_frame(raw.get("transfers"))
-        events = None
-        if raw.get("events") is not None:
-            events = events_to_frame(raw["events"], raw["event_codes"])
+        if data is None:
+            data = RunData(events=raw.get("events") is not None)
+            data.add(raw, raw.get("events"))
+            data.event_codes = {k: list(v) for k, v in raw.get("event_codes", {}).items()}
+        frames = {key: table_to_frame(raw[key], name=key) for key in ("flows", "queues")}
         pcap = [entry["path"] for entry in raw.get("pcap", ())]
         return cls(
             summary=dict(raw["summary"]),
             scenario=scenario,
-            events=events,
+            transfers=_transfers_frame(raw.get("transfers")),
             pcap_files=pcap,
+            data=data,
             **frames,
         )
 
@@ -286,28 +344,8 @@ class RunResult:
             flow) is ``NaN``, so every metric column is float. Rows are sorted by
             ``time_s``, then ``kind``, then ``id``.
         """
-        parts = [("flow", self.flow_series, "flow"), ("queue", self.queue_series, "queue")]
-        metrics: list[str] = []
-        for _, frame, id_column in parts:
-            metrics += [c for c in frame.columns if c not in ("time_s", id_column, *metrics)]
-
-        def column(frame: pd.DataFrame, name: str, dtype: str) -> np.ndarray:
-            if name in frame:
-                return frame[name].to_numpy(dtype=dtype, na_value=np.nan)
-            return np.full(len(frame), np.nan, dtype=dtype)
-
-        time_s = np.concatenate([column(f, "time_s", "float64") for _, f, _ in parts])
-        kind = np.concatenate([np.full(len(f), k, dtype=object) for k, f, _ in parts])
-        ids = np.concatenate(
-            [f[c].to_numpy(dtype="int64") if len(f) else np.empty(0, "int64") for _, f, c in parts]
-        )
-        kind_code = np.concatenate([np.full(len(f), i) for i, (_, f, _) in enumerate(parts)])
-        order = np.lexsort((ids, kind_code, time_s))
-        data: dict[str, Any] = {"time_s": time_s[order], "kind": kind[order], "id": ids[order]}
-        for name in metrics:
-            data[name] = np.concatenate([column(f, name, "float64") for _, f, _ in parts])[order]
-        table = pd.DataFrame(data)
-        return table.astype({"kind": "str"})
+        metrics = _metrics(list(self.flow_series.columns), list(self.queue_series.columns))
+        return _tidy(self.flow_series, self.queue_series, metrics)
 
     def write(self, out_dir: str | os.PathLike[str], *, report: bool = False) -> list[Path]:
         """Write the results into ``out_dir``, atomically.
@@ -353,14 +391,13 @@ class RunResult:
         names = list(OUTPUT_FILES)
         _write_csv(self.flows, stage / "flows.csv")
         _write_csv(self.queues, stage / "queues.csv")
-        _write_parquet(self.timeseries(), stage / "timeseries.parquet")
+        _write_timeseries(self, stage / "timeseries.parquet")
         _write_summary(self, stage / "summary.json")
         _write_plot(self, stage / "plot.png")
         if _has_arrivals(self.scenario):
             _write_parquet(self.transfers, stage / TRANSFERS_FILE)
             names.append(TRANSFERS_FILE)
-        if self.events is not None:
-            _write_parquet(self.events, stage / EVENTS_FILE)
+        if _write_events(self, stage / EVENTS_FILE):
             names.append(EVENTS_FILE)
         for path in self.pcap_files:
             target = stage / path.name
@@ -443,10 +480,103 @@ def _write_summary(result: RunResult, path: Path) -> None:
     path.write_text(text + "\n", encoding="utf-8")
 
 
-def _write_plot(result: RunResult, path: Path) -> None:
-    from .plots import save_figure, throughput_cwnd
+def _write_timeseries(result: RunResult, path: Path) -> None:
+    data = result._streamed()
+    if data is None:
+        _write_parquet(result.timeseries(), path)
+        return
+    metrics = _metrics(list(data.flow.columns), list(data.queue.columns))
+    _write_chunks(
+        (_tidy(f, q, metrics) for f, q in zip(data.flow.frames(), data.queue.frames(), strict=True)),
+        path,
+        empty=lambda: result.timeseries(),
+    )
 
-    save_figure(throughput_cwnd(result.flow_series, result.flows), path)
+
+def _write_events(result: RunResult, path: Path) -> bool:
+    """Write the event trace, if the run traced events; whether it did."""
+    data = result._streamed()
+    if data is None or data.events is None or result._events is not None:
+        if result.events is None:
+            return False
+        _write_parquet(result.events, path)
+        return True
+    codes = data.event_codes
+    _write_chunks(
+        (_events_frame(f, codes) for f in data.events.frames()),
+        path,
+        empty=lambda: _events_frame(data.events.frame(), codes),  # type: ignore[union-attr]
+    )
+    return True
+
+
+def _write_chunks(frames: Any, path: Path, *, empty: Any) -> None:
+    """Write DataFrames of one schema as one Parquet file, a row group or more each."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    writer = None
+    try:
+        for frame in frames:
+            if frame.empty:
+                continue
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if writer is None:
+                writer = pq.ParquetWriter(str(path), table.schema)
+            writer.write_table(table.cast(writer.schema))
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is None:
+        _write_parquet(empty(), path)
+
+
+def _metrics(flow_columns: list[str], queue_columns: list[str]) -> list[str]:
+    """The metric columns of the tidy time series: the flow series', then the queue series'."""
+    metrics: list[str] = []
+    for columns, id_column in ((flow_columns, "flow"), (queue_columns, "queue")):
+        metrics += [c for c in columns if c not in ("time_s", id_column, *metrics)]
+    return metrics
+
+
+def _tidy(flow_series: pd.DataFrame, queue_series: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
+    """Flow and queue series in one table (see :meth:`RunResult.timeseries`)."""
+    parts = [("flow", flow_series, "flow"), ("queue", queue_series, "queue")]
+
+    def column(frame: pd.DataFrame, name: str, dtype: str) -> np.ndarray:
+        if name in frame:
+            return frame[name].to_numpy(dtype=dtype, na_value=np.nan)
+        return np.full(len(frame), np.nan, dtype=dtype)
+
+    time_s = np.concatenate([column(f, "time_s", "float64") for _, f, _ in parts])
+    kind = np.concatenate([np.full(len(f), k, dtype=object) for k, f, _ in parts])
+    ids = np.concatenate(
+        [f[c].to_numpy(dtype="int64") if len(f) else np.empty(0, "int64") for _, f, c in parts]
+    )
+    kind_code = np.concatenate([np.full(len(f), i) for i, (_, f, _) in enumerate(parts)])
+    order = np.lexsort((ids, kind_code, time_s))
+    data: dict[str, Any] = {"time_s": time_s[order], "kind": kind[order], "id": ids[order]}
+    for name in metrics:
+        data[name] = np.concatenate([column(f, name, "float64") for _, f, _ in parts])[order]
+    table = pd.DataFrame(data)
+    return table.astype({"kind": "str"})
+
+
+def _write_plot(result: RunResult, path: Path) -> None:
+    from .plots import RATE, save_figure, throughput_cwnd
+
+    data = result._streamed()
+    if data is None:
+        series: Any = result.flow_series
+    else:
+        flow = data.flow
+
+        class _Chunks:
+            def __iter__(self) -> Any:
+                return flow.frames(["time_s", "flow", RATE, "cwnd"])
+
+        series = _Chunks()
+    save_figure(throughput_cwnd(series, result.flows), path)
 
 
 def _write_report(result: RunResult, path: Path) -> None:

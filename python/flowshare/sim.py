@@ -11,14 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
+from ._series import RunData
+from .guard import Budget, Cost, check, cost
 from .results import RunResult
 from .scenario import ConfigError, Source, scenario_text
 
 __all__ = ["run", "validate"]
 
 SLICES = 200
-"""The run advances in this many equal slices of simulated time, so that the progress bar can
-move and Ctrl-C is noticed between slices (the core holds no Python state while it runs)."""
+"""The run advances in at least this many equal slices of simulated time, so that the progress
+bar can move and Ctrl-C is noticed between slices (the core holds no Python state while it
+runs); after each, the time series, traced events and transfers recorded are taken from the
+core. A run with many time-series rows is cut into more slices (``guard.ROWS_PER_SLICE``)."""
 
 PROGRESS_DELAY_S = 3.0
 """A progress bar appears only once a run has taken this many seconds of wall time."""
@@ -30,6 +34,8 @@ def run(
     seed: int | None = None,
     progress: bool | None = None,
     pcap_dir: str | os.PathLike[str] | None = None,
+    budget: Budget | None = None,
+    spill_dir: str | os.PathLike[str] | None = None,
 ) -> RunResult:
     """Simulate a scenario and return its results.
 
@@ -47,6 +53,14 @@ def run(
         Directory (created if missing) for the pcap captures the scenario's ``trace.pcap``
         selects, one ``<from>-<to>.pcap`` per link direction, streamed while the run goes on
         (``docs/traces.md``). Without it no pcap file is written.
+    budget : Budget, optional
+        What the run may cost (:class:`flowshare.guard.Budget`): by default the memory the
+        machine has available and ``guard.DEFAULT_MAX_EVENTS``; ``Budget(force=True)`` runs
+        whatever the estimate.
+    spill_dir : str or path-like, optional
+        Where time series and traced events go once they outgrow memory
+        (``_series.SPILL_BYTES``): a hidden directory is made there and removed with the
+        result. By default the system's temporary directory.
 
     Returns
     -------
@@ -57,12 +71,26 @@ def run(
     ------
     ConfigError
         If the scenario is invalid; nothing is run.
+    flowshare.guard.BudgetError
+        If the run's estimated cost exceeds ``budget`` (a ``ConfigError``); nothing is run.
     FileNotFoundError
         If ``scenario`` names a missing file.
     KeyboardInterrupt
         Propagated within one slice of the run; nothing has been written anywhere.
     """
-    normalized, sim = _prepare(scenario, seed=seed, pcap_dir=pcap_dir)
+    normalized, sim = _prepare(scenario, seed=seed)
+    planned = cost(sim.estimate, base_slices=SLICES)
+    check(
+        planned,
+        sim.estimate,
+        normalized,
+        budget or Budget(),
+        duration_s=sim.duration_s,
+        spill_dir=spill_dir,
+    )
+    if pcap_dir is not None and wants_pcap(normalized):
+        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
+        sim.open_pcap(os.fspath(pcap_dir))
     if pcap_dir is None and wants_pcap(normalized):
         warnings.warn(
             "trace.pcap selects links to capture, but no pcap_dir was given: no pcap file "
@@ -72,8 +100,9 @@ def run(
         )
     if progress is None:
         progress = _stderr_is_tty()
-    raw = _advance(sim, progress=progress)
-    return RunResult.from_core(raw, normalized)
+    data = RunData(spill_dir=spill_dir, events=_traces_events(normalized))
+    raw = _advance(sim, progress=progress, data=data, plan=planned)
+    return RunResult.from_core(raw, normalized, data=data)
 
 
 def validate(scenario: Source) -> dict[str, Any]:
@@ -107,10 +136,9 @@ def _prepare(
     scenario: Source,
     *,
     seed: int | None = None,
-    pcap_dir: str | os.PathLike[str] | None = None,
 ) -> tuple[dict[str, Any], _core.Simulation]:
-    """Parse, validate and build ``scenario`` once in the core, with ``seed`` applied, and open
-    its pcap files in ``pcap_dir``; returns the normalized scenario and the simulation."""
+    """Parse, validate and build ``scenario`` once in the core, with ``seed`` applied; returns
+    the normalized scenario and the simulation."""
     if seed is not None and (
         isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64
     ):
@@ -123,9 +151,6 @@ def _prepare(
             raise
         raise type(exc)(f"{scenario}: {exc}") from None
     normalized: dict[str, Any] = json.loads(sim.scenario_json)
-    if pcap_dir is not None and wants_pcap(normalized):
-        Path(pcap_dir).mkdir(parents=True, exist_ok=True)
-        sim.open_pcap(os.fspath(pcap_dir))
     return normalized, sim
 
 
@@ -135,8 +160,16 @@ def wants_pcap(normalized: Mapping[str, Any]) -> bool:
     return isinstance(trace, Mapping) and bool(trace.get("pcap"))
 
 
-def _advance(sim: _core.Simulation, *, progress: bool) -> Mapping[str, Any]:
+def _traces_events(normalized: Mapping[str, Any]) -> bool:
+    trace = normalized.get("trace")
+    return isinstance(trace, Mapping) and bool(trace.get("events"))
+
+
+def _advance(
+    sim: _core.Simulation, *, progress: bool, data: RunData, plan: Cost
+) -> Mapping[str, Any]:
     duration = sim.duration_s
+    slices = plan.slices
     bar = None
     if progress:
         from tqdm import tqdm
@@ -155,13 +188,17 @@ def _advance(sim: _core.Simulation, *, progress: bool) -> Mapping[str, Any]:
     # core holds only the connections open at a time.
     transfers = []
     try:
-        for i in range(1, SLICES + 1):
-            sim.run_until(duration * i / SLICES)
+        for i in range(1, slices + 1):
+            sim.run_until(duration * i / slices)
             transfers.append(sim.take_transfers())
+            data.add(sim.take_series(), sim.take_events())
             if bar is not None:
                 bar.update(sim.now_s - bar.n)
         raw = dict(sim.finish())
         raw["transfers"] = [*transfers, raw["transfers"]]
+        data.add(raw, raw.get("events"))
+        if "event_codes" in raw:
+            data.event_codes = {k: list(v) for k, v in raw["event_codes"].items()}
         return raw
     finally:
         if bar is not None:

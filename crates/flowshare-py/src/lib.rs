@@ -81,6 +81,27 @@ impl Simulation {
         Ok(paths.iter().map(|p| p.to_string_lossy().into_owned()).collect())
     }
 
+    /// What the run is estimated to cost: `events`, `samples`, `series_rows`, `trace_rows`,
+    /// `packets_held`, `memory_bytes` (the core's, apart from rows not yet taken),
+    /// `series_row_bytes` and `trace_row_bytes` (core bytes per row not yet taken),
+    /// `drivers`, a list of (field path, events), largest first, and `connections`.
+    #[getter]
+    fn estimate<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let e = self.sim()?.estimate();
+        let d = PyDict::new(py);
+        d.set_item("events", e.events)?;
+        d.set_item("samples", e.samples)?;
+        d.set_item("series_rows", e.series_rows)?;
+        d.set_item("trace_rows", e.trace_rows)?;
+        d.set_item("packets_held", e.packets_held)?;
+        d.set_item("memory_bytes", e.memory_bytes)?;
+        d.set_item("series_row_bytes", flowshare_core::sim::BYTES_PER_SERIES_ROW)?;
+        d.set_item("trace_row_bytes", flowshare_core::sim::BYTES_PER_TRACE_ROW)?;
+        d.set_item("drivers", PyList::new(py, &e.drivers)?)?;
+        d.set_item("connections", e.connections)?;
+        Ok(d)
+    }
+
     /// Simulated seconds the run lasts.
     #[getter]
     fn duration_s(&self) -> PyResult<f64> {
@@ -112,6 +133,24 @@ impl Simulation {
         table_to_py(py, &t)
     }
 
+    /// The time series sampled since the last call, as `{"flow_series": table,
+    /// "queue_series": table}` (see `take_series` in the core).
+    fn take_series<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim = self.inner.as_mut().ok_or_else(|| PyRuntimeError::new_err("this simulation has finished"))?;
+        let (flow_series, queue_series) = sim.take_series();
+        let d = PyDict::new(py);
+        d.set_item("flow_series", table_to_py(py, &flow_series)?)?;
+        d.set_item("queue_series", table_to_py(py, &queue_series)?)?;
+        Ok(d)
+    }
+
+    /// The traced events up to the time reached, since the last call, or `None` when the run
+    /// traces no events (see `take_events` in the core).
+    fn take_events<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let sim = self.inner.as_mut().ok_or_else(|| PyRuntimeError::new_err("this simulation has finished"))?;
+        sim.take_events().map(|t| table_to_py(py, &t)).transpose()
+    }
+
     /// Run to the end and return the results (see the ADR for the layout).
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let sim = self.inner.take().ok_or_else(|| PyRuntimeError::new_err("this simulation has finished"))?;
@@ -127,26 +166,35 @@ fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> 
     let d = PyDict::new(py);
     for (name, col) in &t.columns {
         match col {
-            Column::F64(v) => {
-                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                d.set_item(
-                    *name,
-                    PyTuple::new(py, [("<f8").into_pyobject(py)?.into_any(), PyBytes::new(py, &bytes).into_any()])?,
-                )?;
-            }
-            Column::I64(v) => {
-                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                d.set_item(
-                    *name,
-                    PyTuple::new(py, [("<i8").into_pyobject(py)?.into_any(), PyBytes::new(py, &bytes).into_any()])?,
-                )?;
-            }
+            Column::F64(v) => set_numeric(py, &d, name, "<f8", v.len(), |b| {
+                b.iter_mut().zip(v.iter().flat_map(|x| x.to_le_bytes())).for_each(|(o, x)| *o = x)
+            })?,
+            Column::I64(v) => set_numeric(py, &d, name, "<i8", v.len(), |b| {
+                b.iter_mut().zip(v.iter().flat_map(|x| x.to_le_bytes())).for_each(|(o, x)| *o = x)
+            })?,
             Column::Str(v) => {
                 d.set_item(*name, PyList::new(py, v)?)?;
             }
         }
     }
     Ok(d)
+}
+
+/// Set `d[name]` to `(dtype, bytes)` for `n` 8-byte values, written by `fill` straight into
+/// the Python bytes object (no intermediate copy: results can be large).
+fn set_numeric(
+    py: Python<'_>,
+    d: &Bound<'_, PyDict>,
+    name: &str,
+    dtype: &str,
+    n: usize,
+    fill: impl FnOnce(&mut [u8]),
+) -> PyResult<()> {
+    let bytes = PyBytes::new_with(py, 8 * n, |b| {
+        fill(b);
+        Ok(())
+    })?;
+    d.set_item(name, PyTuple::new(py, [dtype.into_pyobject(py)?.into_any(), bytes.into_any()])?)
 }
 
 fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, PyDict>> {

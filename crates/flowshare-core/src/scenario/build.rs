@@ -393,7 +393,6 @@ impl Scenario {
             trace.resolve(&net, conns.len(), self.bottleneck_link(), self.simulation.duration.0)?;
         }
         let changes = self.resolve_changes(&net)?;
-        self.check_series_size(conns.len(), net.links.len())?;
         Ok(Built { net, conns, arrivals, routes, changes })
     }
 
@@ -438,35 +437,6 @@ fn route_between(
             format!("no route from \"{}\" to \"{}\"", net.nodes[a as usize], net.nodes[b as usize]),
         )
     })
-}
-
-/// The most rows the time series may have (a flow or a queue direction per sample time): about
-/// 1.6 GB in memory (13 columns of at most 8 bytes).
-pub const MAX_SERIES_ROWS: u64 = 15_000_000;
-
-impl Scenario {
-    /// Refuse a `sample_interval` that would fill memory with the time series: samples over
-    /// the run times the series (one per flow listed and per queue direction).
-    fn check_series_size(&self, flows: usize, queues: usize) -> Result<(), ConfigError> {
-        let (interval, duration) = (self.simulation.sample_interval, self.simulation.duration);
-        if interval.0 == 0 {
-            return Ok(());
-        }
-        let samples = duration.0 / interval.0;
-        let series = (flows + queues) as u64;
-        let rows = samples.saturating_mul(series);
-        if rows <= MAX_SERIES_ROWS {
-            return Ok(());
-        }
-        let shortest =
-            crate::units::Dur((duration.0 as u128 * series as u128).div_ceil(MAX_SERIES_ROWS as u128) as u64);
-        Err(ConfigError::new(
-            "simulation.sample_interval",
-            format!(
-                "{interval} over {duration} samples {series} series {samples} times ({rows} rows); at most {MAX_SERIES_ROWS} rows fit: give at least {shortest}, or \"0s\" for no time series"
-            ),
-        ))
-    }
 }
 
 /// The longest flow group or node name, characters (names go into tables, legends and file

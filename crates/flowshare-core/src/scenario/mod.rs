@@ -90,11 +90,26 @@ pub fn from_toml(text: &str) -> Result<Scenario, ConfigError> {
         let inner = e.into_inner();
         ConfigError::new(path, first_line(inner.message()))
     })?;
+    let written: toml::Table = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
+    let written = serde_json::to_value(written).expect("a TOML table converts to JSON");
+    tables_written_as_tables(&written, &scenario)?;
     Ok(scenario)
 }
 
 /// Parse a JSON document.
 pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
+    let json_error =
+        |e: &dyn std::fmt::Display| ConfigError::new("", format!("invalid JSON: {}", first_line(&e.to_string())));
+    let written: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(&e))?;
+    if !written.is_object() {
+        return Err(ConfigError::new(
+            "",
+            format!(
+                "expected a JSON object with simulation, topology and flows at the top level, got {}",
+                json_kind(&written)
+            ),
+        ));
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
@@ -103,7 +118,61 @@ pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
         // serde_json appends " at line L column C"; keep the message on one line.
         ConfigError::new(path, first_line(&msg))
     })?;
+    tables_written_as_tables(&written, &scenario)?;
     Ok(scenario)
+}
+
+/// Serde also reads a struct from an array of its fields in declaration order; a scenario
+/// refuses that form, because values would bind by position and unknown keys could not be
+/// caught. Wherever the parsed scenario has a table, the document must have had one (or
+/// nothing: a default).
+fn tables_written_as_tables(written: &serde_json::Value, scenario: &Scenario) -> Result<(), ConfigError> {
+    let parsed = serde_json::to_value(scenario).expect("a scenario always serializes");
+    let mut path = String::new();
+    if array_for_table(written, &parsed, &mut path) {
+        return Err(ConfigError::new(path, "expected a table of named fields, got an array"));
+    }
+    Ok(())
+}
+
+/// Whether `written` has an array where `parsed` has a table; `path` is left naming the first.
+fn array_for_table(written: &serde_json::Value, parsed: &serde_json::Value, path: &mut String) -> bool {
+    use serde_json::Value;
+    let len = path.len();
+    let found = match (written, parsed) {
+        (Value::Array(_), Value::Object(_)) => return true,
+        (Value::Array(w), Value::Array(p)) => w.iter().zip(p).enumerate().any(|(i, (w, p))| {
+            path.truncate(len);
+            path.push_str(&format!("[{i}]"));
+            array_for_table(w, p, path)
+        }),
+        (Value::Object(w), Value::Object(p)) => w.iter().any(|(key, w)| {
+            p.get(key).is_some_and(|p| {
+                path.truncate(len);
+                if len > 0 {
+                    path.push('.');
+                }
+                path.push_str(key);
+                array_for_table(w, p, path)
+            })
+        }),
+        _ => false,
+    };
+    if !found {
+        path.truncate(len);
+    }
+    found
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
 }
 
 fn first_line(s: &str) -> String {
@@ -209,6 +278,29 @@ tcp = { initial_window = 2 }
 
         let e = err_toml(&R1.replace("duration = \"60s\"", ""));
         assert!(e.contains("missing field `duration`"), "{e}");
+    }
+
+    #[test]
+    fn tables_written_as_arrays_are_refused() {
+        let e = err_toml(&R1.replace("[simulation]\nduration = \"60s\"", "simulation = [\"2s\", 5, \"100ms\"]"));
+        assert_eq!(e, "simulation: expected a table of named fields, got an array");
+        let e = err_toml(&R1.replace(
+            "bottleneck = { rate = \"100Mbps\", delay = \"20ms\", queue = { limit = 250 } }",
+            "bottleneck = [\"10Mbps\", \"10ms\"]",
+        ));
+        assert_eq!(e, "topology.bottleneck: expected a table of named fields, got an array");
+        let e = err_toml(&R1.replace("count = 16", "count = 16\nsrc_access = [\"1Gbps\", \"5ms\"]"));
+        assert_eq!(e, "flows[0].src_access: expected a table of named fields, got an array");
+        // A JSON document must be an object; arrays of the right shape stay arrays.
+        let j = from_toml(R1).unwrap().to_json();
+        let e = from_json(&format!("[{j}]")).unwrap_err().to_string();
+        assert_eq!(e, "expected a JSON object with simulation, topology and flows at the top level, got an array");
+        assert!(from_json("{").unwrap_err().to_string().starts_with("invalid JSON: "));
+        let schedule = R1.replace(
+            "tcp = { initial_window = 2 }",
+            "transport = \"udp\"\nsource = { kind = \"cbr\", rate = \"1Mbps\", schedule = [[\"1s\", \"2Mbps\"]] }",
+        );
+        from_toml(&schedule).unwrap().build().unwrap();
     }
 
     #[test]

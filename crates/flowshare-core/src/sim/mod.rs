@@ -5,11 +5,13 @@
 
 mod arrivals;
 mod changes;
+mod estimate;
 mod forward;
 mod tables;
 
 use arrivals::{Arrivals, Transfer, TransferLog, User};
 
+pub use estimate::{Estimate, BYTES_PER_SERIES_ROW, BYTES_PER_TRACE_ROW};
 use tables::Series;
 
 use crate::agent::{endpoint, Agent, EndpointId, Io, Side};
@@ -19,7 +21,7 @@ use crate::engine::{stream, uniform_delay, Event, EventQueue, Stream, WakeTag};
 use crate::net::link::GONE;
 use crate::net::{LinkId, Network, RouteId, RouteTable};
 use crate::packet::{Arena, Packet, PacketId};
-use crate::results::{fnv1a, Column, RunResults, Summary, Table};
+use crate::results::{fnv1a, RunResults, Summary};
 use crate::scenario::{ConnSpec, LinkChange, Scenario};
 use crate::tcp::{Controller, RttTiming, Sender, Sink, TcpConfig};
 use crate::trace::{FlowWire, Tracer};
@@ -92,6 +94,8 @@ pub struct Simulation {
     out: Vec<Packet>,
     sample_interval: Time,
     series: Series,
+    /// What the run was estimated to cost before it started.
+    estimate: Estimate,
     /// Some queue is RED: the queue tables get RED's columns.
     any_red: bool,
     wall_s: f64,
@@ -150,9 +154,15 @@ const STRANDED: u16 = u16::MAX - 1;
 impl Simulation {
     /// Build a simulation from a validated scenario.
     pub fn new(scenario: &Scenario) -> Result<Self, ConfigError> {
-        let built = scenario.build()?;
+        let mut built = scenario.build()?;
         let end = scenario.simulation.duration.0;
-        let mut built = built;
+        let estimate = Estimate::of(
+            &built,
+            end,
+            scenario.simulation.sample_interval.0,
+            scenario.trace.as_ref().is_some_and(|t| t.events),
+            scenario.simulation.seed,
+        );
         let mut users = vec![0u32; built.net.links.len()];
         // An arrival group's connections share one pair of routes: they arrive at each link in
         // the order of the link before, as one connection's packets do.
@@ -234,6 +244,7 @@ impl Simulation {
         let n = built.conns.len();
         let arrivals = std::mem::take(&mut built.arrivals);
         let mut sim = Simulation {
+            estimate,
             now: 0,
             end,
             seed: scenario.simulation.seed,
@@ -334,6 +345,11 @@ impl Simulation {
     /// End of the run.
     pub fn end(&self) -> Time {
         self.end
+    }
+
+    /// What the run was estimated to cost before it started (see [`Estimate`]).
+    pub fn estimate(&self) -> &Estimate {
+        &self.estimate
     }
 
     /// Events processed so far.
@@ -497,29 +513,7 @@ impl Simulation {
         }
         let flows = self.flow_table();
         let queues = self.queue_table();
-        let series = std::mem::take(&mut self.series);
-        let mut flow_series = Table::default();
-        flow_series.push("time_s", Column::F64(series.f_time));
-        flow_series.push("flow", Column::I64(series.f_flow));
-        flow_series.push("cwnd", Column::F64(series.f_cwnd));
-        flow_series.push("ssthresh", Column::F64(series.f_ssthresh));
-        flow_series.push("srtt_s", Column::F64(series.f_srtt));
-        flow_series.push("rttvar_s", Column::F64(series.f_rttvar));
-        flow_series.push("rto_s", Column::F64(series.f_rto));
-        flow_series.push("backoff", Column::I64(series.f_backoff));
-        flow_series.push("send_rate_bps", Column::F64(series.f_send_rate));
-        flow_series.push("goodput_bps", Column::F64(series.f_goodput));
-        for (name, col) in series.f_algo {
-            flow_series.push(name, Column::F64(col));
-        }
-        let mut queue_series = Table::default();
-        queue_series.push("time_s", Column::F64(series.q_time));
-        queue_series.push("queue", Column::I64(series.q_queue));
-        queue_series.push("len_pkts", Column::I64(series.q_len));
-        queue_series.push("len_bytes", Column::I64(series.q_bytes));
-        if self.any_red {
-            queue_series.push("red_avg_pkts", Column::F64(series.q_red_avg));
-        }
+        let (flow_series, queue_series) = self.take_series();
         RunResults {
             summary: Summary {
                 duration_s: secs(end),

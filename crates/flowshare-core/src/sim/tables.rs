@@ -35,6 +35,46 @@ pub(super) struct Series {
 }
 
 impl Simulation {
+    /// The time series sampled since the last call: (per-flow, per-queue) tables. Drained
+    /// while a run goes on, they keep the core's memory bounded however long the run; what is
+    /// left is in the run's results. Algorithm metric columns keep their order from one call
+    /// to the next (a column first seen later is appended).
+    pub fn take_series(&mut self) -> (Table, Table) {
+        let algo_names: Vec<(&'static str, Vec<f64>)> =
+            self.series.f_algo.iter().map(|(name, _)| (*name, Vec::new())).collect();
+        let series = std::mem::replace(&mut self.series, Series { f_algo: algo_names, ..Series::default() });
+        let mut flow_series = Table::default();
+        flow_series.push("time_s", Column::F64(series.f_time));
+        flow_series.push("flow", Column::I64(series.f_flow));
+        flow_series.push("cwnd", Column::F64(series.f_cwnd));
+        flow_series.push("ssthresh", Column::F64(series.f_ssthresh));
+        flow_series.push("srtt_s", Column::F64(series.f_srtt));
+        flow_series.push("rttvar_s", Column::F64(series.f_rttvar));
+        flow_series.push("rto_s", Column::F64(series.f_rto));
+        flow_series.push("backoff", Column::I64(series.f_backoff));
+        flow_series.push("send_rate_bps", Column::F64(series.f_send_rate));
+        flow_series.push("goodput_bps", Column::F64(series.f_goodput));
+        for (name, col) in series.f_algo {
+            flow_series.push(name, Column::F64(col));
+        }
+        let mut queue_series = Table::default();
+        queue_series.push("time_s", Column::F64(series.q_time));
+        queue_series.push("queue", Column::I64(series.q_queue));
+        queue_series.push("len_pkts", Column::I64(series.q_len));
+        queue_series.push("len_bytes", Column::I64(series.q_bytes));
+        if self.any_red {
+            queue_series.push("red_avg_pkts", Column::F64(series.q_red_avg));
+        }
+        (flow_series, queue_series)
+    }
+
+    /// The traced events up to the time reached, sorted by time, since the last call; `None`
+    /// when the run traces no events. Like [`Simulation::take_series`], for bounded memory.
+    pub fn take_events(&mut self) -> Option<Table> {
+        let now = self.now;
+        self.trace.as_mut().and_then(|t| t.take_events(now))
+    }
+
     pub(super) fn sample(&mut self) {
         let t = secs(self.now);
         let interval = secs(self.sample_interval);

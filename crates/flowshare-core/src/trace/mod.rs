@@ -491,8 +491,8 @@ impl Tracer {
 
     /// Flush the pcap files and build the event table: events after `end` (known ahead of
     /// time, see the module notes) are left out, the rest sorted by time, stably.
-    pub fn finish(self, end: Time) -> TraceResults {
-        let mut out = TraceResults::default();
+    pub fn finish(mut self, end: Time) -> TraceResults {
+        let mut out = TraceResults { events: self.take_events(end), ..TraceResults::default() };
         for (q, w) in self.writers {
             let (path, packets, err) = w.finish();
             if out.pcap_error.is_none() {
@@ -500,11 +500,19 @@ impl Tracer {
             }
             out.pcap.push(PcapFile { queue: q, path, packets });
         }
+        out
+    }
+
+    /// The recorded events at or before `upto`, sorted by time (stably), as a table; they are
+    /// removed and later ones kept. `None` when events are not traced. Every event at or
+    /// before the time the simulation has reached is already recorded, so the tables taken
+    /// one after the other are in time order.
+    pub fn take_events(&mut self, upto: Time) -> Option<Table> {
         if !self.spec.events {
-            return out;
+            return None;
         }
-        let c = self.cols;
-        let mut order: Vec<u32> = (0..c.time.len() as u32).filter(|&i| c.time[i as usize] <= end).collect();
+        let c = &mut self.cols;
+        let mut order: Vec<u32> = (0..c.time.len() as u32).filter(|&i| c.time[i as usize] <= upto).collect();
         if !order.windows(2).all(|w| c.time[w[0] as usize] <= c.time[w[1] as usize]) {
             order.sort_by_key(|&i| c.time[i as usize]);
         }
@@ -522,8 +530,32 @@ impl Tracer {
         t.push("retx", col(&c.retx, &order, i64::from));
         t.push("acked", col(&c.acked, &order, i64::from));
         t.push("reason", col(&c.reason, &order, i64::from));
-        out.events = Some(t);
-        out
+        c.retain_after(upto);
+        Some(t)
+    }
+}
+
+impl Columns {
+    /// Keep only the events after `t`, in recording order.
+    fn retain_after(&mut self, t: Time) {
+        let keep: Vec<bool> = self.time.iter().map(|&x| x > t).collect();
+        fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
+            let mut i = 0;
+            v.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+        }
+        retain(&mut self.time, &keep);
+        retain(&mut self.seq, &keep);
+        retain(&mut self.flow, &keep);
+        retain(&mut self.link, &keep);
+        retain(&mut self.size, &keep);
+        retain(&mut self.acked, &keep);
+        retain(&mut self.kind, &keep);
+        retain(&mut self.packet, &keep);
+        retain(&mut self.retx, &keep);
+        retain(&mut self.reason, &keep);
     }
 }
 
