@@ -7,14 +7,22 @@ import contextlib
 import os
 import secrets
 import shutil
+import signal
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
+from types import FrameType
+from typing import Any, Literal
 
 from ._core import ConfigError
 
-__all__ = ["atomic_directory", "read_document_text"]
+__all__ = ["INTERRUPT_SIGNALS", "atomic_directory", "interrupts_deferred", "read_document_text"]
+
+INTERRUPT_SIGNALS: tuple[signal.Signals, ...] = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that stop a command: Ctrl-C, a termination request, a closed terminal."""
 
 
 _FORMATS: dict[str, Literal["toml", "json"]] = {".toml": "toml", ".json": "json"}
@@ -75,7 +83,10 @@ def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
     directory renamed; an existing ``target`` has each staged file renamed into it, replacing
     files of the same name and leaving other files alone. If the block raises (including
     ``KeyboardInterrupt``), the staging directory is removed, ``target`` is left as it was
-    and any parent directories created for it are removed again.
+    and any parent directories created for it are removed again. A signal that arrives while
+    the files are moved into place or the staging directory is removed takes effect once that
+    is done (:func:`interrupts_deferred`): an existing ``target`` never holds some of the new
+    files next to old ones, and a second Ctrl-C leaves no staging directory behind.
 
     Yields
     ------
@@ -98,24 +109,89 @@ def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
         missing.append(probe)
         probe = probe.parent
     stage: Path | None = None
+    # A signal (Ctrl-C, SIGTERM, SIGHUP) waits while directories are created, while the staged
+    # files are moved into place (an existing target never holds half of them) and while the
+    # staging directory is removed (a second Ctrl-C cannot leave it half removed).
     try:
-        for directory in reversed(missing):
-            directory.mkdir()
-            created.append(directory)
-        stage = parent / f".{target.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
-        stage.mkdir()
+        with interrupts_deferred():
+            for directory in reversed(missing):
+                directory.mkdir()
+                created.append(directory)
+            stage = parent / f".{target.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
+            stage.mkdir()
         yield stage
-        if target.is_dir():
-            for staged in sorted(stage.iterdir()):
-                os.replace(staged, target / staged.name)
-            stage.rmdir()
-        else:
-            os.rename(stage, target)
-        stage = None
+        with interrupts_deferred():
+            if target.is_dir():
+                for staged in sorted(stage.iterdir()):
+                    os.replace(staged, target / staged.name)
+                stage.rmdir()
+            else:
+                os.rename(stage, target)
+            stage = None
     except BaseException:
-        if stage is not None:
-            shutil.rmtree(stage, ignore_errors=True)
-        for directory in reversed(created):
-            with contextlib.suppress(OSError):
-                directory.rmdir()
+        with interrupts_deferred():
+            if stage is not None:
+                shutil.rmtree(stage, ignore_errors=True)
+            for directory in reversed(created):
+                with contextlib.suppress(OSError):
+                    directory.rmdir()
         raise
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold back the signals of :data:`INTERRUPT_SIGNALS` until the block is done.
+
+    A signal whose handler is a Python function (Ctrl-C's ``KeyboardInterrupt``, and the
+    handlers by which the command line unwinds on SIGTERM and SIGHUP) is recorded while the
+    block runs; when it ends, the handlers are restored and the first signal recorded is passed
+    to its handler, which raises as it would have. Signals left to their default action or
+    ignored are not touched, and outside the main thread (where no handler runs) the block
+    runs as it is. Meant for short steps that must not stop halfway: moving files into place,
+    removing a staging directory.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    deferral = _Deferral()
+    try:
+        deferral.install()
+        yield
+    finally:
+        deferral.release()
+
+
+class _Deferral:
+    """The handlers of :func:`interrupts_deferred`. Masking the signals would not do: another
+    thread of the process may take them, and Python runs the handler in the main thread."""
+
+    def __init__(self) -> None:
+        self.saved: dict[int, Any] = {}
+        self.pending: int | None = None
+        self.active = True
+
+    def handler(self, signum: int, frame: FrameType | None) -> None:
+        if self.active:
+            if self.pending is None:
+                self.pending = signum
+            return
+        self.forward(signum, frame)  # installed still (an interrupted release): pass it on
+
+    def forward(self, signum: int, frame: FrameType | None) -> None:
+        original = self.saved.get(signum)
+        if callable(original):
+            original(signum, frame)
+
+    def install(self) -> None:
+        for signum in INTERRUPT_SIGNALS:
+            current = signal.getsignal(signum)
+            if callable(current):
+                self.saved[signum] = current
+                signal.signal(signum, self.handler)
+
+    def release(self) -> None:
+        self.active = False
+        for signum, original in self.saved.items():
+            signal.signal(signum, original)
+        if self.pending is not None:
+            self.forward(self.pending, None)

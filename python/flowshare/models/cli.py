@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import interrupts_deferred
 from . import MODELS, get
 from ._spec import Key, ModelSpec
 
@@ -301,17 +302,24 @@ def _plot(
     )
     ax.set_title(f"{spec.name}: {fixed}" if fixed else spec.name, fontsize=10)
     ax.grid(visible=True, alpha=0.3)
-    # Written next to the target and renamed, so a failure leaves no partial file.
+    # Written next to the target and renamed, so a failure or a signal leaves no partial file.
+    # A signal (Ctrl-C, SIGTERM, SIGHUP) waits while the temporary file is created, renamed or
+    # removed, so that it is never left behind.
     directory = path.parent if str(path.parent) else Path(".")
-    handle, staging = tempfile.mkstemp(prefix=".model-", suffix=".png", dir=directory)
-    os.close(handle)
+    staging = ""
     try:
+        with interrupts_deferred():
+            handle, staging = tempfile.mkstemp(prefix=".model-", suffix=".png", dir=directory)
+            os.close(handle)
         save_figure(fig, staging)
-        # mkstemp's file is private (0600); the plot gets the mode of any other file written.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(staging, 0o666 & ~umask)
-        os.replace(staging, path)
+        with interrupts_deferred():
+            # mkstemp's file is private (0600); the plot gets the mode of any other file.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(staging, 0o666 & ~umask)
+            os.replace(staging, path)
     except BaseException:
-        Path(staging).unlink(missing_ok=True)
+        if staging:
+            with interrupts_deferred():
+                Path(staging).unlink(missing_ok=True)
         raise

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -26,6 +27,7 @@ from typing import Any
 from .. import __version__
 from .. import sim as _sim
 from .._core import ConfigError
+from .._files import INTERRUPT_SIGNALS, interrupts_deferred
 from . import stats
 from .store import RunStore
 from .sweep import Response, Run, Sweep, evaluate_responses, load_sweep
@@ -99,7 +101,10 @@ def run_sweep(
         If the sweep or any arm's scenario is invalid (nothing runs), or ``out`` cannot hold
         the sweep.
     KeyboardInterrupt
-        On Ctrl-C or SIGTERM, after recording the runs already finished.
+        On Ctrl-C, SIGTERM or SIGHUP, after stopping the runs in flight and recording the runs
+        already finished. The exception is the one the signal's handler raises where that is
+        a Python function (the command line's carries the signal), else ``KeyboardInterrupt``.
+        A signal ignored when the sweep starts (SIGHUP under ``nohup``) stays ignored.
     """
     sweep = source if isinstance(source, Sweep) else load_sweep(source)
     if workers is not None and workers < 1:
@@ -145,17 +150,22 @@ def _execute(
 
     try:
         with interrupts.installed():
-            if not tasks:
-                pass
-            elif client is not None:
-                _run_dask(tasks, client, on_outcome)
-            else:
-                count = min(workers or _cores(), len(tasks))
-                _run_local(tasks, count, on_outcome)
+            try:
+                if not tasks:
+                    pass
+                elif client is not None:
+                    _run_dask(tasks, client, on_outcome)
+                else:
+                    count = min(workers or _cores(), len(tasks))
+                    _run_local(tasks, count, on_outcome)
+            finally:
+                # The catalog catches up with the run directories even if a second signal
+                # comes while it is written.
+                with interrupts.deferred():
+                    store.flush()
     finally:
         if bar is not None:
             bar.close()
-        store.flush()
     counts = store.counts()
     failures = [
         (run_id, str(store.rows[run_id]["error"]))
@@ -193,17 +203,25 @@ def execute_run(task: Mapping[str, Any]) -> Outcome:
     files: dict[str, bytes] = {}
     responses: dict[str, float] = {}
     error = None
+    directory = ""
     try:
-        with tempfile.TemporaryDirectory(prefix="flowshare-run-") as directory:
-            # pcap captures (trace.pcap) stream into the same directory as the other files.
-            result = _sim.run(task["scenario"], progress=False, pcap_dir=directory)
-            definitions = [Response(**spec) for spec in task["responses"]]
-            responses = evaluate_responses(result, definitions)
-            for name in result.write_into(directory):
-                files[name] = (Path(directory) / name).read_bytes()
+        # The run's temporary directory is created and removed with signals held back, so that
+        # Ctrl-C cannot come between its creation and the code that removes it.
+        with interrupts_deferred():
+            directory = tempfile.mkdtemp(prefix="flowshare-run-")
+        # pcap captures (trace.pcap) stream into the same directory as the other files.
+        result = _sim.run(task["scenario"], progress=False, pcap_dir=directory)
+        definitions = [Response(**spec) for spec in task["responses"]]
+        responses = evaluate_responses(result, definitions)
+        for name in result.write_into(directory):
+            files[name] = (Path(directory) / name).read_bytes()
     except Exception as exc:  # the run failed; the sweep records why and goes on
         error = _one_line(f"{type(exc).__name__}: {exc}")
         files, responses = {}, {}
+    finally:
+        if directory:
+            with interrupts_deferred():
+                shutil.rmtree(directory, ignore_errors=True)
     return {
         "run_id": task["run_id"],
         "ok": error is None,
@@ -227,24 +245,34 @@ def _run_local(
         for task in tasks:
             on_outcome(execute_run(task))
         return
-    # "spawn": workers start clean, without the driver's threads or open files.
-    pool = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_init_worker,
-        initargs=(os.getpid(),),
-    )
+    pool: ProcessPoolExecutor | None = None
     try:
-        futures = [pool.submit(execute_run, task) for task in tasks]
+        # "spawn": workers start clean, without the driver's threads or open files. The pool's
+        # processes (the workers, multiprocessing's resource tracker) are started with the
+        # stopping signals blocked, see _signals_blocked.
+        with _signals_blocked():
+            pool = ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(os.getpid(),),
+            )
+        with _signals_blocked():
+            futures = [pool.submit(_execute_in_worker, task) for task in tasks]
         for future in as_completed(futures):
             on_outcome(future.result())
     except BaseException:
-        # Runs in flight are lost by design; stop the workers now rather than let them finish.
-        processes = list(getattr(pool, "_processes", {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            with contextlib.suppress(Exception):
-                process.terminate()
+        # Runs in flight are lost by design; stop the workers now rather than let them finish
+        # (SIGTERM: a worker ends its run within a slice of simulated time, removing its
+        # temporary files, and exits once the pool has shut down). Another signal waits until
+        # they are told.
+        with interrupts_deferred():
+            if pool is not None:
+                processes = list(getattr(pool, "_processes", {}).values())
+                pool.shutdown(wait=False, cancel_futures=True)
+                for process in processes:
+                    with contextlib.suppress(Exception):
+                        process.terminate()
         raise
     pool.shutdown(wait=True)
 
@@ -293,10 +321,46 @@ def _run_dask(
 PARENT_POLL_S = 0.5
 
 
+@contextlib.contextmanager
+def _signals_blocked() -> Iterator[None]:
+    """Block Ctrl-C, SIGTERM and SIGHUP in this thread while processes are started.
+
+    A terminal sends Ctrl-C and its hang-up to the whole process group, workers included. A
+    started process inherits the blocked signals and keeps them blocked until it has taken its
+    own measures: a worker in :func:`_init_worker` (a worker still importing would die with a
+    traceback on the shared stderr), multiprocessing's resource tracker never for SIGHUP (it
+    ignores SIGINT and SIGTERM, and would die of a hang-up). In the driver, a signal that
+    arrives meanwhile is taken by another thread or handled when the block ends.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPT_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class _WorkerStopped(KeyboardInterrupt):
+    """SIGTERM in a worker of the local pool: its run unwinds (its temporary directory is
+    removed) and the runs still queued for it are refused; the driver stops the sweep."""
+
+
+_worker_busy = False
+_worker_stopping = False
+
+
 def _init_worker(driver_pid: int) -> None:
-    """Workers leave Ctrl-C to the driver, which stops them, and exit when the driver is gone
-    (a SIGKILL gives it no chance to stop them; idle workers would otherwise wait forever)."""
+    """Workers leave Ctrl-C and SIGHUP to the driver, which stops them with SIGTERM, and exit
+    when the driver is gone (a SIGKILL gives it no chance to stop them; idle workers would
+    otherwise wait forever)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _worker_terminated)
+    if hasattr(signal, "pthread_sigmask"):  # blocked by the driver while it started us
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, INTERRUPT_SIGNALS)
 
     def watch() -> None:
         while os.getppid() == driver_pid:
@@ -306,21 +370,63 @@ def _init_worker(driver_pid: int) -> None:
     threading.Thread(target=watch, name="flowshare-driver-watch", daemon=True).start()
 
 
+def _worker_terminated(signum: int, frame: Any) -> None:
+    """SIGTERM in a worker. The worker does not exit there and then: killed while it sends a
+    run's files back, it would leave the driver waiting forever for the rest of the message.
+    It ends its run, refuses the runs queued for it, and exits when the pool shuts down."""
+    global _worker_stopping
+    if _worker_stopping:
+        return
+    _worker_stopping = True
+    if _worker_busy:
+        raise _WorkerStopped
+
+
+def _execute_in_worker(task: Mapping[str, Any]) -> Outcome:
+    """:func:`execute_run` in a worker of the local pool, stopped by SIGTERM."""
+    global _worker_busy
+    _worker_busy = True
+    try:
+        if _worker_stopping:
+            raise _WorkerStopped
+        return execute_run(task)
+    finally:
+        _worker_busy = False
+
+
 class _Interrupts:
-    """Ctrl-C and SIGTERM raise KeyboardInterrupt while the sweep runs, except while a run is
-    being recorded: then the interrupt waits until the run directory and its catalog row agree.
+    """Ctrl-C, SIGTERM and SIGHUP stop the sweep while it runs, except while a run is being
+    recorded: then the interrupt waits until the run directory and its catalog row agree.
+
+    The exception raised is the one the signal's previous handler raises (the command line's
+    carries the signal; Ctrl-C's is ``KeyboardInterrupt``), or ``KeyboardInterrupt`` where
+    the signal had its default action. A signal ignored when the sweep starts (``nohup``,
+    a background job) stays ignored. Once the sweep is stopping, further signals are absorbed:
+    the workers are stopped and the catalog is written all the same.
 
     (Masking the signals would not do: another thread of the process may take them.)
     """
 
     def __init__(self) -> None:
         self.critical = False
-        self.pending = False
+        self.pending: int | None = None
+        self.stopping = False
+        self.previous: dict[int, Any] = {}
 
     def handler(self, signum: int, frame: Any) -> None:
-        if self.critical:
-            self.pending = True
+        if self.stopping:
             return
+        if self.critical:
+            if self.pending is None:
+                self.pending = signum
+            return
+        self.stop(signum, frame)
+
+    def stop(self, signum: int, frame: Any) -> None:
+        self.stopping = True
+        previous = self.previous.get(signum)
+        if callable(previous):
+            previous(signum, frame)  # raises, as a rule
         raise KeyboardInterrupt
 
     @contextlib.contextmanager
@@ -328,11 +434,16 @@ class _Interrupts:
         if threading.current_thread() is not threading.main_thread():
             yield
             return
-        previous = {s: signal.signal(s, self.handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        for s in INTERRUPT_SIGNALS:
+            current = signal.getsignal(s)
+            if current is signal.SIG_IGN or current is None:  # ignored, or not Python's to set
+                continue
+            self.previous[s] = current
+            signal.signal(s, self.handler)
         try:
             yield
         finally:
-            for s, old in previous.items():
+            for s, old in self.previous.items():
                 signal.signal(s, old)
 
     @contextlib.contextmanager
@@ -342,9 +453,9 @@ class _Interrupts:
             yield
         finally:
             self.critical = False
-        if self.pending:
-            self.pending = False
-            raise KeyboardInterrupt
+        if self.pending is not None:
+            signum, self.pending = self.pending, None
+            self.stop(signum, None)
 
 
 def _cores() -> int:

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._core import ConfigError
-from .._files import atomic_directory
+from .._files import atomic_directory, interrupts_deferred
 from .sweep import Run, Sweep
 
 __all__ = ["CATALOG_COLUMNS", "RunStore", "StoreError"]
@@ -39,6 +39,8 @@ CATALOG_COLUMNS = (
     "started_at", "wall_s", "error",
 )
 RUN_RECORD = "run.json"
+TEMPORARY_MARK = ".tmp-"
+"""``.catalog.parquet.tmp-<pid>``: a table being written, renamed into place when complete."""
 FLUSH_INTERVAL_S = 1.0
 """The catalog and responses files are rewritten at most this often while runs complete (and
 always at the end)."""
@@ -120,10 +122,14 @@ class RunStore:
                 )
         runs_dir = self.out / "runs"
         runs_dir.mkdir(exist_ok=True)
-        # Staging directories of runs that were being written when the sweep was killed.
+        # Staging directories of runs, and temporary tables, that were being written when the
+        # sweep was killed (SIGKILL; other signals let the sweep remove them).
         for entry in runs_dir.iterdir():
             if entry.name.startswith(".") and ".partial-" in entry.name:
                 shutil.rmtree(entry, ignore_errors=True)
+        for name in ("catalog.parquet", "responses.parquet"):
+            for entry in self.out.glob(f".{name}{TEMPORARY_MARK}*"):
+                entry.unlink(missing_ok=True)
         catalog_path = self.out / "catalog.parquet"
         previous: dict[str, dict[str, Any]] = {}
         if catalog_path.is_file():
@@ -290,13 +296,13 @@ def _parameter_column(values: Sequence[Any]) -> np.ndarray:
 
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    temporary = path.with_name(f".{path.name}{TEMPORARY_MARK}{os.getpid()}")
     try:
         frame.to_parquet(temporary, index=False, engine="pyarrow")
         os.replace(temporary, path)
     finally:
-        if temporary.exists():
-            temporary.unlink()
+        with interrupts_deferred():  # a second Ctrl-C does not leave the temporary file
+            temporary.unlink(missing_ok=True)
 
 
 def _write_json(path: Path, document: Any) -> None:
