@@ -410,3 +410,84 @@ def _tiny(tmp_path) -> str:
     path = tmp_path / "tiny.toml"
     path.write_text(scenario())
     return str(path)
+
+
+CASES = Path(__file__).parent / "cases" / "reliability"
+"""The scenario files that once crashed, hung or gave a wrong answer (each says what was seen in
+its header), as they were found."""
+
+EXPECTED = {
+    "01-validate-aborts-fqcodel-buckets": "topology.bottleneck.queue.buckets: must be at most 65536",
+    "02-run-aborts-initial-window": "flows[0].tcp.initial_window: must be at most 1000000 segments",
+    "03-run-panic-sample-interval": None,
+    "04-quadratic-build-20000-flows": None,
+    "05-write-memoryerror-2000-flows-120s": None,
+    "06-start-spacing-wraps": "flows[0].start_spacing: must be at most 1000000000s",
+    "07-huge-values-silently-clamped": "flows[0].size: must be at most 1000000GB, got 1e20B",
+    "08-handshake-breaks-conservation": None,
+    "09-pcap-path-traversal": 'topology.nodes[0]: node name "../../escaped" is not allowed',
+    "17-positional-arrays-accepted": "simulation: expected a table of named fields, got an array",
+    "19-no-event-rate-guard": "flows[1].source.rate: must be at most 10000Gbps, got 1e15bps",
+}
+
+
+def test_every_reproducer_file_is_covered():
+    assert sorted(p.stem for p in CASES.glob("*.toml")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_reproducer_gives_a_one_line_error_or_validates_within_budget(name, capsys):
+    path = str(CASES / f"{name}.toml")
+    status = flowshare.cli.main(["validate", path])
+    out, err = capsys.readouterr()
+    expected = EXPECTED[name]
+    if expected is None:
+        assert status == 0 and out.startswith("ok: ") and out.count("\n") == 1, (out, err)
+    else:
+        assert status == 1 and err.count("\n") == 1, err
+        assert err.startswith(f"flowshare: error: {path}: {expected}"), err
+
+
+def test_the_handshake_reproducer_conserves_packets():
+    result = flowshare.run(str(CASES / "08-handshake-breaks-conservation.toml"))
+    f = result.flows
+    lost = f["drops"] + f["link_losses"] + f["in_network_end"]
+    assert (f["packets_sent"] == f["packets_received"] + lost).all()
+
+
+def test_a_long_silent_phase_says_what_it_is_doing(monkeypatch, capsys):
+    # Once: nothing was shown while a large network was built or its results written.
+    from flowshare import sim
+
+    monkeypatch.setattr(sim, "PROGRESS_DELAY_S", 0.01)
+    with sim.status("building the network", enabled=True):
+        time.sleep(0.5)
+    with sim.status("writing out", enabled=False):
+        time.sleep(0.05)
+    with sim.status("quick", enabled=True):
+        pass
+    time.sleep(0.05)
+    assert capsys.readouterr().err == "flowshare: building the network...\n"
+
+
+def test_a_long_series_is_plotted_as_means_with_bounded_points():
+    # Once: a 1 us sample interval over 2 s (2 million samples) drew every point, and the plot
+    # took 1.5 GB.
+    import numpy as np
+
+    from flowshare.plots import MAX_POINTS, throughput_cwnd
+
+    n = 3 * MAX_POINTS + 7
+    t = np.repeat(np.arange(n) * 1e-3, 2)
+    frame = pd.DataFrame(
+        {"time_s": t, "flow": np.tile([0, 1], n), "send_rate_bps": 1e6, "cwnd": np.tile([2.0, 4.0], n)}
+    )
+    chunks = [frame.iloc[: 2 * 5000], frame.iloc[2 * 5000 :]]
+    fig = throughput_cwnd(chunks)
+    rate, cwnd = fig.axes
+    assert all(len(line.get_xdata()) <= MAX_POINTS for line in rate.lines + cwnd.lines)
+    stride = -(-n // MAX_POINTS)
+    assert [len(line.get_xdata()) for line in rate.lines] == [-(-n // stride)] * 3
+    total = rate.lines[-1].get_ydata()
+    assert np.allclose(total, 2.0)  # two flows at 1 Mbit/s
+    assert np.allclose(cwnd.lines[-1].get_ydata(), 3.0)

@@ -232,7 +232,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             spill_dir=stage.parent,
         )
         try:
-            names = result.write_into(stage, report=args.report)
+            with sim.status(f"writing {args.out}", enabled=_shows_progress(args)):
+                names = result.write_into(stage, report=args.report)
         except OSError as exc:
             raise _UserError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     _print_flows(result)
@@ -373,6 +374,10 @@ def builtin_demo() -> dict[str, Any]:
 
 def _progress(args: argparse.Namespace) -> bool | None:
     return False if args.no_progress else None
+
+
+def _shows_progress(args: argparse.Namespace) -> bool:
+    return not args.no_progress and sim._stderr_is_tty()
 
 
 def _add_budget_arguments(parser: argparse.ArgumentParser, *, force: bool) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +80,10 @@ def run(
     KeyboardInterrupt
         Propagated within one slice of the run; nothing has been written anywhere.
     """
-    normalized, sim = _prepare(scenario, seed=seed)
+    if progress is None:
+        progress = _stderr_is_tty()
+    with status("building the network", enabled=progress):
+        normalized, sim = _prepare(scenario, seed=seed)
     planned = cost(sim.estimate, base_slices=SLICES)
     check(
         planned,
@@ -98,8 +103,6 @@ def run(
             UserWarning,
             stacklevel=2,
         )
-    if progress is None:
-        progress = _stderr_is_tty()
     data = RunData(spill_dir=spill_dir, events=_traces_events(normalized))
     raw = _advance(sim, progress=progress, data=data, plan=planned)
     return RunResult.from_core(raw, normalized, data=data)
@@ -203,6 +206,25 @@ def _advance(
     finally:
         if bar is not None:
             bar.close()
+
+
+@contextlib.contextmanager
+def status(what: str, *, enabled: bool) -> Iterator[None]:
+    """Say on stderr ``flowshare: <what>...`` if the block is still running after
+    :data:`PROGRESS_DELAY_S` (building a large network, writing large results), so that a
+    long silent phase shows what it is doing."""
+    if not enabled:
+        yield
+        return
+    timer = threading.Timer(
+        PROGRESS_DELAY_S, lambda: print(f"flowshare: {what}...", file=sys.stderr, flush=True)
+    )
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 def _stderr_is_tty() -> bool:

@@ -57,13 +57,20 @@ impl Simulation {
     /// `simulation.seed`; relative file names in the scenario are read from `base_dir`.
     #[new]
     #[pyo3(signature = (text, fmt="json", seed=None, base_dir=None))]
-    fn new(text: &str, fmt: &str, seed: Option<u64>, base_dir: Option<std::path::PathBuf>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        text: &str,
+        fmt: &str,
+        seed: Option<u64>,
+        base_dir: Option<std::path::PathBuf>,
+    ) -> PyResult<Self> {
         let mut s = parse(text, fmt)?;
         s.base_dir = base_dir;
         if let Some(seed) = seed {
             s.simulation.seed = seed;
         }
-        let sim = CoreSim::new(&s).map_err(|e| ConfigError::new_err(e.to_string()))?;
+        // The GIL is released while a large network is built, so that Python can say so.
+        let sim = py.detach(|| CoreSim::new(&s)).map_err(|e| ConfigError::new_err(e.to_string()))?;
         Ok(Simulation { inner: Some(sim), normalized: s.to_json() })
     }
 
