@@ -491,3 +491,15 @@ def test_a_long_series_is_plotted_as_means_with_bounded_points():
     total = rate.lines[-1].get_ydata()
     assert np.allclose(total, 2.0)  # two flows at 1 Mbit/s
     assert np.allclose(cwnd.lines[-1].get_ydata(), 3.0)
+
+
+def test_a_signal_ignored_at_start_stays_ignored_like_nohup():
+    # Once: `nohup flowshare run ...` still stopped with exit 129 when the terminal closed.
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with flowshare.cli._termination_unwinds():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) is flowshare.cli._raise_terminated
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)

@@ -55,13 +55,11 @@ HAS_PROC = Path("/proc/self/status").is_file()
 
 
 def exit_status(sig: int) -> int:
-    """``run``, ``model`` and ``report``: 128 + the signal's number (130 for Ctrl-C)."""
+    """Every command: 128 + the signal's number (130 for Ctrl-C)."""
     return 128 + sig
 
 
-SWEEP_EXIT_STATUS = 130
-"""``sweep`` exits with 130 whatever the signal (the CLI reports every interrupt the same
-way: finished runs kept, continue with --resume)."""
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,7 +377,7 @@ def test_sweep_interrupted_keeps_a_consistent_store_that_resume_completes(
     err = send(process, sig)
     check_interrupted(
         (process.returncode, err),
-        SWEEP_EXIT_STATUS,
+        exit_status(sig),
         f"flowshare: interrupted; finished runs are kept in {out}; continue with --resume",
     )
     assert leftovers(tmp_path) == []  # run staging, catalog temporaries, workers' run files

@@ -75,8 +75,11 @@ def _termination_unwinds() -> Iterator[None]:
     staging directory clean up after, as they do for Ctrl-C."""
     previous = {}
     if threading.current_thread() is threading.main_thread():
-        for s in (signal.SIGTERM, signal.SIGHUP):
-            previous[s] = signal.signal(s, _raise_terminated)
+        for name in ("SIGTERM", "SIGHUP"):
+            s = getattr(signal, name, None)
+            # A signal ignored when the command started (`nohup`) stays ignored.
+            if s is not None and signal.getsignal(s) is not signal.SIG_IGN:
+                previous[s] = signal.signal(s, _raise_terminated)
     try:
         yield
     finally:
@@ -275,12 +278,12 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             resume=args.resume,
             progress=_progress(args),
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print(
             f"{PROG}: interrupted; finished runs are kept in {args.out}; continue with --resume",
             file=sys.stderr,
         )
-        return 130
+        return 128 + exc.signum if isinstance(exc, _Terminated) else 130
     skipped = outcome.total - outcome.ran
     print(
         f"{_plural(outcome.total, 'run')}: {outcome.done} done, {outcome.failed} failed"
