@@ -503,3 +503,13 @@ def test_a_signal_ignored_at_start_stays_ignored_like_nohup():
         assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGHUP, previous)
+
+
+def test_a_parking_lot_has_at_most_100000_routers(write):
+    # Once: a billion routers were built until memory ran out (ten million took 80 s).
+    top = (
+        'kind = "parking_lot"\nrouters = 1000000000\n'
+        'link = { rate = "10Mbps", delay = "1ms" }\naccess = { rate = "100Mbps", delay = "1ms" }'
+    )
+    message = error_of(write(scenario(topology=top)))
+    assert message.endswith("topology.routers: must be at most 100000, got 1000000000"), message
