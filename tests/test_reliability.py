@@ -513,3 +513,27 @@ def test_a_parking_lot_has_at_most_100000_routers(write):
     )
     message = error_of(write(scenario(topology=top)))
     assert message.endswith("topology.routers: must be at most 100000, got 1000000000"), message
+
+
+def test_a_scenario_mapping_json_cannot_carry_is_refused_in_one_line():
+    # Once: a string holding a lone surrogate (what os.fsdecode makes of a byte that is not
+    # UTF-8) raised UnicodeEncodeError, and a mapping nested 5000 deep RecursionError.
+    from flowshare import scenario as sc
+
+    def dumbbell(name):
+        return sc.dumbbell(
+            bottleneck=sc.link(rate="10Mbps", delay="10ms"),
+            access=sc.link(rate="100Mbps", delay="1ms"),
+            flows=sc.flows(name=name),
+            duration="1s",
+        )
+
+    for call in (flowshare.validate, flowshare.run):
+        with pytest.raises(flowshare.ConfigError) as e:
+            call(dumbbell("a\udcff"))
+        assert str(e.value).startswith("flows[0].name: ") and "\n" not in str(e.value), e.value
+    deep = 1
+    for _ in range(5000):
+        deep = {"k": deep}
+    with pytest.raises(flowshare.ConfigError, match="nested too deeply"):
+        flowshare.validate({**dumbbell("a"), "x": deep})

@@ -122,13 +122,56 @@ def _decode(normalized: str) -> dict[str, Any]:
 def to_json(scenario: Mapping[str, Any]) -> str:
     """Serialize a scenario mapping to the JSON text the Rust loader reads.
 
-    Tuples become lists. Values JSON cannot represent (non-finite floats, arbitrary objects)
-    raise :class:`ConfigError` naming the offending value.
+    Tuples become lists. Values JSON cannot represent (non-finite floats, arbitrary objects,
+    mappings nested too deeply, strings that are not Unicode text) raise :class:`ConfigError`
+    naming the offending value.
     """
     try:
-        return json.dumps(scenario, allow_nan=False, ensure_ascii=False)
+        text = json.dumps(scenario, allow_nan=False, ensure_ascii=False)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"scenario is not representable as JSON: {exc}") from None
+    except RecursionError:
+        raise ConfigError(
+            "scenario is not representable as JSON: mappings or lists nested too deeply"
+        ) from None
+    if not text.isascii() and not _is_text(text):
+        raise ConfigError(_not_text_message(scenario))
+    return text
+
+
+def _is_text(s: str) -> bool:
+    """Whether ``s`` is Unicode text, which UTF-8 can encode: not so if it holds a lone
+    surrogate, as ``os.fsdecode`` makes of a byte that is not UTF-8."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _not_text_message(scenario: Mapping[str, Any]) -> str:
+    """One line naming the first key or string value of ``scenario`` that is not text."""
+
+    def shown(s: str) -> str:
+        return s if s.isprintable() and _is_text(s) else ascii(s)[1:-1]
+
+    stack: list[tuple[str, Any]] = [("", scenario)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str) and not _is_text(value):
+            text = ascii(value[:40] + ("..." if len(value) > 40 else ""))
+            return f"{path}: not Unicode text (a lone surrogate): {text}"
+        children: list[tuple[str, Any]] = []
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                where = f"{path}.{shown(str(key))}" if path else shown(str(key))
+                if isinstance(key, str) and not _is_text(key):
+                    return f"{where}: a key that is not Unicode text (a lone surrogate)"
+                children.append((where, item))
+        elif isinstance(value, list | tuple):
+            children = [(f"{path}[{i}]", item) for i, item in enumerate(value)]
+        stack.extend(reversed(children))
+    return "scenario is not representable as JSON: it holds text that is not Unicode"
 
 
 def describe(scenario: Mapping[str, Any]) -> dict[str, Any]:
