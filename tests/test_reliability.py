@@ -301,7 +301,7 @@ def test_an_absurd_load_is_refused_before_it_runs_naming_its_flow_group(write, c
     path = write(scenario(flows=flows))
     assert flowshare.cli.main(["run", path, "--out", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("flowshare: error: flows[1]: the run would take about 1.3e+10 events")
+    assert err.startswith("flowshare: error: flows[1]: the run would take about 2.5e+10 events")
     assert "of simulation.duration fits" in err
     with pytest.raises(flowshare.guard.BudgetError, match=r"flows\[1\]"):
         flowshare.run(path)

@@ -14,8 +14,9 @@
 use crate::engine::stream;
 use crate::net::{Limit, Network};
 use crate::scenario::Built;
+use crate::tcp::TcpConfig;
 use crate::traffic::arrivals::Process;
-use crate::traffic::SourceSpec;
+use crate::traffic::{SourceKind, SourceSpec};
 use crate::units::{secs, Time};
 
 /// Events per packet per hop it crosses (an arrival; transmissions on a direction only one
@@ -84,65 +85,61 @@ struct Demand {
     floor: f64,
 }
 
+impl Demand {
+    /// A connection (or an arrival group's) on `routes`, sized as TCP, with no cap or size yet.
+    fn tcp(group: u32, built: &Built, routes: [u32; 2], tcp: &TcpConfig, active: f64) -> Demand {
+        Demand {
+            group,
+            data: built.routes.links(routes[0]).to_vec(),
+            ack_hops: built.routes.links(routes[1]).len(),
+            wire: f64::from(tcp.mss + tcp.header),
+            acks: tcp.delayed_ack.map_or(1.0, |(n, _)| 1.0 / f64::from(n.max(1))),
+            cap: 0.0,
+            offered: 0.0,
+            active,
+            packets: f64::INFINITY,
+            rate: 0.0,
+            floor: 0.0,
+        }
+    }
+}
+
 impl Estimate {
     /// The estimate of `built`, a scenario with `duration` and `sample_interval` (ns) and
     /// `traced` events, seeded by `seed` (arrival sizes are averaged over draws).
     pub fn of(built: &Built, duration: Time, sample_interval: Time, traced: bool, seed: u64) -> Estimate {
         let mut demands = Vec::with_capacity(built.conns.len() + built.arrivals.len());
         for c in &built.conns {
-            let data = built.routes.links(c.routes[0]).to_vec();
-            let ack_hops = built.routes.links(c.routes[1]).len();
             let active = (secs(c.stop.unwrap_or(duration).min(duration)) - secs(c.start)).max(0.0);
             let d = match &c.source {
                 Some(src) => {
                     let wire = f64::from(src.payload + src.header);
                     let bits = source_rate(src) * wire / f64::from(src.payload.max(1));
-                    Demand {
-                        group: c.group,
-                        data,
-                        ack_hops: 0,
-                        wire,
-                        acks: 0.0,
-                        cap: bits,
-                        offered: bits,
-                        active,
-                        packets: f64::INFINITY,
-                        rate: 0.0,
-                        floor: 0.0,
-                    }
+                    // Open loop: no ACKs, and it sends whatever the network carries.
+                    let mut d = Demand::tcp(c.group, built, c.routes, &c.tcp, active);
+                    (d.ack_hops, d.acks, d.wire, d.cap, d.offered) = (0, 0.0, wire, bits, bits);
+                    d
                 }
                 None => {
-                    let wire = f64::from(c.tcp.mss + c.tcp.header);
-                    let acks = c.tcp.delayed_ack.map_or(1.0, |(n, _)| 1.0 / f64::from(n.max(1)));
-                    let rtt =
-                        base_rtt(&built.net, &data, built.routes.links(c.routes[1]), wire, f64::from(c.tcp.ack_size));
-                    let cap = c.tcp.rwnd as f64 * wire * 8.0 / rtt.max(1e-9);
-                    let packets = c.size.map_or(f64::INFINITY, |b| (b as f64 / f64::from(c.tcp.mss.max(1))).ceil());
-                    let floor = if active > 0.0 { (c.tcp.initial_window + active).min(packets) } else { 0.0 };
-                    Demand {
-                        group: c.group,
-                        data,
-                        ack_hops,
-                        wire,
-                        acks,
-                        cap,
-                        offered: 0.0,
-                        active,
-                        packets,
-                        rate: 0.0,
-                        floor,
-                    }
+                    let mut d = Demand::tcp(c.group, built, c.routes, &c.tcp, active);
+                    let rtt = base_rtt(
+                        &built.net,
+                        &d.data,
+                        built.routes.links(c.routes[1]),
+                        d.wire,
+                        f64::from(c.tcp.ack_size),
+                    );
+                    d.cap = c.tcp.rwnd as f64 * d.wire * 8.0 / rtt.max(1e-9);
+                    d.packets = c.size.map_or(f64::INFINITY, |b| (b as f64 / f64::from(c.tcp.mss.max(1))).ceil());
+                    d.floor = if active > 0.0 { (c.tcp.initial_window + active).min(d.packets) } else { 0.0 };
+                    d
                 }
             };
             demands.push(d);
         }
         let mut rng = stream(seed, "estimate");
         for a in &built.arrivals {
-            let data = built.routes.links(a.routes[0]).to_vec();
-            let ack_hops = built.routes.links(a.routes[1]).len();
             let active = (secs(a.stop.unwrap_or(duration).min(duration)) - secs(a.start)).max(0.0);
-            let wire = f64::from(a.tcp.mss + a.tcp.header);
-            let acks = a.tcp.delayed_ack.map_or(1.0, |(n, _)| 1.0 / f64::from(n.max(1)));
             let mean =
                 |d: &crate::traffic::arrivals::Dist, rng: &mut _| (0..256).map(|_| d.sample(rng)).sum::<f64>() / 256.0;
             // Transfers per second and payload bytes per transfer.
@@ -161,22 +158,11 @@ impl Estimate {
                 transfers = transfers.min(limit as f64);
             }
             let per_transfer = (bytes / f64::from(a.tcp.mss.max(1))).ceil() + 3.0; // with the handshake
-            let packets = transfers * per_transfer;
-            let cap = if active > 0.0 { packets * wire * 8.0 / active } else { 0.0 };
-            let floor = transfers * per_transfer.min(a.tcp.initial_window + 3.0);
-            demands.push(Demand {
-                group: a.group,
-                data,
-                ack_hops,
-                wire,
-                acks,
-                cap,
-                offered: 0.0,
-                active,
-                packets,
-                rate: 0.0,
-                floor,
-            });
+            let mut d = Demand::tcp(a.group, built, a.routes, &a.tcp, active);
+            d.packets = transfers * per_transfer;
+            d.cap = if active > 0.0 { d.packets * d.wire * 8.0 / active } else { 0.0 };
+            d.floor = transfers * per_transfer.min(a.tcp.initial_window + 3.0);
+            demands.push(d);
         }
         let load = fill(&built.net, &mut demands);
 
@@ -238,7 +224,7 @@ impl Estimate {
 fn source_rate(src: &SourceSpec) -> f64 {
     let peak = src.schedule.iter().map(|p| p.rate_bps).chain([src.rate]).max().unwrap_or(0) as f64;
     let (_, on, off, _) = src.on_off;
-    if on > 0 && off > 0 {
+    if src.kind == SourceKind::OnOff && on > 0 && off > 0 {
         peak * on as f64 / (on + off) as f64
     } else {
         peak
@@ -301,4 +287,39 @@ fn fill(net: &Network, demands: &mut [Demand]) -> Vec<f64> {
         });
     }
     load
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::from_toml;
+
+    fn estimate(flows: &str) -> Estimate {
+        let text = format!(
+            "[simulation]\nduration = \"10s\"\n[topology]\nkind = \"dumbbell\"\n\
+             bottleneck = {{ rate = \"10Mbps\", delay = \"10ms\", queue = {{ limit = 50 }} }}\n\
+             access = {{ rate = \"100Mbps\", delay = \"1ms\" }}\n{flows}"
+        );
+        let s = from_toml(&text).unwrap();
+        let b = s.build().unwrap();
+        Estimate::of(&b, s.simulation.duration.0, s.simulation.sample_interval.0, false, 1)
+    }
+
+    #[test]
+    fn flows_share_the_bottleneck_and_sources_count_what_they_generate() {
+        // Two greedy flows fill the 10 Mbit/s bottleneck: 10 s of 1500-byte packets.
+        let two = estimate("[[flows]]\ncount = 2\n");
+        let packets = 10e6 * 10.0 / (8.0 * 1500.0);
+        let per_packet = EVENTS_PER_HOP * 6.0 + EVENTS_PER_PACKET;
+        assert!((two.drivers[0].1 / (packets * per_packet) - 1.0).abs() < 0.01, "{:?}", two.drivers);
+        // Its queue is full and the pipes hold what is in flight.
+        assert!(two.packets_held >= 50.0 && two.packets_held <= 100.0, "{}", two.packets_held);
+        // A 1 Gbit/s source on a 100 Mbit/s access link still generates 1 Gbit/s of packets.
+        let udp = estimate("[[flows]]\ntransport = \"udp\"\nsource = { kind = \"cbr\", rate = \"1Gbps\" }\n");
+        let generated = 1e9 * 10.0 / (8.0 * 1000.0);
+        assert!(udp.drivers[0].1 > generated * EVENTS_PER_GENERATED, "{:?}", udp.drivers);
+        assert_eq!(udp.drivers[0].0, "flows[0]");
+        // Time series: 100 samples of 1 flow and 6 queue directions.
+        assert_eq!(udp.series_rows, 100.0 * 7.0);
+    }
 }
