@@ -537,3 +537,18 @@ def test_a_scenario_mapping_json_cannot_carry_is_refused_in_one_line():
         deep = {"k": deep}
     with pytest.raises(flowshare.ConfigError, match="nested too deeply"):
         flowshare.validate({**dumbbell("a"), "x": deep})
+
+
+def test_an_interrupt_after_the_output_is_written_says_so(write, tmp_path, capsys, monkeypatch):
+    # Once: a signal while the goodput table was printed said "no output written", although
+    # the output directory was complete.
+    path = write(scenario(duration="0.5s"))
+
+    def interrupted(_result):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(flowshare.cli, "_print_flows", interrupted)
+    out = tmp_path / "out"
+    assert flowshare.cli.main(["run", path, "--out", str(out)]) == 130
+    assert capsys.readouterr().err == f"flowshare: interrupted; {out} was written whole\n"
+    assert (out / "flows.csv").exists()

@@ -100,7 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _termination_unwinds():
             return int(args.handler(args) or 0)
     except KeyboardInterrupt as exc:
-        print(f"{PROG}: interrupted; no output written", file=sys.stderr)
+        written = getattr(args, "written", None)
+        what = f"{written} was written whole" if written else "no output written"
+        print(f"{PROG}: interrupted; {what}", file=sys.stderr)
         return 128 + exc.signum if isinstance(exc, _Terminated) else 130
     except _UsageError as exc:
         return _fail(str(exc), status=2)
@@ -239,6 +241,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 names = result.write_into(stage, report=args.report)
         except OSError as exc:
             raise _UserError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    args.written = args.out  # an interrupt from here on says the output is complete
     _print_flows(result)
     _print_files([Path(args.out) / name for name in names])
     return 0
