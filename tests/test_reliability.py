@@ -552,3 +552,18 @@ def test_an_interrupt_after_the_output_is_written_says_so(write, tmp_path, capsy
     assert flowshare.cli.main(["run", path, "--out", str(out)]) == 130
     assert capsys.readouterr().err == f"flowshare: interrupted; {out} was written whole\n"
     assert (out / "flows.csv").exists()
+
+
+def test_a_sweep_arm_over_the_budget_is_refused_before_anything_runs(tmp_path, capsys):
+    from flowshare.study import load_sweep
+
+    (tmp_path / "base.toml").write_text(scenario(), encoding="utf-8")
+    body = 'base = "base.toml"\n[grid]\n"simulation.duration" = ["1s", "1000000000s"]\n'
+    (tmp_path / "sweep.toml").write_text(body, encoding="utf-8")
+    with pytest.raises(flowshare.ConfigError) as e:
+        load_sweep(str(tmp_path / "sweep.toml")).validate()
+    message = str(e.value)
+    assert 'arm 1 (simulation.duration = "1000000000s")' in message
+    assert "flows[0]: the run would take" in message
+    assert flowshare.cli.main(["sweep", str(tmp_path / "sweep.toml"), "--out", str(tmp_path / "s")]) == 1
+    assert not (tmp_path / "s").exists()

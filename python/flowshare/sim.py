@@ -108,15 +108,18 @@ def run(
     return RunResult.from_core(raw, normalized, data=data)
 
 
-def validate(scenario: Source) -> dict[str, Any]:
+def validate(scenario: Source, *, budget: Budget | None = None) -> dict[str, Any]:
     """Check a scenario without running it.
 
     The scenario is parsed and its network is built (which also checks what only the whole
-    network reveals, such as a graph flow without a route), but no time is simulated.
+    network reveals, such as a graph flow without a route), and its estimated cost is checked
+    against ``budget`` as :func:`run` would; no time is simulated.
 
     Parameters
     ----------
     scenario : str, path-like or mapping
+        As for :func:`run`.
+    budget : Budget, optional
         As for :func:`run`.
 
     Returns
@@ -127,11 +130,21 @@ def validate(scenario: Source) -> dict[str, Any]:
     Raises
     ------
     ConfigError
-        With a one-line message naming the field and what is allowed.
+        With a one-line message naming the field and what is allowed
+        (:class:`flowshare.guard.BudgetError` when the run would exceed ``budget``).
     FileNotFoundError
         If ``scenario`` names a missing file.
     """
-    normalized, _ = _prepare(scenario)
+    normalized, sim = _prepare(scenario)
+    estimate = sim.estimate
+    check(
+        cost(estimate, base_slices=SLICES),
+        estimate,
+        normalized,
+        budget or Budget(),
+        duration_s=sim.duration_s,
+        spill_dir=None,
+    )
     return normalized
 
 
