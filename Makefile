@@ -8,7 +8,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 PYSRC := $(shell find python -name '*.py' -o -name '*.pyi' 2>/dev/null)
 RSSRC := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml Cargo.lock
 
-.PHONY: demo test test-rust test-python bench develop clean
+.PHONY: demo test test-rust test-python fuzz bench develop clean
 
 $(VENV)/.installed: requirements/dev.txt requirements/constraints.txt
 	python3 -m venv $(VENV)
@@ -39,6 +39,18 @@ test-rust: $(VENV)/.installed
 
 test-python: develop
 	$(PY) -m pytest
+
+# Nightly: the fuzz of the scenario loader and builder that `make test` runs for about a
+# minute (docs/reliability.md, "Fuzzing"), with many more cases: the Rust fuzz in both
+# profiles, then the Python API and the command line; about 25 minutes on two cores.
+FUZZ_RUST_CASES ?= 1000000
+FUZZ_PYTHON_CASES ?= 20000
+FUZZ_CLI_CASES ?= 2000
+fuzz: develop
+	FLOWSHARE_FUZZ_CASES=$(FUZZ_RUST_CASES) cargo test --release -p flowshare-core --test fuzz_scenarios -- --nocapture
+	FLOWSHARE_FUZZ_CASES=$(FUZZ_RUST_CASES) cargo test --profile checked -p flowshare-core --test fuzz_scenarios -- --nocapture
+	FLOWSHARE_FUZZ_CASES=$(FUZZ_PYTHON_CASES) $(PY) -m pytest tests/test_fuzz.py -k "not command_line"
+	FLOWSHARE_FUZZ_CASES=$(FUZZ_CLI_CASES) $(PY) -m pytest tests/test_fuzz.py -k command_line
 
 # The driver (bench/) times the flowshare-sim binary; it needs no build of the Python package.
 bench: $(VENV)/.installed target/release/flowshare-sim
