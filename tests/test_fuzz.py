@@ -196,12 +196,9 @@ def validate_and_run(scenario: Any, pcap_dir: Path) -> None:
 # ---------------------------------------------------------------------------------------------
 # Values
 
-#: Text without control characters and line separators: an error message shows a key, a node
-#: or link name and some other values as written, so a line break in them would make a
-#: message of two lines (docs/reliability.md, "Fuzzing").
-_TEXT = st.text(
-    alphabet=st.characters(exclude_categories=["Cc", "Cs", "Zl", "Zp"]), max_size=12
-)
+#: Text of any characters but lone surrogates (those have a test of their own); a message shows
+#: a line break in a key or a name escaped.
+_TEXT = st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=12)
 
 ODD_STRINGS = [
     "", " ", "1e300s", "-1ms", "0s", "1e-30s", "0bps", "1e30bps", "-5Mbps", "0B", "1e20B",

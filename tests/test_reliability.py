@@ -567,3 +567,45 @@ def test_a_sweep_arm_over_the_budget_is_refused_before_anything_runs(tmp_path, c
     assert "flows[0]: the run would take" in message
     assert flowshare.cli.main(["sweep", str(tmp_path / "sweep.toml"), "--out", str(tmp_path / "s")]) == 1
     assert not (tmp_path / "s").exists()
+
+
+def test_line_breaks_in_keys_and_names_stay_on_one_line(write):
+    # Once: a node named "a\nb" or an unknown key "x\ny" gave a message of two lines.
+    top = (
+        'kind = "graph"\nnodes = ["a\\nb", "c"]\n'
+        'links = [{ from = "a\\nb", to = "c", rate = "10Mbps", delay = "1ms" }]'
+    )
+    message = error_of(write(scenario(topology=top, flows='[[flows]]\nsrc = "a\\nb"\ndst = "c"')))
+    assert 'node name "a\\nb" is not allowed' in message
+    message = error_of(write(scenario(flows='[[flows]]\nname = "a"\n"x\\ry" = 1')))
+    assert message.count("\n") == 0 and "x\\ry" in message
+
+
+def test_more_connections_than_memory_can_build_are_refused_before_building(write):
+    # Once: 2,000,000 flows took 3.6 GB to validate, and 4e9 closed-loop users more than 20 GB
+    # (or an abort under ulimit), before the guard could estimate anything.
+    budget = flowshare.guard.Budget(max_memory=2 * 10**9)
+    path = write(scenario(flows='[[flows]]\nname = "a"\ncount = 2000000'))
+    with pytest.raises(flowshare.ConfigError, match=r"^.*flows\[0\]\.count: 2000000 connections"):
+        flowshare.validate(path, budget=budget)
+    users = (
+        '[[flows]]\nname = "w"\narrivals = { process = "closed_loop", users = 4000000000, '
+        'think = "1s", size = "10KB" }'
+    )
+    message = error_of(write(scenario(flows=users)))
+    assert "flows[0].arrivals.users: 4000000000 connections in all would need more memory" in message
+    with pytest.raises(flowshare.ConfigError, match="users: must be at most 1000000, got 4000000000"):
+        flowshare.validate(write(scenario(flows=users)), budget=flowshare.guard.Budget(force=True))
+
+
+def test_multcp_n_has_an_upper_bound(write):
+    # Once: n = 1e9 on a lossy link sent 63 million packets and took 2.5 GB; 1e300 aborted.
+    flows = '[[flows]]\nname = "a"\ntcp = { cc = { algo = "multcp", n = 1e9 } }'
+    message = error_of(write(scenario(flows=flows)))
+    assert "n: must be a number of flows from 1 to 10000, got 1000000000" in message
+
+
+def test_an_output_path_that_is_not_utf8_is_a_usage_error(capsys):
+    # Once: `--out $'\xff'` raised UnicodeEncodeError in the Parquet writer (a traceback).
+    assert flowshare.cli.main(["run", "s.toml", "--out", "x\udcff"]) == 2
+    assert "argument --out: expected a UTF-8 path" in capsys.readouterr().err

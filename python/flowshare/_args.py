@@ -33,6 +33,12 @@ def output_dir(text: str) -> str:
     """A directory to write into: any path but the empty one."""
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a directory path, got an empty one")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A byte that is not UTF-8 (os.fsdecode keeps it as a lone surrogate): the files
+        # written there could not name it.
+        raise argparse.ArgumentTypeError(f"expected a UTF-8 path, got {text!r}") from None
     return text
 
 

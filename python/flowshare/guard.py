@@ -28,6 +28,7 @@ __all__ = [
     "Cost",
     "available_memory",
     "cost",
+    "max_connections",
     "parse_size",
 ]
 
@@ -232,6 +233,25 @@ def check(
                 f"{_size(free)} free in {where}; at most {rows_fit:.2g} rows fit; "
                 f"{budget.hint}"
             )
+
+
+BUILD_BYTES_PER_CONNECTION = 10_000
+"""Memory a connection takes once built (its hosts, links, agents and routes), measured at
+about 7 kB on dumbbells, with a margin."""
+
+
+def max_connections(budget: Budget | None) -> int | None:
+    """The most connections (listed flows and closed-loop users) that ``budget``'s memory can
+    build, checked before the core allocates them; ``None`` for no limit."""
+    budget = budget or Budget()
+    if budget.force:
+        return None
+    limit, _ = _memory_limit(budget)
+    if not math.isfinite(limit):
+        return None
+    spare = limit - _rss()
+    # With no room at all, the estimate after the build says why, at the cost of a small build.
+    return int(spare / BUILD_BYTES_PER_CONNECTION) if spare >= BUILD_BYTES_PER_CONNECTION * 1000 else None
 
 
 def available_memory() -> int | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from . import _core
 from ._series import RunData
-from .guard import Budget, Cost, check, cost
+from .guard import Budget, Cost, check, cost, max_connections
 from .results import RunResult
 from .scenario import ConfigError, Source, scenario_text
 
@@ -83,7 +83,7 @@ def run(
     if progress is None:
         progress = _stderr_is_tty()
     with status("building the network", enabled=progress):
-        normalized, sim = _prepare(scenario, seed=seed)
+        normalized, sim = _prepare(scenario, seed=seed, budget=budget)
     planned = cost(sim.estimate, base_slices=SLICES)
     check(
         planned,
@@ -135,7 +135,7 @@ def validate(scenario: Source, *, budget: Budget | None = None) -> dict[str, Any
     FileNotFoundError
         If ``scenario`` names a missing file.
     """
-    normalized, sim = _prepare(scenario)
+    normalized, sim = _prepare(scenario, budget=budget)
     estimate = sim.estimate
     check(
         cost(estimate, base_slices=SLICES),
@@ -152,16 +152,20 @@ def _prepare(
     scenario: Source,
     *,
     seed: int | None = None,
+    budget: Budget | None = None,
 ) -> tuple[dict[str, Any], _core.Simulation]:
     """Parse, validate and build ``scenario`` once in the core, with ``seed`` applied; returns
-    the normalized scenario and the simulation."""
+    the normalized scenario and the simulation. A scenario with more connections than
+    ``budget``'s memory can build is refused before the core allocates them."""
     if seed is not None and (
         isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64
     ):
         raise ConfigError(f"seed: expected an integer from 0 to {2**64 - 1}, got {seed!r}")
     text, fmt, base_dir = scenario_text(scenario)
     try:
-        sim = _core.Simulation(text, fmt, seed=seed, base_dir=base_dir)
+        sim = _core.Simulation(
+            text, fmt, seed=seed, base_dir=base_dir, max_connections=max_connections(budget)
+        )
     except _core.ConfigError as exc:
         if isinstance(scenario, Mapping):
             raise

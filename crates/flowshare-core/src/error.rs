@@ -14,8 +14,18 @@ pub struct ConfigError {
 impl ConfigError {
     /// An error at `path`.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError { path: path.into(), message: message.into() }
+        ConfigError { path: one_line(path.into()), message: one_line(message.into()) }
     }
+}
+
+/// A message quotes keys and values as written; a line break or other control character in
+/// them is shown escaped (`\n`), so that the message stays one line.
+fn one_line(text: String) -> String {
+    let breaks = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+    if !text.chars().any(breaks) {
+        return text;
+    }
+    text.chars().flat_map(|c| if breaks(c) { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
 }
 
 impl fmt::Display for ConfigError {

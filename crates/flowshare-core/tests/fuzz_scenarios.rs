@@ -435,13 +435,38 @@ const WORDS: &[&str] = &[
     "r1",
 ];
 
-/// Keys to insert: unknown ones, and known ones where they may not belong. None holds a line
-/// break, nor does any string of [`fixed`]: an error message shows keys, node and link names
-/// and some other values as written, so a line break in them makes a message of two lines
-/// (docs/reliability.md, "Fuzzing").
+/// Keys to insert: unknown ones (a line break among them: a message shows it escaped), and
+/// known ones where they may not belong.
 const KEYS: &[&str] = &[
-    "colour", "x", "", "_", "a b", "ü", "1", "rate", "delay", "kind", "queue", "limit", "count", "tcp", "seed",
-    "reverse", "loss", "name", "size", "start", "stop", "users", "arrivals", "source", "changes", "trace",
+    "colour",
+    "x",
+    "",
+    "_",
+    "a b",
+    "ü",
+    "1",
+    "x\ny",
+    "a\rb",
+    "p\u{2028}q",
+    "rate",
+    "delay",
+    "kind",
+    "queue",
+    "limit",
+    "count",
+    "tcp",
+    "seed",
+    "reverse",
+    "loss",
+    "name",
+    "size",
+    "start",
+    "stop",
+    "users",
+    "arrivals",
+    "source",
+    "changes",
+    "trace",
 ];
 
 fn fixed() -> Vec<Value> {
@@ -457,6 +482,7 @@ fn fixed() -> Vec<Value> {
     v.extend(
         [
             "",
+            "a\nb",
             " ",
             "1e300s",
             "-1ms",

@@ -56,16 +56,20 @@ impl Simulation {
     /// Parse, validate and build the scenario `text` (TOML or JSON) once; `seed` overrides
     /// `simulation.seed`; relative file names in the scenario are read from `base_dir`.
     #[new]
-    #[pyo3(signature = (text, fmt="json", seed=None, base_dir=None))]
+    #[pyo3(signature = (text, fmt="json", seed=None, base_dir=None, max_connections=None))]
     fn new(
         py: Python<'_>,
         text: &str,
         fmt: &str,
         seed: Option<u64>,
         base_dir: Option<std::path::PathBuf>,
+        max_connections: Option<u64>,
     ) -> PyResult<Self> {
         let mut s = parse(text, fmt)?;
         s.base_dir = base_dir;
+        if let Some(most) = max_connections {
+            check_connections(&s, most)?;
+        }
         if let Some(seed) = seed {
             s.simulation.seed = seed;
         }
@@ -167,6 +171,24 @@ impl Simulation {
         }
         results_to_py(py, &results)
     }
+}
+
+/// Refuse, before anything is allocated, a scenario with more listed flows and closed-loop
+/// users than `most` (what the caller's memory budget can build), naming the largest group.
+fn check_connections(s: &Scenario, most: u64) -> PyResult<()> {
+    let size = |g: &scenario::FlowGroup| match &g.arrivals {
+        Some(a) => (u64::from(a.users.unwrap_or(0)), "arrivals.users"),
+        None => (u64::from(g.count), "count"),
+    };
+    let total: u64 = s.flows.iter().map(|g| size(g).0).sum();
+    if total <= most {
+        return Ok(());
+    }
+    let (i, g) = s.flows.iter().enumerate().max_by_key(|(_, g)| size(g).0).expect("a group");
+    Err(ConfigError::new_err(format!(
+        "flows[{i}].{}: {total} connections in all would need more memory to build than the budget allows; at most {most} fit",
+        size(g).1
+    )))
 }
 
 fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {

@@ -210,6 +210,10 @@ fn vegas_delta() -> f64 {
 }
 
 /// Check the options Vegas and Enhanced Vegas share.
+/// The most flows a MulTCP aggregate emulates: its window grows n times as fast, and past
+/// this it sends more than any link the scenario can describe carries.
+pub const MULTCP_MAX_N: f64 = 10_000.0;
+
 fn check_vegas_common(gamma: f64, base_rtt_refresh: Option<Dur>) -> Result<(), String> {
     if !(gamma.is_finite() && gamma >= 0.0) {
         return Err(format!("gamma: must be a number of segments >= 0, got {gamma}"));
@@ -472,8 +476,8 @@ impl CcConfig {
             "scalable" => CcConfig::Scalable { variant: params::<ScalableParams>(&algo, table)?.variant },
             "multcp" => {
                 let p: MulTcpParams = params(&algo, table)?;
-                if !(p.n.is_finite() && p.n >= 1.0) {
-                    return Err(format!("n: must be a number of flows >= 1, got {}", p.n));
+                if !(p.n.is_finite() && (1.0..=MULTCP_MAX_N).contains(&p.n)) {
+                    return Err(format!("n: must be a number of flows from 1 to {MULTCP_MAX_N}, got {}", p.n));
                 }
                 CcConfig::Multcp { n: p.n, slow_start: p.slow_start, loss_policy: p.loss_policy }
             }
@@ -709,7 +713,7 @@ mod tests {
         let e = parse("\"cubicc\"").unwrap_err();
         assert!(e.starts_with("unknown algorithm `cubicc`, expected one of `reno`, `scalable`, `multcp`"), "{e}");
         let e = parse("{\"algo\": \"multcp\", \"n\": 0.5}").unwrap_err();
-        assert!(e.starts_with("n: must be a number of flows >= 1, got 0.5"), "{e}");
+        assert!(e.starts_with("n: must be a number of flows from 1 to 10000, got 0.5"), "{e}");
         let e = parse("{\"algo\": \"multcp\", \"m\": 2}").unwrap_err();
         assert!(e.contains("unknown field `m`") && e.contains("algo = \"multcp\""), "{e}");
         let e = parse("{\"algo\": \"scalable\", \"variant\": \"bsd\"}").unwrap_err();

@@ -331,6 +331,9 @@ pub struct ArrivalsCfg {
     pub limit: Option<u64>,
 }
 
+/// The most users of a closed-loop group (each is allocated when the run is built).
+pub const MAX_USERS: u32 = 1_000_000;
+
 /// A resolved arrival process.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Process {
@@ -400,6 +403,7 @@ impl ArrivalsCfg {
             ArrivalKind::ClosedLoop => {
                 let users = match self.users {
                     Some(0) => return err("users", "must be at least 1".into()),
+                    Some(u) if u > MAX_USERS => return err("users", format!("must be at most {MAX_USERS}, got {u}")),
                     Some(u) => u,
                     None => return err("users", "is required: the number of users".into()),
                 };
