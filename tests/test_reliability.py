@@ -609,3 +609,10 @@ def test_an_output_path_that_is_not_utf8_is_a_usage_error(capsys):
     # Once: `--out $'\xff'` raised UnicodeEncodeError in the Parquet writer (a traceback).
     assert flowshare.cli.main(["run", "s.toml", "--out", "x\udcff"]) == 2
     assert "argument --out: expected a UTF-8 path" in capsys.readouterr().err
+
+
+def test_validate_counts_connections_against_its_memory_budget(write, capsys):
+    path = write(scenario(flows='[[flows]]\nname = "a"\ncount = 200000'))
+    assert flowshare.cli.main(["validate", path, "--max-memory", "1GB"]) == 1
+    err = capsys.readouterr().err
+    assert "flows[0].count: 200000 connections in all would need more memory to build" in err

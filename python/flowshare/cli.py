@@ -248,13 +248,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    normalized, simulation = sim._prepare(args.scenario)
+    budget = _budget(args)
+    normalized, simulation = sim._prepare(args.scenario, budget=budget)
     planned = cost(simulation.estimate, base_slices=sim.SLICES)
     check(
         planned,
         simulation.estimate,
         normalized,
-        _budget(args),
+        budget,
         duration_s=simulation.duration_s,
         spill_dir=None,
     )
