@@ -616,3 +616,22 @@ def test_validate_counts_connections_against_its_memory_budget(write, capsys):
     assert flowshare.cli.main(["validate", path, "--max-memory", "1GB"]) == 1
     err = capsys.readouterr().err
     assert "flows[0].count: 200000 connections in all would need more memory to build" in err
+
+
+def test_a_huge_value_is_not_quoted_whole(write, capsys):
+    # Once: a 100 kB string gave a 100 kB error line.
+    huge = "x" * 100_000
+    path = write(scenario().replace('duration = "2s"', f'duration = "{huge}"'))
+    assert flowshare.cli.main(["validate", path]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 1200, len(err)
+    assert err.startswith("flowshare: error: ") and "characters in all)" in err
+
+
+def test_an_output_directory_with_a_name_of_255_bytes_can_be_written(write, tmp_path):
+    # Once: the hidden staging name, 25 bytes longer than the target's, was too long to create.
+    path = write(scenario(duration="0.2s"))
+    out = tmp_path / ("o" * 255)
+    assert flowshare.cli.main(["run", path, "--out", str(out), "--no-progress"]) == 0
+    assert (out / "flows.csv").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -117,7 +117,10 @@ def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
             for directory in reversed(missing):
                 directory.mkdir()
                 created.append(directory)
-            stage = parent / f".{target.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
+            # The name is cut short so that a legal target name of up to 255 bytes still
+            # leaves room for the staging suffix.
+            stem = target.name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
+            stage = parent / f".{stem}.partial-{os.getpid()}-{secrets.token_hex(4)}"
             stage.mkdir()
         yield stage
         with interrupts_deferred():

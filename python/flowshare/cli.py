@@ -463,9 +463,16 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+MAX_MESSAGE_CHARS = 1000
+"""Longest error line printed: a huge value quoted whole is cut short."""
+
+
 def _one_line(message: str) -> str:
     lines = [line.strip() for line in message.splitlines() if line.strip()]
-    return "; ".join(lines) if lines else "unknown error"
+    text = "; ".join(lines) if lines else "unknown error"
+    if len(text) > MAX_MESSAGE_CHARS:
+        text = f"{text[:MAX_MESSAGE_CHARS]}… ({len(text)} characters in all)"
+    return text
 
 
 def _os_message(exc: OSError) -> str:

@@ -20,13 +20,25 @@ impl ConfigError {
 
 /// A message quotes keys and values as written; a line break or other control character in
 /// them is shown escaped (`\n`), so that the message stays one line.
+/// A message longer than [`MAX_MESSAGE_CHARS`] (a huge value quoted whole) is cut short.
 fn one_line(text: String) -> String {
     let breaks = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
-    if !text.chars().any(breaks) {
+    let long = text.len() > MAX_MESSAGE_CHARS;
+    if !long && !text.chars().any(breaks) {
         return text;
     }
-    text.chars().flat_map(|c| if breaks(c) { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
+    let escaped: String =
+        text.chars().flat_map(|c| if breaks(c) { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect();
+    let total = escaped.chars().count();
+    if total <= MAX_MESSAGE_CHARS {
+        return escaped;
+    }
+    let head: String = escaped.chars().take(MAX_MESSAGE_CHARS).collect();
+    format!("{head}… ({total} characters in all)")
 }
+
+/// The longest path or message shown, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 500;
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -39,3 +51,18 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_stay_one_short_line() {
+        let e = ConfigError::new("nodes[0]", "name \"a\nb\" is not allowed");
+        assert_eq!(e.to_string(), "nodes[0]: name \"a\\nb\" is not allowed");
+        let huge = format!("expected a time, got \"{}\"", "x".repeat(100_000));
+        let shown = ConfigError::new("simulation.duration", huge).to_string();
+        assert!(shown.ends_with("… (100023 characters in all)"), "{}", &shown[shown.len() - 40..]);
+        assert!(shown.chars().count() < 600);
+    }
+}
