@@ -42,7 +42,7 @@ test-python: develop
 
 # Nightly: the fuzz of the scenario loader and builder that `make test` runs for about a
 # minute (docs/reliability.md, "Fuzzing"), with many more cases: the Rust fuzz in both
-# profiles, then the Python API and the command line; about 25 minutes on two cores.
+# profiles, then the Python API and the command line; about 25 minutes on two cores (estimated).
 FUZZ_RUST_CASES ?= 1000000
 FUZZ_PYTHON_CASES ?= 20000
 FUZZ_CLI_CASES ?= 2000

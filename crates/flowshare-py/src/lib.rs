@@ -93,7 +93,8 @@ impl Simulation {
     }
 
     /// What the run is estimated to cost: `events`, `samples`, `series_rows`, `trace_rows`,
-    /// `packets_held`, `memory_bytes` (the core's, apart from rows not yet taken),
+    /// `packets_held`, `memory_bytes` (the core's, apart from rows not yet taken; of it
+    /// `packet_bytes` for the packets held),
     /// `series_row_bytes` and `trace_row_bytes` (core bytes per row not yet taken),
     /// `drivers`, a list of (field path, events), largest first, and `connections`.
     #[getter]
@@ -106,6 +107,7 @@ impl Simulation {
         d.set_item("trace_rows", e.trace_rows)?;
         d.set_item("packets_held", e.packets_held)?;
         d.set_item("memory_bytes", e.memory_bytes)?;
+        d.set_item("packet_bytes", e.packet_bytes)?;
         d.set_item("series_row_bytes", flowshare_core::sim::BYTES_PER_SERIES_ROW)?;
         d.set_item("trace_row_bytes", flowshare_core::sim::BYTES_PER_TRACE_ROW)?;
         d.set_item("drivers", PyList::new(py, &e.drivers)?)?;

@@ -54,6 +54,9 @@ pub struct Estimate {
     pub packets_held: f64,
     /// Core memory in bytes, apart from time-series rows and traced events not yet taken.
     pub memory_bytes: f64,
+    /// Of `memory_bytes`, the packets held (the rest is the built network, there from the
+    /// start).
+    pub packet_bytes: f64,
     /// Where the events come from: (field path, events), largest first.
     pub drivers: Vec<(String, f64)>,
     /// Connections listed (the flows of every group; transfers of arrival groups apart).
@@ -86,8 +89,9 @@ struct Demand {
 }
 
 impl Demand {
-    /// A connection (or an arrival group's) on `routes`, sized as TCP, with no cap or size yet.
-    fn tcp(group: u32, built: &Built, routes: [u32; 2], tcp: &TcpConfig, active: f64) -> Demand {
+    /// A connection (or an arrival group's) on `routes`, sized by its TCP settings, with no
+    /// cap or size yet.
+    fn on(group: u32, built: &Built, routes: [u32; 2], tcp: &TcpConfig, active: f64) -> Demand {
         Demand {
             group,
             data: built.routes.links(routes[0]).to_vec(),
@@ -116,12 +120,12 @@ impl Estimate {
                     let wire = f64::from(src.payload + src.header);
                     let bits = source_rate(src) * wire / f64::from(src.payload.max(1));
                     // Open loop: no ACKs, and it sends whatever the network carries.
-                    let mut d = Demand::tcp(c.group, built, c.routes, &c.tcp, active);
+                    let mut d = Demand::on(c.group, built, c.routes, &c.tcp, active);
                     (d.ack_hops, d.acks, d.wire, d.cap, d.offered) = (0, 0.0, wire, bits, bits);
                     d
                 }
                 None => {
-                    let mut d = Demand::tcp(c.group, built, c.routes, &c.tcp, active);
+                    let mut d = Demand::on(c.group, built, c.routes, &c.tcp, active);
                     let rtt = base_rtt(
                         &built.net,
                         &d.data,
@@ -158,7 +162,7 @@ impl Estimate {
                 transfers = transfers.min(limit as f64);
             }
             let per_transfer = (bytes / f64::from(a.tcp.mss.max(1))).ceil() + 3.0; // with the handshake
-            let mut d = Demand::tcp(a.group, built, a.routes, &a.tcp, active);
+            let mut d = Demand::on(a.group, built, a.routes, &a.tcp, active);
             d.packets = transfers * per_transfer;
             d.cap = if active > 0.0 { d.packets * d.wire * 8.0 / active } else { 0.0 };
             d.floor = transfers * per_transfer.min(a.tcp.initial_window + 3.0);
@@ -213,6 +217,7 @@ impl Estimate {
             trace_rows: if traced { trace_rows } else { 0.0 },
             packets_held,
             memory_bytes,
+            packet_bytes: BYTES_PER_PACKET * packets_held,
             drivers,
             connections: built.conns.len(),
         }
