@@ -3,7 +3,7 @@
 // prints: acked_pkts N goodput_mbps X drops D
 //   (D = packets dropped at router r0: its traffic-control layer drops a packet when the
 //    device queue of the bottleneck is full and stopped; device-queue drops are added too)
-// Differences from the reference script in ../shared: TCP timestamps are off, so a
+// Differences from the usual ns-3 dumbbell example: TCP timestamps are off, so a
 // 1460-byte segment plus 40 bytes of headers fits the 1500-byte MTU (with the 12-byte
 // timestamp option every segment was fragmented into two IP packets); the drop count.
 #include "ns3/core-module.h"
