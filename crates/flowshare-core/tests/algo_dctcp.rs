@@ -21,7 +21,8 @@ fn dctcp_holds_the_queue_near_k_without_drops() {
     let r = run(SCENARIO);
     let q = mean(&bottleneck_queue(&r, 1.0));
     let util = r.queues.f64("utilization")[0];
-    let goodput: f64 = r.flows.f64("goodput_bps").iter().sum();
+    // Payload delivered over the whole run (per-flow goodput counts from each flow's start).
+    let goodput = r.flows.i64("bytes_delivered").iter().sum::<i64>() as f64 * 8.0 / 10.0;
     let marks = r.queues.i64("ecn_marks")[0];
     let alpha = flow_mean(&r, "dctcp_alpha", 1.0);
     eprintln!(
@@ -35,6 +36,7 @@ fn dctcp_holds_the_queue_near_k_without_drops() {
     assert!(r.queues.i64("max_len_pkts")[0] < 100, "the 200-packet buffer is never close to full");
     assert_eq!(r.queues.i64("drops")[0], 0);
     assert!(util > 0.98, "utilization {util}");
+    assert!(goodput > 0.97 * 100e6 * 1460.0 / 1500.0, "goodput {goodput}");
     assert!(marks > 100);
     // Every flow reacted to marks, and α settled well below its initial 1.
     for i in 0..4 {
