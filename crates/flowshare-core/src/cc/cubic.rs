@@ -23,6 +23,7 @@
 //!   more than half the min RTT since the round started;
 //! - delay increase: the smallest of the round's first 8 RTT samples exceeds the min RTT by
 //!   more than clamp(min RTT / 8, 4 ms, 16 ms).
+//!
 //! A timeout re-arms it (Linux's `bictcp_reset` on TCP_CA_Loss). Times are in nanoseconds, not
 //! Linux's milliseconds (`bictcp_clock`, before 5.6), and the min RTT is the sender's.
 //! - `ns2`: ns-2.35 TCP-Linux `cubic`, i.e. Linux 2.6.22's CUBIC v2.1: β = 819/1024, no

@@ -1364,7 +1364,11 @@ impl Sender {
             return self.fast_retransmit(now, cc, out);
         }
         let st = cc.state(m);
-        self.send_with(now, m, st.phase, st.cwnd, cc, out);
+        let cwnd = st.cwnd;
+        self.send_with(now, m, st.phase, cwnd, cc, out);
+        if self.rate.is_some() {
+            self.rate_check_app_limited(cwnd);
+        }
     }
 
     /// Every byte of the finite transfer is acknowledged: leave the congestion-control host,
