@@ -4,9 +4,11 @@
 //! sets parameters. Every algorithm's parameters are checked here, so a built algorithm can
 //! trust them.
 
+use super::bbr::{Bbr, BbrParams};
 use super::bic::{Bic, BicParams, BicVariant};
 use super::compound::{Compound, CompoundParams, CompoundVariant};
-use super::cubic::{Cubic, CubicParams, CubicVariant};
+use super::cubic::{Cubic, CubicParams, CubicVariant, HystartDetect};
+use super::dctcp::{Dctcp, DctcpParams};
 use super::fast::{AlphaTuning, AvgWeight, Fast, FastParams, FastSlowStart};
 use super::highspeed::{HighSpeed, HighSpeedVariant};
 use super::htcp::{Htcp, HtcpParams, HtcpVariant};
@@ -75,6 +77,10 @@ pub enum CcConfig {
     Htcp(HtcpParams),
     /// Compound TCP (Tan et al. 2006): `variant` (`paper` or `ns2`) and its constants.
     Compound(CompoundParams),
+    /// BBR v1 (Cardwell et al. 2016; Linux `tcp_bbr.c`).
+    Bbr(BbrParams),
+    /// DCTCP (Alizadeh et al. 2010; RFC 8257): `g` and `initial_alpha`.
+    Dctcp(DctcpParams),
     /// MulTCP(N): one connection that behaves like N Reno flows (Crowcroft and Oechslin 1998).
     Multcp {
         /// Number of flows emulated (real, at least 1).
@@ -140,6 +146,8 @@ pub const ALGORITHMS: &[&str] = &[
     "compound",
     "fast",
     "fast_at",
+    "bbr",
+    "dctcp",
 ];
 
 #[derive(Deserialize)]
@@ -256,6 +264,63 @@ struct CubicTable {
     beta: Option<f64>,
     fast_convergence: Option<bool>,
     tcp_friendliness: Option<bool>,
+    hystart: Option<bool>,
+    hystart_detect: Option<HystartDetect>,
+    hystart_low_window: Option<f64>,
+    hystart_ack_delta: Option<Dur>,
+}
+
+/// DCTCP: overrides of its defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DctcpTable {
+    g: Option<f64>,
+    initial_alpha: Option<f64>,
+}
+
+fn dctcp_params(t: DctcpTable) -> Result<DctcpParams, String> {
+    let d = DctcpParams::default();
+    let p = DctcpParams { g: t.g.unwrap_or(d.g), initial_alpha: t.initial_alpha.unwrap_or(d.initial_alpha) };
+    if !(p.g.is_finite() && p.g > 0.0 && p.g <= 1.0) {
+        return Err(format!("g: must be the weight of the newest window in alpha, 0 < g <= 1, got {}", p.g));
+    }
+    if !(p.initial_alpha.is_finite() && (0.0..=1.0).contains(&p.initial_alpha)) {
+        return Err(format!(
+            "initial_alpha: must be a fraction of marked segments, 0 <= initial_alpha <= 1, got {}",
+            p.initial_alpha
+        ));
+    }
+    Ok(p)
+}
+
+/// BBR: overrides of its defaults.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BbrTable {
+    bw_window: Option<u32>,
+    min_rtt_window: Option<Dur>,
+    probe_rtt_time: Option<Dur>,
+    random_start: Option<bool>,
+}
+
+fn bbr_params(t: BbrTable) -> Result<BbrParams, String> {
+    let d = BbrParams::default();
+    let p = BbrParams {
+        bw_window: t.bw_window.unwrap_or(d.bw_window),
+        min_rtt_window: t.min_rtt_window.unwrap_or(d.min_rtt_window),
+        probe_rtt_time: t.probe_rtt_time.unwrap_or(d.probe_rtt_time),
+        random_start: t.random_start.unwrap_or(d.random_start),
+    };
+    if !(1..=1000).contains(&p.bw_window) {
+        return Err(format!("bw_window: must be a number of rounds from 1 to 1000, got {}", p.bw_window));
+    }
+    if p.min_rtt_window.0 == 0 {
+        return Err("min_rtt_window: must be a positive time such as \"10s\", got 0".into());
+    }
+    if p.probe_rtt_time.0 == 0 {
+        return Err("probe_rtt_time: must be a positive time such as \"200ms\", got 0".into());
+    }
+    Ok(p)
 }
 
 /// β as the fraction of the window kept on a loss: strictly between 0 and 1.
@@ -328,7 +393,24 @@ fn cubic_params(t: CubicTable) -> Result<CubicParams, String> {
         beta: t.beta.unwrap_or(d.beta),
         fast_convergence: t.fast_convergence.unwrap_or(d.fast_convergence),
         tcp_friendliness: t.tcp_friendliness.unwrap_or(d.tcp_friendliness),
+        hystart: t.hystart.unwrap_or(d.hystart),
+        hystart_detect: t.hystart_detect.unwrap_or(d.hystart_detect),
+        hystart_low_window: t.hystart_low_window.unwrap_or(d.hystart_low_window),
+        hystart_ack_delta: t.hystart_ack_delta.unwrap_or(d.hystart_ack_delta),
     };
+    if !(p.hystart_low_window.is_finite() && p.hystart_low_window >= 0.0) {
+        return Err(format!("hystart_low_window: must be a number of segments >= 0, got {}", p.hystart_low_window));
+    }
+    if !p.hystart {
+        let set = [
+            ("hystart_detect", t.hystart_detect.is_some()),
+            ("hystart_low_window", t.hystart_low_window.is_some()),
+            ("hystart_ack_delta", t.hystart_ack_delta.is_some()),
+        ];
+        if let Some((name, _)) = set.iter().find(|(_, s)| *s) {
+            return Err(format!("{name}: HyStart is off; add hystart = true to use it"));
+        }
+    }
     if !(p.c.is_finite() && p.c > 0.0) {
         return Err(format!("c: must be a number of segments/s^3 > 0, got {}", p.c));
     }
@@ -558,6 +640,8 @@ impl CcConfig {
             "fast_at" => CcConfig::FastAt(fast_params(params(&algo, table)?, FastParams::fast_at())?),
             "htcp" => CcConfig::Htcp(htcp_params(params(&algo, table)?)?),
             "compound" => CcConfig::Compound(compound_params(params(&algo, table)?)?),
+            "bbr" => CcConfig::Bbr(bbr_params(params(&algo, table)?)?),
+            "dctcp" => CcConfig::Dctcp(dctcp_params(params(&algo, table)?)?),
             other => {
                 let allowed: Vec<String> = ALGORITHMS.iter().map(|a| format!("`{a}`")).collect();
                 return Err(format!("unknown algorithm `{other}`, expected one of {}", allowed.join(", ")));
@@ -566,19 +650,35 @@ impl CcConfig {
         Ok(cfg)
     }
 
-    /// Build a fresh algorithm instance.
+    /// Build a fresh algorithm instance (random choices, such as BBR's start phase, from
+    /// seed 0).
     pub fn build(self) -> Box<dyn CongestionControl> {
-        self.build_with::<Boxed>()
+        self.build_with::<Boxed>(0)
     }
 
     /// The algorithm as a group of one ([`Solo`]) for the congestion-control host: one
     /// indirect call per ACK reaches the algorithm's own code.
     pub fn build_solo(self) -> Box<dyn GroupControl> {
-        self.build_with::<AsSolo>()
+        self.build_with::<AsSolo>(0)
     }
 
-    fn build_with<M: Make>(self) -> M::Out {
+    /// [`CcConfig::build_solo`] for connection `key` of a run with `seed`: an algorithm's
+    /// random choices draw from the stream `<key>/cc` of the seed.
+    pub fn build_solo_for(self, seed: u64, key: &str) -> Box<dyn GroupControl> {
+        let draw = match self {
+            CcConfig::Bbr(_) => {
+                use rand_core::RngCore;
+                crate::engine::stream(seed, &format!("{key}/cc")).next_u64()
+            }
+            _ => 0,
+        };
+        self.build_with::<AsSolo>(draw)
+    }
+
+    fn build_with<M: Make>(self, seed: u64) -> M::Out {
         match self {
+            CcConfig::Bbr(p) => M::make(Bbr::new(p, seed)),
+            CcConfig::Dctcp(p) => M::make(Dctcp::new(p)),
             CcConfig::Reno => M::make(Aimd::reno()),
             CcConfig::Scalable { variant } => M::make(Scalable::new(variant)),
             CcConfig::Multcp { n, slow_start, loss_policy } => M::make(MulTcp::new(n, slow_start, loss_policy)),
@@ -638,6 +738,8 @@ impl CcConfig {
             CcConfig::Highspeed { .. } => "highspeed",
             CcConfig::Bic(_) => "bic",
             CcConfig::Cubic(_) => "cubic",
+            CcConfig::Bbr(_) => "bbr",
+            CcConfig::Dctcp(_) => "dctcp",
             CcConfig::Fast(_) => "fast",
             CcConfig::FastAt(_) => "fast_at",
             CcConfig::Htcp(_) => "htcp",
@@ -876,6 +978,7 @@ mod tests {
             beta: 0.7,
             fast_convergence: true,
             tcp_friendliness: true,
+            ..CubicParams::default()
         };
         assert_eq!(cubic, CcConfig::Cubic(rfc));
         let ns2 = parse("{\"algo\": \"cubic\", \"variant\": \"ns2\"}").unwrap();
@@ -926,8 +1029,88 @@ mod tests {
                 "{\"algo\": \"cubic\", \"beta\": 1.5}",
                 "beta: must be the fraction of the window kept on a loss, 0 < beta < 1, got 1.5",
             ),
-            ("{\"algo\": \"cubic\", \"hystart\": true}", "unknown field `hystart`"),
+            ("{\"algo\": \"cubic\", \"hystart\": true}", ""),
+            ("{\"algo\": \"cubic\", \"hystart\": 1}", "hystart: invalid type"),
+            (
+                "{\"algo\": \"cubic\", \"hystart_low_window\": 8}",
+                "hystart_low_window: HyStart is off; add hystart = true to use it",
+            ),
+            (
+                "{\"algo\": \"cubic\", \"hystart\": true, \"hystart_detect\": \"train\"}",
+                "hystart_detect: unknown variant `train`, expected one of `both`, `ack_train`, `delay`",
+            ),
+            (
+                "{\"algo\": \"cubic\", \"hystart\": true, \"hystart_low_window\": -1}",
+                "hystart_low_window: must be a number of segments >= 0, got -1",
+            ),
+            ("{\"algo\": \"cubic\", \"hystart\": true, \"hystart_ack_delta\": \"soon\"}", "hystart_ack_delta: "),
             ("{\"algo\": \"cubic\", \"tcp_friendliness\": \"yes\"}", "tcp_friendliness: invalid type"),
+        ];
+        assert_errors(&cases);
+    }
+
+    #[test]
+    fn bbr_dctcp_hystart_defaults_overrides_and_round_trip() {
+        let bbr = parse("\"bbr\"").unwrap();
+        assert_eq!(bbr, CcConfig::Bbr(BbrParams::default()));
+        let tuned = parse(
+            "{\"algo\": \"bbr\", \"bw_window\": 8, \"min_rtt_window\": \"5s\", \"probe_rtt_time\": \"100ms\", \"random_start\": false}",
+        )
+        .unwrap();
+        assert_eq!(
+            tuned,
+            CcConfig::Bbr(BbrParams {
+                bw_window: 8,
+                min_rtt_window: Dur::from_millis(5000),
+                probe_rtt_time: Dur::from_millis(100),
+                random_start: false
+            })
+        );
+        let dctcp = parse("\"dctcp\"").unwrap();
+        assert_eq!(dctcp, CcConfig::Dctcp(DctcpParams { g: 0.0625, initial_alpha: 1.0 }));
+        let dctcp_tuned = parse("{\"algo\": \"dctcp\", \"g\": 0.5, \"initial_alpha\": 0}").unwrap();
+        assert_eq!(dctcp_tuned, CcConfig::Dctcp(DctcpParams { g: 0.5, initial_alpha: 0.0 }));
+        let hy = parse("{\"algo\": \"cubic\", \"hystart\": true, \"hystart_detect\": \"delay\", \"hystart_low_window\": 8, \"hystart_ack_delta\": \"3ms\"}").unwrap();
+        assert_eq!(
+            hy,
+            CcConfig::Cubic(CubicParams {
+                hystart: true,
+                hystart_detect: HystartDetect::Delay,
+                hystart_low_window: 8.0,
+                hystart_ack_delta: Dur::from_millis(3),
+                ..CubicParams::default()
+            })
+        );
+        // The default CUBIC's normalized form has no HyStart fields.
+        let plain = serde_json::to_string(&parse("\"cubic\"").unwrap()).unwrap();
+        assert!(!plain.contains("hystart"), "{plain}");
+        for cfg in [bbr, tuned, dctcp, dctcp_tuned, hy] {
+            let json = serde_json::to_string(&cfg).unwrap();
+            assert_eq!(parse(&json).unwrap(), cfg, "{json}");
+            assert_eq!(cfg.build().name(), cfg.as_str());
+        }
+    }
+
+    #[test]
+    fn bbr_and_dctcp_parameters_are_validated() {
+        let cases = [
+            ("{\"algo\": \"bbr\", \"bw_window\": 0}", "bw_window: must be a number of rounds from 1 to 1000, got 0"),
+            ("{\"algo\": \"bbr\", \"bw_window\": -3}", "bw_window: invalid value"),
+            ("{\"algo\": \"bbr\", \"min_rtt_window\": \"0s\"}", "min_rtt_window: must be a positive time"),
+            ("{\"algo\": \"bbr\", \"probe_rtt_time\": \"0ms\"}", "probe_rtt_time: must be a positive time"),
+            ("{\"algo\": \"bbr\", \"random_start\": \"yes\"}", "random_start: invalid type"),
+            ("{\"algo\": \"bbr\", \"gain\": 2}", "unknown field `gain`"),
+            (
+                "{\"algo\": \"dctcp\", \"g\": 0}",
+                "g: must be the weight of the newest window in alpha, 0 < g <= 1, got 0",
+            ),
+            ("{\"algo\": \"dctcp\", \"g\": 1.5}", "g: must be the weight"),
+            ("{\"algo\": \"dctcp\", \"g\": 1}", ""),
+            (
+                "{\"algo\": \"dctcp\", \"initial_alpha\": 2}",
+                "initial_alpha: must be a fraction of marked segments, 0 <= initial_alpha <= 1, got 2",
+            ),
+            ("{\"algo\": \"dctcp\", \"k\": 20}", "unknown field `k`"),
         ];
         assert_errors(&cases);
     }

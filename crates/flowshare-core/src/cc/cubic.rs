@@ -11,7 +11,21 @@
 //!   W_cubic(t + SRTT) clamped to [cwnd, 1.5·cwnd]; W_est += α·acked/cwnd with α = 3(1 − β)/(1 +
 //!   β), 1 once W_est ≥ cwnd_prior, and cwnd = W_est while W_cubic(t) < W_est. Without an
 //!   earlier loss, and after a timeout, the epoch starts with W_max = cwnd and K = 0 (§4.8,
-//!   §4.10). Slow start is Reno's (§4.10 allows it; HyStart++ is not implemented).
+//!   §4.10). Slow start is Reno's (§4.10 allows it; HyStart++ is not implemented) unless
+//!   `hystart` is on (below).
+//!
+//! HyStart (S. Ha, I. Rhee, "Taming the elephants: New TCP slow start", Computer Networks
+//! 55(9), 2011; Linux `tcp_cubic.c` from 2.6.29 to 5.5) is an option of both variants, off by
+//! default here (Linux turns it on by default). In slow start, from cwnd ≥ `hystart_low_window`
+//! (16), it ends slow start (ssthresh = cwnd) when either detector fires in a round (a round
+//! starts at the first ACK beyond the `snd_nxt` of the previous round's start):
+//! - ACK train: ACKs arrive at most `hystart_ack_delta` (2 ms) apart, and the train has lasted
+//!   more than half the min RTT since the round started;
+//! - delay increase: the smallest of the round's first 8 RTT samples exceeds the min RTT by
+//!   more than clamp(min RTT / 8, 4 ms, 16 ms).
+//!
+//! A timeout re-arms it (Linux's `bictcp_reset` on TCP_CA_Loss). Times are in nanoseconds, not
+//! Linux's milliseconds (`bictcp_clock`, before 5.6), and the min RTT is the sender's.
 //! - `ns2`: ns-2.35 TCP-Linux `cubic`, i.e. Linux 2.6.22's CUBIC v2.1: β = 819/1024, no
 //!   HyStart, the target taken at t + min RTT, at most `16 segments per 100 ms of min RTT` once
 //!   t ≥ K, +cwnd/50 per RTT (cnt = 50) in congestion avoidance before the first loss, a Reno
@@ -32,7 +46,7 @@
 
 use super::bic::AckRatio;
 use super::{in_slow_start, slow_start, AckSample, CcState, CongestionControl, LossKind, LossSignal};
-use crate::units::{Time, NS_PER_SEC};
+use crate::units::{Dur, Time, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
 /// RFC 9438 or ns-2.35 TCP-Linux.
@@ -57,6 +71,26 @@ const NS2_IDLE_CNT: f64 = 100.0;
 /// RFC 9438 §4.4: the target is at most 1.5·cwnd.
 const MAX_TARGET_RATIO: f64 = 1.5;
 
+/// Which HyStart detectors run (Linux `hystart_detect`: 1, 2 or 3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HystartDetect {
+    /// ACK train and delay increase (3).
+    #[default]
+    Both,
+    /// ACK train only (1).
+    AckTrain,
+    /// Delay increase only (2).
+    Delay,
+}
+
+/// HyStart: RTT samples per round before the delay test (`HYSTART_MIN_SAMPLES`).
+pub const HYSTART_MIN_SAMPLES: u32 = 8;
+/// HyStart: the delay threshold is min RTT / 8 clamped to 4–16 ms (`HYSTART_DELAY_MIN/MAX`).
+pub const HYSTART_DELAY_MIN: Time = 4_000_000;
+/// See [`HYSTART_DELAY_MIN`].
+pub const HYSTART_DELAY_MAX: Time = 16_000_000;
+
 /// CUBIC parameters (validated by `CcConfig`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CubicParams {
@@ -70,6 +104,37 @@ pub struct CubicParams {
     pub fast_convergence: bool,
     /// The Reno-friendly region (Linux `tcp_friendliness`).
     pub tcp_friendliness: bool,
+    /// HyStart in slow start (off by default here; on by default in Linux).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub hystart: bool,
+    /// HyStart's detectors.
+    #[serde(default, skip_serializing_if = "is_both")]
+    pub hystart_detect: HystartDetect,
+    /// HyStart acts from this window on, segments (16).
+    #[serde(default = "low_window", skip_serializing_if = "is_low_window")]
+    pub hystart_low_window: f64,
+    /// Largest gap between ACKs of a train (2 ms).
+    #[serde(default = "ack_delta", skip_serializing_if = "is_ack_delta")]
+    pub hystart_ack_delta: Dur,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+fn is_both(d: &HystartDetect) -> bool {
+    *d == HystartDetect::Both
+}
+fn low_window() -> f64 {
+    16.0
+}
+fn is_low_window(w: &f64) -> bool {
+    *w == low_window()
+}
+fn ack_delta() -> Dur {
+    Dur::from_millis(2)
+}
+fn is_ack_delta(d: &Dur) -> bool {
+    *d == ack_delta()
 }
 
 impl CubicParams {
@@ -79,7 +144,17 @@ impl CubicParams {
             CubicVariant::Rfc => 0.7,
             CubicVariant::Ns2 => NS2_BETA,
         };
-        CubicParams { variant, c: 0.4, beta, fast_convergence: true, tcp_friendliness: true }
+        CubicParams {
+            variant,
+            c: 0.4,
+            beta,
+            fast_convergence: true,
+            tcp_friendliness: true,
+            hystart: false,
+            hystart_detect: HystartDetect::Both,
+            hystart_low_window: low_window(),
+            hystart_ack_delta: ack_delta(),
+        }
     }
 }
 
@@ -109,6 +184,26 @@ pub struct Cubic {
     after_timeout: bool,
     /// `ns2`: packets per ACK.
     ack_ratio: AckRatio,
+    /// HyStart's state.
+    hy: Hystart,
+}
+
+/// HyStart's per-round state (Linux's `bictcp` fields of the same names).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hystart {
+    /// Slow start was ended by a detector (`found`).
+    pub found: bool,
+    /// A round has started (the state is set up).
+    started: bool,
+    /// Start of the current round and time of the last ACK of the train.
+    round_start: Time,
+    last_ack: Time,
+    /// The round ends with the first ACK beyond this segment (`end_seq`).
+    end_seq: u64,
+    /// Smallest RTT sample of the round so far (`curr_rtt`, `u64::MAX` before one).
+    curr_rtt: Time,
+    /// RTT samples of the round so far.
+    sample_cnt: u32,
 }
 
 impl Cubic {
@@ -124,6 +219,51 @@ impl Cubic {
             lost: false,
             after_timeout: false,
             ack_ratio: AckRatio::default(),
+            hy: Hystart::default(),
+        }
+    }
+
+    /// HyStart's state.
+    pub fn hystart(&self) -> &Hystart {
+        &self.hy
+    }
+
+    /// A new HyStart round at `now` (`bictcp_hystart_reset`).
+    fn hystart_reset(&mut self, now: Time, snd_nxt: u64) {
+        let hy = &mut self.hy;
+        hy.started = true;
+        hy.round_start = now;
+        hy.last_ack = now;
+        hy.end_seq = snd_nxt;
+        hy.curr_rtt = u64::MAX;
+        hy.sample_cnt = 0;
+    }
+
+    /// One RTT sample `delay` in slow start (`hystart_update`): either detector may end slow
+    /// start by setting ssthresh to cwnd.
+    pub fn hystart_update(&mut self, st: &mut CcState, now: Time, delay: Time) {
+        let p = self.p;
+        let hy = &mut self.hy;
+        if hy.found || st.min_rtt == u64::MAX {
+            return;
+        }
+        let delay_min = st.min_rtt;
+        if p.hystart_detect != HystartDetect::Delay && now.saturating_sub(hy.last_ack) <= p.hystart_ack_delta.0 {
+            hy.last_ack = now;
+            if now.saturating_sub(hy.round_start) > delay_min / 2 {
+                hy.found = true;
+            }
+        }
+        if p.hystart_detect != HystartDetect::AckTrain {
+            if hy.sample_cnt < HYSTART_MIN_SAMPLES {
+                hy.curr_rtt = hy.curr_rtt.min(delay);
+                hy.sample_cnt += 1;
+            } else if hy.curr_rtt > delay_min + (delay_min / 8).clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX) {
+                hy.found = true;
+            }
+        }
+        if hy.found {
+            st.ssthresh = st.cwnd;
         }
     }
 
@@ -175,6 +315,18 @@ impl CongestionControl for Cubic {
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
         if self.p.variant == CubicVariant::Ns2 {
             self.ack_ratio.on_ack(ack.newly_acked, st.phase);
+        }
+        if self.p.hystart && in_slow_start(st) {
+            // Linux: `hystart_update` runs from `pkts_acked`, before `cong_avoid` starts a
+            // new round.
+            if let Some(rtt) = ack.rtt {
+                if self.hy.started && st.cwnd >= self.p.hystart_low_window {
+                    self.hystart_update(st, ack.now, rtt);
+                }
+            }
+            if in_slow_start(st) && (!self.hy.started || st.snd_una > self.hy.end_seq) {
+                self.hystart_reset(ack.now, st.snd_nxt);
+            }
         }
         if in_slow_start(st) {
             slow_start(st);
@@ -234,6 +386,10 @@ impl CongestionControl for Cubic {
         self.cwnd_prior = w;
         self.lost = true;
         self.after_timeout = loss.kind == LossKind::Timeout;
+        if self.after_timeout {
+            // HyStart runs again in the slow start after a timeout.
+            self.hy = Hystart::default();
+        }
         if self.after_timeout && self.p.variant == CubicVariant::Ns2 {
             // bictcp_reset on entering TCP_CA_Loss
             *self = Cubic::new(self.p);
@@ -370,6 +526,90 @@ mod tests {
         let mut st = ca_state(56.0, 50.0, 50);
         c.on_ack(&mut st, &ack_at(0));
         assert_eq!((c.k(), c.w_max()), (0.0, 56.0), "K = 0, W_max = cwnd at the epoch start");
+    }
+
+    /// A slow-start state for HyStart: cwnd 20 (above the low window 16), min RTT 40 ms.
+    fn hystart_state() -> (Cubic, CcState) {
+        let c = Cubic::new(CubicParams { hystart: true, ..CubicParams::default() });
+        let mut st = CcState::new(20.0, f64::INFINITY, 1460);
+        st.min_rtt = 40 * MS;
+        (c, st)
+    }
+
+    fn rtt_ack(now: Time, rtt: Time, snd_una: u64, st: &mut CcState) -> AckSample {
+        st.snd_una = snd_una;
+        st.snd_nxt = snd_una + 40;
+        AckSample { now, rtt: Some(rtt), ..crate::cc::testing::ack() }
+    }
+
+    /// Delay increase: min RTT 40 ms gives a threshold of clamp(5 ms, 4, 16) = 5 ms. The
+    /// first ACK starts a round; if its next 8 samples are all above 45 ms, the 9th ends slow
+    /// start; at 45 ms exactly it goes on.
+    #[test]
+    fn hystart_delay_increase_exits_above_the_threshold() {
+        for (rtt, exits) in [(45 * MS + 1, true), (45 * MS, false)] {
+            let (mut c, mut st) = hystart_state();
+            // Samples 10 ms apart: no ACK train.
+            for k in 0..10u64 {
+                let a = rtt_ack(k * 10 * MS, rtt, k + 1, &mut st);
+                c.on_ack(&mut st, &a);
+            }
+            assert_eq!(c.hystart().found, exits, "rtt {rtt}");
+            if exits {
+                // ssthresh = cwnd when found (20 + 9 slow-start ACKs); this ACK's growth is
+                // congestion avoidance's.
+                assert_eq!(st.ssthresh, 29.0);
+                assert!(st.cwnd > 29.0 && st.cwnd < 29.1, "no more slow start: {}", st.cwnd);
+            } else {
+                assert_eq!((st.cwnd, st.ssthresh), (30.0, f64::INFINITY));
+            }
+        }
+        // The threshold is clamped: min RTT 200 ms gives 16 ms (not 25), 10 ms gives 4 ms.
+        for (min_rtt, rtt, exits) in [(200, 216 * MS + 1, true), (200, 216 * MS, false), (10, 14 * MS + 1, true)] {
+            let (mut c, mut st) = hystart_state();
+            st.min_rtt = min_rtt * MS;
+            for k in 0..10u64 {
+                let a = rtt_ack(k * 100 * MS, rtt, k + 1, &mut st);
+                c.on_ack(&mut st, &a);
+            }
+            assert_eq!(c.hystart().found, exits, "min RTT {min_rtt} ms, rtt {rtt}");
+        }
+    }
+
+    /// ACK train: ACKs 1 ms apart (within 2 ms) end slow start once the train has lasted more
+    /// than min RTT / 2 = 20 ms from the round's start; a 3 ms gap breaks the train.
+    #[test]
+    fn hystart_ack_train_exits_after_half_the_min_rtt() {
+        let p = CubicParams { hystart: true, hystart_detect: HystartDetect::AckTrain, ..CubicParams::default() };
+        let (_, mut st) = hystart_state();
+        let mut c = Cubic::new(p);
+        let mut exit_at = None;
+        for k in 0..40u64 {
+            let a = rtt_ack(k * MS, 40 * MS, k + 1, &mut st);
+            c.on_ack(&mut st, &a);
+            if c.hystart().found && exit_at.is_none() {
+                exit_at = Some(k);
+            }
+        }
+        // The round starts at the first ACK (t = 0); t = 21 ms is the first beyond 20 ms.
+        assert_eq!(exit_at, Some(21));
+        assert_eq!(st.ssthresh, 41.0, "cwnd 20 + 21 slow-start ACKs");
+        let (_, mut st) = hystart_state();
+        let mut c = Cubic::new(p);
+        for k in 0..40u64 {
+            let a = rtt_ack(k * 3 * MS, 40 * MS, k + 1, &mut st);
+            c.on_ack(&mut st, &a);
+        }
+        assert!(!c.hystart().found, "3 ms gaps are not a train");
+        // Below the low window nothing is tested.
+        let mut st = CcState::new(4.0, f64::INFINITY, 1460);
+        st.min_rtt = 40 * MS;
+        let mut c = Cubic::new(p);
+        for k in 0..10u64 {
+            let a = rtt_ack(k * MS, 40 * MS, k + 1, &mut st);
+            c.on_ack(&mut st, &a);
+        }
+        assert!(!c.hystart().found && st.cwnd == 14.0);
     }
 
     #[test]

@@ -40,6 +40,12 @@ pub struct Caps {
     pub pacing: bool,
     /// [`GroupControl::next_timer`] schedules [`GroupControl::on_timer`].
     pub timer: bool,
+    /// Every [`AckSample`] carries a delivery-rate sample ([`super::RateSample`]); the sender
+    /// keeps a send record per segment for it, and ACKs that only SACK data reach
+    /// [`GroupControl::on_ack`] too (with `newly_acked` 0).
+    pub rate: bool,
+    /// [`GroupControl::on_ack_event`] runs on every ACK of new data.
+    pub ack_events: bool,
 }
 
 /// A pacing constraint: at most `burst` segments back to back, then a gap of `gap` before the
@@ -164,6 +170,8 @@ pub trait GroupControl: Send + Sync + Debug {
     /// With [`Caps::tags`]: a segment of member `m` is deemed lost and will be resent under
     /// its tag (in recovery too).
     fn on_lost_segment(&mut self, _m: MemberId, _lost: &LostSegment, _g: &mut Members<'_>) {}
+    /// With [`Caps::ack_events`]: an ACK of new data for member `m`, before the sender reacts.
+    fn on_ack_event(&mut self, _m: MemberId, _ack: &AckSample, _g: &mut Members<'_>) {}
     /// With [`Caps::pacing`]: member `m`'s pacing now (`None`: unpaced).
     fn pacing(&self, _m: MemberId, _g: &Members<'_>) -> Option<Pacing> {
         None
@@ -204,11 +212,23 @@ impl<C: CongestionControl + Copy> GroupControl for Solo<C> {
         self.alg.name()
     }
 
+    fn caps(&self) -> Caps {
+        self.alg.caps()
+    }
+
     #[inline]
     fn on_ack(&mut self, m: MemberId, ack: &AckSample, g: &mut Members<'_>) {
-        if !ack.in_recovery {
+        if !ack.in_recovery || self.alg.controls_recovery() {
             self.alg.on_ack(g.get_mut(m), ack);
         }
+    }
+
+    fn on_ack_event(&mut self, m: MemberId, ack: &AckSample, g: &mut Members<'_>) {
+        self.alg.on_ack_event(g.get(m), ack);
+    }
+
+    fn pacing(&self, m: MemberId, g: &Members<'_>) -> Option<Pacing> {
+        self.alg.pacing(g.get(m))
     }
 
     #[inline]
@@ -414,6 +434,12 @@ impl CcHost {
     #[inline]
     pub fn on_ack(&mut self, m: MemberId, ack: &AckSample) {
         with_group!(self, m, |ctl, g| ctl.on_ack(m, ack, &mut g));
+    }
+
+    /// [`GroupControl::on_ack_event`].
+    #[inline]
+    pub fn on_ack_event(&mut self, m: MemberId, ack: &AckSample) {
+        with_group!(self, m, |ctl, g| ctl.on_ack_event(m, ack, &mut g));
     }
 
     /// [`GroupControl::on_loss`].

@@ -15,10 +15,12 @@
 //! multi-loop controller can tag each segment to a loop (see
 //! `docs/adr/0001-congestion-control-interface.md`).
 
+pub mod bbr;
 pub mod bic;
 pub mod compound;
 mod config;
 pub mod cubic;
+pub mod dctcp;
 pub mod fast;
 pub mod highspeed;
 pub mod host;
@@ -138,6 +140,45 @@ pub struct AckSample {
     /// to: the window is the loss reaction's, and algorithms must not grow it. Group
     /// controllers still see the ACK (to account it per member or per loop).
     pub in_recovery: bool,
+    /// The ACK carried an ECN echo (ECE).
+    pub ece: bool,
+    /// A delivery-rate sample, for controllers with [`Caps::rate`] (else `None`).
+    pub rate: Option<RateSample>,
+}
+
+/// A delivery-rate sample (Linux `tcp_rate.c`; Cheng, Cardwell, Yeganeh, Jacobson, "Delivery
+/// Rate Estimation", IETF draft-cheng-iccrg-delivery-rate-estimation-01, 2021): segments
+/// delivered between the send of the segment this ACK newly delivers last and this ACK, over
+/// the longer of the send and the ACK interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Segments delivered over the interval (`rs->delivered`).
+    pub delivered: u64,
+    /// The interval, ns (`rs->interval_us`); 0 when the sample is not valid (shorter than the
+    /// min RTT, or no segment sent since the connection's delivery count was last taken).
+    pub interval: Time,
+    /// The connection's delivered count when the segment was sent (`rs->prior_delivered`).
+    pub prior_delivered: u64,
+    /// The connection's delivered count after this ACK (`tp->delivered`).
+    pub total_delivered: u64,
+    /// When the connection's delivered count last changed before this ACK's segment was sent
+    /// (`rs->prior_mstamp`), ns.
+    pub prior_time: Time,
+    /// The segment was sent while the sender was application-limited.
+    pub app_limited: bool,
+    /// Segments newly delivered by this ACK (cumulatively or by SACK).
+    pub acked: u64,
+    /// Segments in flight before this ACK (`rs->prior_in_flight`).
+    pub prior_in_flight: u64,
+    /// Segments in flight after it (outstanding, not SACKed).
+    pub in_flight: u64,
+}
+
+impl RateSample {
+    /// Delivery rate, segments per second; `None` for an invalid sample.
+    pub fn rate(&self) -> Option<f64> {
+        (self.interval > 0).then(|| self.delivered as f64 * 1e9 / self.interval as f64)
+    }
 }
 
 /// How a loss was detected.
@@ -180,6 +221,23 @@ pub trait CongestionControl: Send + Sync + std::fmt::Debug {
     fn on_phase(&mut self, _st: &mut CcState, _from: Phase, _to: Phase) {}
     /// Algorithm-specific state for time series, as (name, value) pairs.
     fn metrics(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+    /// Optional hooks the algorithm uses ([`Caps`]), asked once when the connection starts.
+    fn caps(&self) -> Caps {
+        Caps::default()
+    }
+    /// With [`Caps::pacing`]: the pacing now (`None`: unpaced).
+    fn pacing(&self, _st: &CcState) -> Option<Pacing> {
+        None
+    }
+    /// With [`Caps::ack_events`]: every ACK of new data, before the sender reacts to it (to a
+    /// loss, an ECN echo or recovery), as Linux's `in_ack_event`.
+    fn on_ack_event(&mut self, _st: &CcState, _ack: &AckSample) {}
+    /// The algorithm sets the window on every ACK, in recovery too (Linux's `cong_control`,
+    /// as BBR has): [`CongestionControl::on_ack`] is called with `in_recovery` set instead of
+    /// being skipped.
+    fn controls_recovery(&self) -> bool {
+        false
+    }
 }
 
 /// Hand-made inputs for algorithm unit tests.
@@ -189,7 +247,16 @@ pub(crate) mod testing {
 
     /// An ACK of one new segment at time 0, without an RTT sample.
     pub(crate) fn ack() -> AckSample {
-        AckSample { now: 0, newly_acked: 1, rtt: None, round_start: false, in_flight_before: 0, in_recovery: false }
+        AckSample {
+            now: 0,
+            newly_acked: 1,
+            rtt: None,
+            round_start: false,
+            in_flight_before: 0,
+            in_recovery: false,
+            ece: false,
+            rate: None,
+        }
     }
 
     /// A loss of `kind` at time 0 with `flight` segments outstanding.

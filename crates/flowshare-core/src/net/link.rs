@@ -173,8 +173,11 @@ pub struct Fifo {
     gone_bytes: u64,
     /// Admission policy.
     pub aqm: Aqm,
-    /// RED marked the packet just accepted (see [`LinkDir::take_mark`]).
+    /// RED or the step threshold marked the packet just accepted (see [`LinkDir::take_mark`]).
     marked: bool,
+    /// Step marking (DCTCP; Alizadeh et al., SIGCOMM 2010): an ECN-capable arrival that finds
+    /// at least this many packets or bytes waiting (the one in transmission aside) is marked.
+    pub mark_threshold: Option<Limit>,
 }
 
 impl Fifo {
@@ -302,6 +305,14 @@ impl LinkDir {
         match self.aqm() {
             Some(Aqm::Red(r)) => Some(r),
             _ => None,
+        }
+    }
+
+    /// Give a FIFO direction step marking at `k` (see [`Fifo::mark_threshold`]).
+    pub fn set_mark_threshold(&mut self, k: Option<Limit>) {
+        match &mut self.queue {
+            Queue::Fifo(f) => f.mark_threshold = k,
+            Queue::Scheduled(_) => panic!("a scheduled direction has no FIFO marking threshold"),
         }
     }
 
@@ -437,6 +448,18 @@ impl LinkDir {
             f.gone_bytes += u64::from(sz);
         }
         let (gone, gone_bytes) = (f.gone as u64, f.gone_bytes);
+        if let Some(k) = f.mark_threshold {
+            if meta.ect() {
+                let (q, q_bytes) = match f.held.get(f.gone) {
+                    Some(&(_, _, first)) => (f.held.len() - f.gone - 1, f.held_bytes - gone_bytes - u64::from(first)),
+                    None => (0, 0),
+                };
+                f.marked = match k {
+                    Limit::Packets(n) => q as u64 >= u64::from(n),
+                    Limit::Bytes(b) => q_bytes >= b,
+                };
+            }
+        }
         if let Aqm::Red(red) = &mut f.aqm {
             // RED sees the packets waiting behind the one in transmission at `at`.
             let (q, q_bytes, idle) = match f.held.get(f.gone) {

@@ -139,6 +139,10 @@ pub struct QueueCfg {
     /// no drop-all threshold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mark_p: Option<f64>,
+    /// Step marking at K (DCTCP): droptail and RED mark an ECN-capable arrival that finds at
+    /// least K packets (an integer) or bytes (a size) waiting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_threshold: Option<LimitCfg>,
     // Scheduled disciplines (`docs/queues.md`).
     /// Priority: classes, highest first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,6 +193,7 @@ impl Default for QueueCfg {
             target_delay: None,
             ecn: None,
             mark_p: None,
+            ecn_threshold: None,
             classes: None,
             queues: None,
             quantum: None,
@@ -344,8 +349,9 @@ impl QueueCfg {
     }
 
     /// Every optional field with whether it is set.
-    fn fields(&self) -> [(&'static str, bool); 22] {
+    fn fields(&self) -> [(&'static str, bool); 23] {
         [
+            ("ecn_threshold", self.ecn_threshold.is_some()),
             ("ecn", self.ecn.is_some()),
             ("mark_p", self.mark_p.is_some()),
             ("min_th", self.min_th.is_some()),
@@ -375,8 +381,12 @@ impl QueueCfg {
     fn allowed_fields(&self) -> Vec<&'static str> {
         const ERED: [&str; 7] = ["min_th", "max_th", "w_q", "max_p", "flow_p", "ramp", "mean_pktsize"];
         match self.kind {
-            QueueKind::Droptail => vec![],
-            QueueKind::Red => RED_FIELDS.to_vec(),
+            QueueKind::Droptail => vec!["ecn_threshold"],
+            QueueKind::Red => {
+                let mut v = RED_FIELDS.to_vec();
+                v.push("ecn_threshold");
+                v
+            }
             QueueKind::Priority => vec!["classes"],
             QueueKind::Drr => {
                 let mut v = vec!["queues", "quantum", "mean_pktsize", "overflow", "aqm"];
@@ -417,6 +427,18 @@ impl QueueCfg {
             ));
         }
         Ok(())
+    }
+
+    /// The step-marking threshold of a FIFO kind (`ecn_threshold`), checked.
+    pub fn mark_threshold(&self, path: &str) -> Result<Option<Limit>, ConfigError> {
+        self.check_fields(path)?;
+        match self.ecn_threshold.map(|l| l.0) {
+            Some(Limit::Packets(0) | Limit::Bytes(0)) => Err(ConfigError::new(
+                format!("{path}.ecn_threshold"),
+                "must be at least 1 packet (an integer) or 1 byte (a size such as \"30000B\")",
+            )),
+            k => Ok(k),
+        }
     }
 
     /// RED's resolved parameters for a link of `rate` and `delay`, or `None` for the other

@@ -306,7 +306,9 @@ impl TcpCfg {
             rto_enabled: self.rto_enabled,
             misrx: self.misrx_detection.then_some(MisRx { k: self.misrx_k, reference: self.misrx_rtt }),
             force_timeout: self.force_timeout.map(|f| (f.segment, f.after.0)),
-            ecn: self.ecn,
+            // DCTCP needs ECN (Linux's TCP_CONG_NEEDS_ECN): its connections are ECN-capable.
+            ecn: self.ecn || matches!(self.cc, CcConfig::Dctcp(_)),
+            dctcp: matches!(self.cc, CcConfig::Dctcp(_)),
             send_jitter: self.send_jitter.map_or(0, |d| d.0),
             limited_transmit: self.limited_transmit,
             sack_recovery: self.sack_recovery,

@@ -273,6 +273,7 @@ fn link_params(cfg: &LinkCfg, path: &str) -> Result<LinkParams, ConfigError> {
     }
     let qpath = format!("{path}.queue");
     cfg.queue.red_params(&qpath, cfg.rate, cfg.delay)?;
+    cfg.queue.mark_threshold(&qpath)?;
     cfg.queue.scheduler(&qpath, cfg.rate, cfg.delay, 0, "check")?;
     Ok(LinkParams { rate: cfg.rate, delay: cfg.delay.0, limit: cfg.queue.limit.0 })
 }
@@ -293,6 +294,10 @@ fn install_queue(
     if let Some(s) = cfg.queue.scheduler(&qpath, cfg.rate, cfg.delay, sim.seed, &format!("link/{stream_name}"))? {
         net.links[dir as usize].set_scheduler(s);
         return Ok(());
+    }
+    let threshold = cfg.queue.mark_threshold(&qpath)?;
+    if threshold.is_some() {
+        net.links[dir as usize].set_mark_threshold(threshold);
     }
     let Some(params) = cfg.queue.red_params(&qpath, cfg.rate, cfg.delay)? else {
         return Ok(());

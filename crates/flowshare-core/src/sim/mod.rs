@@ -201,7 +201,7 @@ impl Simulation {
                         Some(bytes) => (Some(bytes.div_ceil(mss)), (bytes - (bytes.div_ceil(mss) - 1) * mss) as u32),
                         None => (None, c.tcp.mss),
                     };
-                    let ctl = Controller::Solo(c.cc.build_solo());
+                    let ctl = Controller::Solo(c.cc.build_solo_for(seed, &c.key));
                     let mut sender = Sender::new(i, c.tcp, total, last, ctl);
                     set_clock_phase(&mut sender, seed, &c.key, &c.tcp);
                     agents.push(Agent::TcpSender(Box::new(sender)));

@@ -203,6 +203,10 @@ pub struct TcpConfig {
     pub force_timeout: Option<(u64, Time)>,
     /// Send data ECN-capable and react to echoed marks (RFC 3168).
     pub ecn: bool,
+    /// DCTCP's ECN (RFC 8257): the sink echoes each segment's CE mark (§3.2, with its
+    /// two-state machine under delayed ACKs) instead of latching ECE until CWR, and the sender
+    /// grows its window on marked ACKs outside the window after a reduction.
+    pub dctcp: bool,
     /// Largest random delay before each data segment leaves (0 = none; ns-2's `overhead_`).
     pub send_jitter: Time,
     /// Limited transmit (RFC 3042): one new segment on each of the first two duplicate ACKs.

@@ -21,8 +21,8 @@ use super::lost::LostMarks;
 use super::{Decrease, MisRxReference, RecoverRule, Recovery, RtoRestart, RttTiming, SackRecovery, TcpConfig};
 use crate::cc::host::GroupId;
 use crate::cc::{
-    AckSample, Caps, CcHost, CcState, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase, RttEstimator,
-    Tag,
+    AckSample, Caps, CcHost, CcState, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase, RateSample,
+    RttEstimator, Tag,
 };
 use crate::packet::{ecn, Kind, Packet};
 use crate::units::Time;
@@ -199,6 +199,92 @@ pub struct Sender {
     /// Something beyond the common path wants to hear of each segment sent.
     send_hooks: bool,
     clock_phase: Time,
+    /// With [`Caps::rate`]: delivery-rate estimation (Linux `tcp_rate.c`).
+    rate: Option<Box<RateState>>,
+    /// The rate sample of the ACK being processed.
+    rate_now: Option<RateSample>,
+}
+
+/// What is remembered of a segment when it is (re)sent, for delivery-rate samples (Linux's
+/// `tcp_skb_cb.tx`).
+#[derive(Clone, Copy, Debug, Default)]
+struct SendRec {
+    /// The connection's delivered count at the send.
+    delivered: u64,
+    /// When that count last changed.
+    delivered_time: Time,
+    /// Send time of the first segment of the current flight.
+    first_tx_time: Time,
+    /// Sent while application-limited.
+    app_limited: bool,
+    /// Send time.
+    sent: Time,
+}
+
+/// Delivery-rate estimation of one connection (Linux `tcp_rate.c`, in segments).
+#[derive(Clone, Debug, Default)]
+struct RateState {
+    /// Segments delivered (cumulatively or by SACK) so far (`tp->delivered`).
+    delivered: u64,
+    /// When `delivered` last changed (`tp->delivered_mstamp`).
+    delivered_time: Time,
+    /// Send time of the segment the last sample started from (`tp->first_tx_mstamp`).
+    first_tx_time: Time,
+    /// Non-zero while the connection is application-limited: the delivered count at which
+    /// that ends (`tp->app_limited`).
+    app_limited: u64,
+    /// One record per segment from `snd_una` to `snd_max`.
+    recs: VecDeque<SendRec>,
+    /// The record of the segment newly delivered by the current ACK that was sent last, and
+    /// how many were delivered.
+    best: Option<SendRec>,
+    newly: u64,
+}
+
+impl RateState {
+    /// Segment at index `k` (from `snd_una`) was delivered by the ACK being processed
+    /// (`tcp_rate_skb_delivered`): the sample starts from the one sent last.
+    fn delivered(&mut self, k: usize) {
+        let r = self.recs[k];
+        self.newly += 1;
+        if self.best.is_none_or(|b| r.sent > b.sent || (r.sent == b.sent && r.delivered > b.delivered)) {
+            self.best = Some(r);
+        }
+    }
+
+    /// The sample of the ACK being processed at `now` (`tcp_rate_gen`), once every segment it
+    /// delivered has been counted.
+    fn sample(&mut self, now: Time, min_rtt: Time, prior_in_flight: u64, in_flight: u64) -> RateSample {
+        let newly = std::mem::take(&mut self.newly);
+        self.delivered += newly;
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
+        let mut rs = RateSample {
+            total_delivered: self.delivered,
+            acked: newly,
+            prior_in_flight,
+            in_flight,
+            ..RateSample::default()
+        };
+        if newly > 0 {
+            self.delivered_time = now;
+        }
+        let Some(b) = self.best.take() else {
+            return rs;
+        };
+        self.first_tx_time = b.sent;
+        rs.prior_delivered = b.delivered;
+        rs.prior_time = b.delivered_time;
+        rs.app_limited = b.app_limited;
+        rs.delivered = self.delivered - b.delivered;
+        let send_elapsed = b.sent.saturating_sub(b.first_tx_time);
+        let ack_elapsed = now.saturating_sub(b.delivered_time);
+        let interval = send_elapsed.max(ack_elapsed);
+        // An interval shorter than the min RTT would over-estimate the rate (ACK compression).
+        rs.interval = if interval >= min_rtt && min_rtt != u64::MAX { interval } else { 0 };
+        rs
+    }
 }
 
 impl Sender {
@@ -257,6 +343,8 @@ impl Sender {
             pace_left: 0,
             pace_next: 0,
             pace_wake: None,
+            rate: None,
+            rate_now: None,
         }
     }
 
@@ -324,6 +412,9 @@ impl Sender {
         let m = cc.join(self.initial_state(), group, solo, now);
         self.member = m;
         self.caps = cc.caps(m);
+        if self.caps.rate {
+            self.rate = Some(Box::default());
+        }
         self.stats.started_at = Some(now);
         self.last_cwnd_t = now;
         self.stats.cwnd_max = cc.state(m).cwnd;
@@ -479,6 +570,9 @@ impl Sender {
         if self.send_hooks {
             self.on_send_hooks(now, seq);
         }
+        if let Some(r) = self.rate.as_deref_mut() {
+            Self::rate_sent(r, now, seq, self.snd_una, self.snd_max);
+        }
         let s = &mut self.stats;
         s.packets_sent += 1;
         s.bytes_sent += u64::from(payload);
@@ -496,6 +590,53 @@ impl Sender {
         }
         if self.rto_deadline.is_none() {
             self.arm_timer(now, cc);
+        }
+    }
+
+    /// With rate estimation: segment `seq` leaves at `now` (`tcp_rate_skb_sent`).
+    #[cold]
+    fn rate_sent(r: &mut RateState, now: Time, seq: u64, snd_una: u64, snd_max: u64) {
+        if snd_max == snd_una {
+            // Nothing in flight: the first segment of a flight starts the send and ACK clocks.
+            r.first_tx_time = now;
+            r.delivered_time = now;
+        }
+        let rec = SendRec {
+            delivered: r.delivered,
+            delivered_time: r.delivered_time,
+            first_tx_time: r.first_tx_time,
+            app_limited: r.app_limited != 0,
+            sent: now,
+        };
+        let k = (seq - snd_una) as usize;
+        if k < r.recs.len() {
+            r.recs[k] = rec;
+        } else {
+            debug_assert_eq!(k, r.recs.len(), "rate records out of step");
+            r.recs.push_back(rec);
+        }
+    }
+
+    /// With rate estimation: the sample of the ACK being processed, from the segments it
+    /// delivered.
+    #[cold]
+    fn rate_sample(&mut self, now: Time, prior_in_flight: u64, cc: &CcHost) -> Option<RateSample> {
+        let in_flight = self.snd_max - self.snd_una - self.sacked_count;
+        let min_rtt = cc.state(self.m()).min_rtt;
+        self.rate.as_deref_mut().map(|r| r.sample(now, min_rtt, prior_in_flight, in_flight))
+    }
+
+    /// With rate estimation: when the window has room but there is nothing to send, the
+    /// connection is application-limited until what is in flight now is delivered
+    /// (`tcp_rate_check_app_limited`).
+    #[cold]
+    fn rate_check_app_limited(&mut self, cwnd: f64) {
+        let in_flight = self.in_flight();
+        let idle = !self.has_data(self.snd_nxt.max(self.snd_max)) && (in_flight as f64) < cwnd;
+        if let Some(r) = self.rate.as_deref_mut() {
+            if idle {
+                r.app_limited = (r.delivered + in_flight).max(1);
+            }
         }
     }
 
@@ -555,7 +696,11 @@ impl Sender {
     fn send_available(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
         let m = self.m();
         let st = cc.state(m);
-        self.send_with(now, m, st.phase, st.cwnd, cc, out);
+        let cwnd = st.cwnd;
+        self.send_with(now, m, st.phase, cwnd, cc, out);
+        if self.rate.is_some() {
+            self.rate_check_app_limited(cwnd);
+        }
         let in_flight = self.in_flight();
         cc.state_mut(m).in_flight = in_flight;
     }
@@ -882,6 +1027,9 @@ impl Sender {
                         self.lost.sacked(seq);
                     }
                     self.delivered_now += 1;
+                    if let Some(r) = self.rate.as_deref_mut() {
+                        r.delivered(k);
+                    }
                     if self.caps.tags {
                         Self::count(&mut self.delivered, self.record[k].0);
                     }
@@ -999,6 +1147,9 @@ impl Sender {
                 if self.cfg.rto_restart == RtoRestart::EveryAck && self.member != NOT_A_MEMBER {
                     self.arm_timer(now, cc);
                 }
+                if self.rate.is_some() && self.delivered_now > 0 {
+                    self.rate_dup_ack(now, p, cc);
+                }
                 self.on_dup_ack(now, cc, out);
             }
         }
@@ -1079,12 +1230,25 @@ impl Sender {
                 self.stats.misrx_detected += 1;
             }
         }
+        if let Some(r) = self.rate.as_deref_mut() {
+            for k in 0..newly as usize {
+                if !self.sacked.get(k).copied().unwrap_or(false) {
+                    r.delivered(k);
+                }
+            }
+        }
         let mut sacked_acked = 0;
         for _ in 0..newly.min(self.sacked.len() as u64) {
             sacked_acked += u64::from(self.sacked.pop_front() == Some(true));
         }
         self.sacked_count -= sacked_acked;
         self.delivered_now += newly - sacked_acked;
+        if self.rate.is_some() {
+            self.rate_now = self.rate_sample(now, in_flight_before, cc);
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.recs.drain(..newly as usize);
+            }
+        }
         if self.linux_pipe() {
             self.lost.acked(ack);
         }
@@ -1106,8 +1270,21 @@ impl Sender {
         let mut restart_timer = true;
         let st = cc.state_mut(m);
         (st.snd_una, st.snd_nxt) = (self.snd_una, self.snd_nxt);
-        let sample =
-            |in_recovery| AckSample { now, newly_acked: newly, rtt, round_start, in_flight_before, in_recovery };
+        let echo = p.ecn & ecn::ECE != 0;
+        let rate = self.rate_now.take();
+        let sample = |in_recovery| AckSample {
+            now,
+            newly_acked: newly,
+            rtt,
+            round_start,
+            in_flight_before,
+            in_recovery,
+            ece: echo,
+            rate,
+        };
+        if self.caps.ack_events {
+            cc.on_ack_event(m, &sample(false));
+        }
         match phase {
             Phase::Recovery => {
                 match self.cfg.recovery {
@@ -1147,10 +1324,14 @@ impl Sender {
                 }
                 let st = cc.state_mut(m);
                 st.in_flight = self.in_flight();
-                let echo = p.ecn & ecn::ECE != 0;
                 if echo && st.phase == Phase::Open && self.ecn_may_reduce(ack) {
                     self.reduce_for_ecn(now, cc);
                     cc.on_ack(m, &sample(true));
+                } else if self.cfg.dctcp {
+                    // DCTCP (Linux's CWR state): no growth for the window after a reduction;
+                    // outside it, ACKs grow the window whether or not they echo a mark.
+                    let cwr = self.ecn_recover.is_some_and(|r| ack <= r);
+                    cc.on_ack(m, &sample(cwr));
                 } else {
                     // An ACK that still echoes congestion does not grow the window (ns-2 with
                     // `old_ecn_` 0; Linux in congestion avoidance).
@@ -1183,7 +1364,11 @@ impl Sender {
             return self.fast_retransmit(now, cc, out);
         }
         let st = cc.state(m);
-        self.send_with(now, m, st.phase, st.cwnd, cc, out);
+        let cwnd = st.cwnd;
+        self.send_with(now, m, st.phase, cwnd, cc, out);
+        if self.rate.is_some() {
+            self.rate_check_app_limited(cwnd);
+        }
     }
 
     /// Every byte of the finite transfer is acknowledged: leave the congestion-control host,
@@ -1202,6 +1387,29 @@ impl Sender {
         self.last_state = Some(*st);
         cc.leave(m, now);
         self.member = NOT_A_MEMBER;
+    }
+
+    /// With rate estimation: a duplicate ACK that SACKed new data gives the controller a
+    /// rate sample (Linux runs `cong_control` on every ACK).
+    #[cold]
+    fn rate_dup_ack(&mut self, now: Time, p: &Packet, cc: &mut CcHost) {
+        let m = self.m();
+        let in_flight_before = self.in_flight();
+        let rate = self.rate_sample(now, in_flight_before, cc);
+        let st = cc.state_mut(m);
+        st.in_flight = self.snd_max - self.snd_una - self.sacked_count;
+        let in_recovery = st.phase != Phase::Open;
+        let sample = AckSample {
+            now,
+            newly_acked: 0,
+            rtt: None,
+            round_start: false,
+            in_flight_before,
+            in_recovery,
+            ece: p.ecn & ecn::ECE != 0,
+            rate,
+        };
+        cc.on_ack(m, &sample);
     }
 
     fn on_dup_ack(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {

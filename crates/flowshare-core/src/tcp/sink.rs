@@ -39,8 +39,11 @@ pub struct Sink {
     pub acks_sent: u64,
     /// Echo congestion marks (RFC 3168).
     ecn: bool,
-    /// A CE mark arrived and no CWR since: every ACK carries ECE.
+    /// A CE mark arrived and no CWR since: every ACK carries ECE. With `dctcp`, DCTCP.CE of
+    /// RFC 8257 §3.2: whether the last segment that arrived was marked.
     ece: bool,
+    /// Echo per segment (DCTCP, RFC 8257 §3.2).
+    dctcp: bool,
     /// Data segments that arrived marked CE.
     pub ce_received: u64,
 }
@@ -69,6 +72,7 @@ impl Sink {
             acks_sent: 0,
             ecn: cfg.ecn,
             ece: false,
+            dctcp: cfg.dctcp,
             ce_received: 0,
         }
     }
@@ -113,7 +117,9 @@ impl Sink {
 
     /// A data segment arrived. ACKs to send are pushed to `out`.
     pub fn on_data(&mut self, now: Time, seg: &Packet, out: &mut Vec<Packet>) {
-        if self.ecn && seg.ecn & (ecn::CE | ecn::CWR) != 0 {
+        if self.dctcp {
+            self.dctcp_ce(seg.ecn & ecn::CE != 0, out);
+        } else if self.ecn && seg.ecn & (ecn::CE | ecn::CWR) != 0 {
             self.note_ecn(seg.ecn);
         }
         let seq = seg.seq;
@@ -180,6 +186,23 @@ impl Sink {
         if bits & ecn::CE != 0 {
             self.ece = true;
             self.ce_received += 1;
+        }
+    }
+
+    /// RFC 8257 §3.2 (and the DCTCP paper's two-state machine): when a segment's CE mark
+    /// differs from DCTCP.CE, the segments held for a delayed ACK are acknowledged at once
+    /// with the old state's ECE, then DCTCP.CE takes the new value; every ACK echoes DCTCP.CE.
+    /// Without delayed ACKs each ACK echoes its own segment's mark.
+    #[cold]
+    fn dctcp_ce(&mut self, ce: bool, out: &mut Vec<Packet>) {
+        if ce {
+            self.ce_received += 1;
+        }
+        if ce != self.ece {
+            if self.pending > 0 {
+                self.send_ack(self.pending_echo, None, out);
+            }
+            self.ece = ce;
         }
     }
 
@@ -278,6 +301,7 @@ mod tests {
             misrx: None,
             force_timeout: None,
             ecn: false,
+            dctcp: false,
             send_jitter: 0,
             limited_transmit: true,
             sack_recovery: crate::tcp::SackRecovery::Rfc6675,
@@ -360,6 +384,40 @@ mod tests {
         s.on_timer(100_000_010, &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(out[1].seq, 3);
+    }
+
+    /// RFC 8257 §3.2 with an ACK every 2 segments and marks on segments 2, 3 and 6 of 0..8:
+    /// a change of state acknowledges what is held at once, with the old state's echo.
+    #[test]
+    fn dctcp_echo_follows_the_two_state_machine() {
+        let c = TcpConfig { ecn: true, dctcp: true, ..cfg(Recovery::Newreno, Some((2, 100_000_000))) };
+        let mut s = Sink::new(0, &c, None, 1000);
+        let mut out = Vec::new();
+        let marked = [false, false, true, true, false, false, true, false];
+        for (seq, &ce) in marked.iter().enumerate() {
+            let mut p = data(seq as u64);
+            p.ecn = ecn::ECT | if ce { ecn::CE } else { 0 };
+            s.on_data(0, &p, &mut out);
+        }
+        let acks: Vec<(u64, bool)> = out.iter().map(|p| (p.seq, p.ecn & ecn::ECE != 0)).collect();
+        // 0,1 → ACK 2 (no ECE, by count); 2,3 → ACK 4 (ECE); 4 changes the state with
+        // nothing held; 4,5 → ACK 6 (no ECE); 6 changes it (nothing held); 7 changes it back
+        // with 6 held → ACK 7 with ECE at once, then 7 waits for the timer.
+        assert_eq!(acks, vec![(2, false), (4, true), (6, false), (7, true)]);
+        assert_eq!(s.ce_received, 3);
+        s.on_timer(100_000_000, &mut out);
+        assert_eq!((out[4].seq, out[4].ecn & ecn::ECE != 0), (8, false));
+        // Without delayed ACKs each ACK echoes its own segment's mark.
+        let c = TcpConfig { ecn: true, dctcp: true, ..cfg(Recovery::Newreno, None) };
+        let mut s = Sink::new(0, &c, None, 1000);
+        let mut out = Vec::new();
+        for (seq, &ce) in marked.iter().enumerate() {
+            let mut p = data(seq as u64);
+            p.ecn = ecn::ECT | if ce { ecn::CE } else { 0 };
+            s.on_data(0, &p, &mut out);
+        }
+        let echoes: Vec<bool> = out.iter().map(|p| p.ecn & ecn::ECE != 0).collect();
+        assert_eq!(echoes, marked.to_vec());
     }
 
     #[test]
