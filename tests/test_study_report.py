@@ -35,6 +35,7 @@ def write_store(
     replications: int = 3,
     failed: dict[tuple[int, int], str] | None = None,
     common_seeds: bool = False,
+    definitions: dict[str, dict[str, Any]] | None = None,
 ) -> Path:
     """A run store: ``arms`` are parameter dicts, ``value(params, replication)`` the responses.
 
@@ -46,6 +47,8 @@ def write_store(
     root.mkdir(parents=True)
     sweep = {"parameters": parameters, "responses": responses, "replications": replications,
              "design": {"kind": "grid"}, "root_seed": 42, "version": "0.1.0"}  # fmt: skip
+    if definitions:
+        sweep["response_definitions"] = definitions
     (root / "sweep.json").write_text(json.dumps(sweep), encoding="utf-8")
     catalog, done = [], []
     for arm, params in enumerate(arms):
@@ -150,11 +153,13 @@ def test_two_arms_with_common_seeds_get_unpaired_and_paired_comparisons(tmp_path
     assert "Comparison of the two arms" in text
     unpaired = stats.unpaired_t([50, 70.1, 90.2, 60.3], [52.01, 72.09, 92.22, 62.28])
     assert unpaired.sign == 0
-    assert re.search(r"<td>goodput</td><td>unpaired</td><td>-2</td><td>0.90</td>.*?"
+    assert re.search(r"<td>unpaired</td><td>-2</td><td>0.90</td>.*?"
                      r"not distinguishable", text)
-    # Pairing removes the common variation: arm 0 − arm 1 = −2 ± 0.02, significant at 0.99.
+    # Pairing removes the common variation: arm 0 − arm 1 = −2 ± 0.02, significant at 0.99;
+    # the arms are named by their parameter values.
+    assert "Difference cc=newreno − cc=cubic" in text
     assert re.search(r"<td>paired \(same seeds\)</td><td>-2</td><td>0.99</td>.*?"
-                     r"second arm larger", text)
+                     r"cc=cubic larger", text)
     assert "goodput_by_arm.png" in {p.name for p in (store / "report").iterdir()}
 
 
@@ -166,16 +171,18 @@ def test_two_parameters_give_a_heatmap_and_lines(tmp_path):
         bonus = 0.5 if params["queue.kind"] == "red" else 0.0
         return {"goodput": params["bottleneck.rate_mbps"] * 0.9 - bonus + 0.05 * rep}
 
-    store = write_store(tmp_path / "s", arms, value)
+    store = write_store(tmp_path / "s", arms, value, definitions={
+        "goodput": {"table": "flows", "column": "goodput_bps", "better": "higher"}})
     files = report.write_report(store, rank_by="queue.kind")
     names = {p.name for p in files}
     assert {"goodput_heatmap.png", "goodput_vs_bottleneck.rate_mbps.png"} <= names
     assert {"ranks_queue.kind_droptail.png", "ranks_queue.kind_red.png"} <= names
     text = files[0].read_text(encoding="utf-8")
-    # droptail beats red in every condition: mean ranks 2 and 1, std over one response nan.
+    # droptail beats red in every condition; higher goodput is better, so droptail ranks 1
+    # and red 2 (std over one response nan).
     assert "Rank matrices of queue.kind" in text
-    assert re.search(r"<td>mean rank goodput</td><td class=\"num\">2</td>"
-                     r"<td class=\"num\">1</td>", text)
+    assert re.search(r"<td>mean rank goodput</td><td class=\"num\">1</td>"
+                     r"<td class=\"num\">2</td>", text)
 
 
 def test_undefined_and_constant_responses_plot_without_warnings(tmp_path):
