@@ -38,7 +38,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 QUICK_DURATION_S = 3.0
 QUICK_DURATION = "3s"
-QUICK_REPLICATIONS = 2
+QUICK_REPLICATIONS = 1
 SHELL = frozenset({"bash", "sh", "shell", "console"})
 PYTHON = frozenset({"python", "py"})
 SKIP = re.compile(r"<!--\s*docs-test:\s*skip\b\s*(.*?)\s*-->")
@@ -250,7 +250,7 @@ def test_shortening_caps_simulated_durations():
     assert 'duration = "3s"' in shorten(scenario) and '"60s"' not in shorten(scenario)
     sweep = 'base = "../demo.toml"\nset = { "simulation.duration" = "10s" }\nreplications = 4\n'
     assert '"simulation.duration" = "3s"' in shorten(sweep)
-    assert "replications = 2" in shorten(sweep)
+    assert "replications = 1" in shorten(sweep)
     no_duration = '[topology]\nkind = "dumbbell"\n'
     assert shorten(no_duration).startswith('[simulation]\nduration = "3s"\n')
     short = '[simulation]\nduration = "500ms"\n\n[topology]\nkind = "dumbbell"\n'

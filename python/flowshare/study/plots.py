@@ -133,7 +133,9 @@ def grouped_bars(
         if low and high:
             lo = values - part[low].to_numpy(dtype=float)
             hi = part[high].to_numpy(dtype=float) - values
-            err = np.nan_to_num(np.vstack([lo, hi]), nan=0.0)
+            # An interval clipped to the quantity's range may end on the wrong side of a
+            # mean outside that range (a value the response should not take): no bar there.
+            err = np.clip(np.nan_to_num(np.vstack([lo, hi]), nan=0.0), 0.0, None)
         ax.bar(positions + (i - (len(hues) - 1) / 2) * width, values, width * 0.95, yerr=err,
                capsize=2.5, label=None if hue is None else f"{hue} = {key}")
     ax.set_xticks(positions, [str(g) for g in groups], rotation=30 if len(groups) > 6 else 0,

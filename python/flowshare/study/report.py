@@ -100,7 +100,8 @@ def load_store(directory: str | os.PathLike[str]) -> Store:
     if not isinstance(sweep, dict):
         raise StoreError(f"{sweep_path}: must hold a JSON object")
     parameters = _string_list(sweep, "parameters", sweep_path)
-    response_names = _string_list(sweep, "responses", sweep_path)
+    # A name listed twice is one response (and gets one section).
+    response_names = list(dict.fromkeys(_string_list(sweep, "responses", sweep_path)))
 
     catalog_path = root / "catalog.parquet"
     if not catalog_path.is_file():
