@@ -214,7 +214,8 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument(
         "--rank-by", metavar="PARAM",
-        help="also rank the values of this parameter in each condition (rank matrices)",
+        help="also rank the values of this parameter (a dotted path such as "
+        "'flows[0].tcp.cc') in each condition, rank 1 the best (rank matrices)",
     )
     report.set_defaults(handler=_cmd_report)
     return parser

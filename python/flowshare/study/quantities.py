@@ -6,7 +6,8 @@ times are never negative; Jain's index is at most 1) and ranks alternatives so t
 always the best, which needs each response's direction. The default responses carry theirs;
 a declared response states it with ``better = "higher"`` or ``better = "lower"`` in its
 definition (``docs/sweeps.md``), and its unit follows from the column it reads (``*_bps``: bit/s,
-``*_s``: seconds, ``*_bytes``: bytes, ``*_pkts`` and packet counters: packets).
+``*_s``: seconds, ``*_bytes``: bytes, ``*_pkts`` and packet counters: packets, ``cwnd*`` and
+``ssthresh*``: segments).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ class Quantity:
     title : str
         A readable name (``aggregate goodput``).
     unit : str
-        The unit of the stored values: ``bit/s``, ``s``, ``bytes``, ``packets``, another count
+        The unit of the stored values: ``bit/s``, ``s``, ``bytes``, ``packets``, ``segments``
+        (congestion windows), another count
         noun (``flows``, ``timeouts``, ``rows``) or ``""`` for a pure number.
     minimum, maximum : float or None
         The range the quantity can take; confidence intervals are clipped to it.
@@ -105,9 +107,10 @@ def quantity(name: str, definition: Mapping[str, Any] | None = None) -> Quantity
         unit, minimum = "packets", 0.0
     elif column in _COUNT_COLUMNS:
         unit, minimum = _COUNT_COLUMNS[column], 0.0
-    elif column in ("jain_index", "cwnd", "ssthresh"):
-        unit, minimum = ("packets" if column != "jain_index" else ""), 0.0
-        maximum = 1.0 if column == "jain_index" else None
+    elif column.startswith(("cwnd", "ssthresh")):
+        unit, minimum = "segments", 0.0
+    elif column == "jain_index":
+        unit, minimum, maximum = "", 0.0, 1.0
     return Quantity(name, unit, minimum, maximum, better)
 
 

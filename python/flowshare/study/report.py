@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from .._files import atomic_directory
 from . import plots, quantities, ranks, stats
@@ -430,7 +431,7 @@ def _response_section(page: _Page, store: Store, response: str,
 
 
 TIME_SERIES = (("goodput_bps", "sum", "aggregate goodput", "bit/s"),
-               ("cwnd", "mean", "mean congestion window", "packets"))
+               ("cwnd", "mean", "mean congestion window", "segments"))
 """Time series overlaid across arms: the metric of ``timeseries.parquet``, how the flows of a
 run are combined at each instant, the title and the unit."""
 MAX_OVERLAY_ARMS = 12
@@ -452,10 +453,13 @@ def _time_series_section(page: _Page, store: Store, labels: dict[Hashable, str])
             if not path.is_file():
                 continue
             try:
-                data = pd.read_parquet(path)
+                available = set(pq.read_schema(path).names)
+                wanted = [c for c in ("time_s", "kind", *(m for m, *_ in TIME_SERIES))
+                          if c in available]
+                if not {"time_s", "kind"} <= set(wanted):
+                    continue
+                data = pd.read_parquet(path, columns=wanted)
             except Exception:  # a damaged run file leaves that run out of the overlay
-                continue
-            if not {"time_s", "kind"} <= set(data.columns):
                 continue
             flows = data[data["kind"] == "flow"]
             for metric, how, *_ in TIME_SERIES:
