@@ -35,6 +35,7 @@ def write_store(
     replications: int = 3,
     failed: dict[tuple[int, int], str] | None = None,
     common_seeds: bool = False,
+    definitions: dict[str, dict[str, Any]] | None = None,
 ) -> Path:
     """A run store: ``arms`` are parameter dicts, ``value(params, replication)`` the responses.
 
@@ -46,6 +47,8 @@ def write_store(
     root.mkdir(parents=True)
     sweep = {"parameters": parameters, "responses": responses, "replications": replications,
              "design": {"kind": "grid"}, "root_seed": 42, "version": "0.1.0"}  # fmt: skip
+    if definitions:
+        sweep["response_definitions"] = definitions
     (root / "sweep.json").write_text(json.dumps(sweep), encoding="utf-8")
     catalog, done = [], []
     for arm, params in enumerate(arms):
@@ -150,11 +153,13 @@ def test_two_arms_with_common_seeds_get_unpaired_and_paired_comparisons(tmp_path
     assert "Comparison of the two arms" in text
     unpaired = stats.unpaired_t([50, 70.1, 90.2, 60.3], [52.01, 72.09, 92.22, 62.28])
     assert unpaired.sign == 0
-    assert re.search(r"<td>goodput</td><td>unpaired</td><td>-2</td><td>0.90</td>.*?"
+    assert re.search(r"<td>unpaired</td><td>-2</td><td>0.90</td>.*?"
                      r"not distinguishable", text)
-    # Pairing removes the common variation: arm 0 − arm 1 = −2 ± 0.02, significant at 0.99.
+    # Pairing removes the common variation: arm 0 − arm 1 = −2 ± 0.02, significant at 0.99;
+    # the arms are named by their parameter values.
+    assert "Difference cc=newreno − cc=cubic" in text
     assert re.search(r"<td>paired \(same seeds\)</td><td>-2</td><td>0.99</td>.*?"
-                     r"second arm larger", text)
+                     r"cc=cubic larger", text)
     assert "goodput_by_arm.png" in {p.name for p in (store / "report").iterdir()}
 
 
@@ -166,16 +171,18 @@ def test_two_parameters_give_a_heatmap_and_lines(tmp_path):
         bonus = 0.5 if params["queue.kind"] == "red" else 0.0
         return {"goodput": params["bottleneck.rate_mbps"] * 0.9 - bonus + 0.05 * rep}
 
-    store = write_store(tmp_path / "s", arms, value)
+    store = write_store(tmp_path / "s", arms, value, definitions={
+        "goodput": {"table": "flows", "column": "goodput_bps", "better": "higher"}})
     files = report.write_report(store, rank_by="queue.kind")
     names = {p.name for p in files}
     assert {"goodput_heatmap.png", "goodput_vs_bottleneck.rate_mbps.png"} <= names
     assert {"ranks_queue.kind_droptail.png", "ranks_queue.kind_red.png"} <= names
     text = files[0].read_text(encoding="utf-8")
-    # droptail beats red in every condition: mean ranks 2 and 1, std over one response nan.
+    # droptail beats red in every condition; higher goodput is better, so droptail ranks 1
+    # and red 2 (std over one response nan).
     assert "Rank matrices of queue.kind" in text
-    assert re.search(r"<td>mean rank goodput</td><td class=\"num\">2</td>"
-                     r"<td class=\"num\">1</td>", text)
+    assert re.search(r"<td>mean rank goodput</td><td class=\"num\">1</td>"
+                     r"<td class=\"num\">2</td>", text)
 
 
 def test_undefined_and_constant_responses_plot_without_warnings(tmp_path):
@@ -319,6 +326,10 @@ def test_report_of_three_real_tiny_runs(tmp_path):
     files = report.write_report(root)
     text = files[0].read_text(encoding="utf-8")
     assert "<h2>goodput_mbps</h2>" in text and "10Mbps" in text
+    # The runs' stored time series are overlaid, one line per arm.
+    names = {p.name for p in files}
+    assert {"goodput_bps_over_time.png", "cwnd_over_time.png"} <= names
+    assert "<h2>Time series</h2>" in text
     mean = np.mean([goodput["a0-r0"], goodput["a0-r1"]])
     assert f"{mean:.4g}" in text
     assert {p.name for p in files[1:]} >= {"goodput_mbps_by_arm.png"}
@@ -362,3 +373,184 @@ def test_report_warns_when_an_arms_replications_are_identical(tmp_path):
     assert "arm 0" not in warning.group(1)
     noisy_text = report.write_report(write_store(tmp_path / "noisy", arms, noisy))[0].read_text()
     assert 'class="warning"' not in noisy_text
+
+
+# --- units, labels, sections, intervals, outliers, directions ---------------------------------
+
+
+def figures_of(monkeypatch) -> list[Any]:
+    """Capture every figure the report draws (after it is drawn)."""
+    captured: list[Any] = []
+    original = report._Page.figure
+
+    def figure(self, fig, name, caption):
+        out = original(self, fig, name, caption)
+        captured.append((name, fig))
+        return out
+
+    monkeypatch.setattr(report._Page, "figure", figure)
+    return captured
+
+
+def test_rates_are_shown_in_mbit_s_without_an_offset(tmp_path, monkeypatch):
+    # Goodput near 10 Mbit/s that varies in the fourth digit: matplotlib's default ticks
+    # would read "+9.99e6" or "1e7" above the axis.
+    arms = [{"topology.bottleneck.queue.limit": q} for q in (20, 40, 80)]
+
+    def value(params: dict[str, Any], rep: int) -> dict[str, float]:
+        return {"goodput_bps": 9.99e6 + 1e3 * params["topology.bottleneck.queue.limit"]
+                + 500.0 * rep}
+
+    store = write_store(tmp_path / "s", arms, value)
+    figures = figures_of(monkeypatch)
+    text = report.write_report(store)[0].read_text(encoding="utf-8")
+    assert "<th>mean (Mbit/s)</th>" in text
+    assert "Unit: Mbit/s; higher is better" in text
+    assert "1e7" not in text and "e+06" not in text
+    name, fig = next((n, f) for n, f in figures if n.startswith("goodput_bps_vs_"))
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "aggregate goodput (Mbit/s)"
+    assert ax.get_xlabel() == "limit"
+    assert ax.yaxis.get_offset_text().get_text() == ""
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert ticks and all("e" not in t for t in ticks), ticks
+    assert all(9.5 < float(t.replace("\u2212", "-")) < 10.5 for t in ticks if t), ticks
+
+
+def test_times_are_shown_in_milliseconds():
+    from flowshare.study import quantities
+
+    q = quantities.quantity("mean_rtt", {"table": "flows", "column": "rtt_mean_s",
+                                         "agg": "mean", "better": "lower"})
+    assert (q.unit, q.better, q.minimum) == ("s", "lower", 0.0)
+    assert quantities.scale("s", [0.0312, 0.048]) == (1e-3, "ms")
+    assert quantities.scale("bit/s", [9.2e6]) == (1e6, "Mbit/s")
+    assert quantities.scale("bit/s", [950e6, 1.2e9]) == (1e9, "Gbit/s")
+    assert quantities.scale("packets", [12345.0]) == (1.0, "packets")
+
+
+def test_arms_are_labelled_by_short_names_and_values(tmp_path):
+    red = json.dumps({"type": "red", "limit": 60}, sort_keys=True)
+    droptail = json.dumps({"type": "droptail", "limit": 60}, sort_keys=True)
+    arms = [{"flows[0].tcp.cc": "cubic", "topology.bottleneck.queue": red,
+             "flows[0].trace": "traces/2026/lab/cubic-red.csv"},
+            {"flows[0].tcp.cc": "reno", "topology.bottleneck.queue": droptail,
+             "flows[0].trace": "traces/2026/lab/reno-droptail.csv"}]  # fmt: skip
+
+    def value(params: dict[str, Any], rep: int) -> dict[str, float]:
+        return {"goodput_bps": (8e6 if params["flows[0].tcp.cc"] == "cubic" else 7e6) + rep}
+
+    store = write_store(tmp_path / "s", arms, value)
+    text = report.write_report(store)[0].read_text(encoding="utf-8")
+    label = "cc=cubic, queue=red(limit=60), trace=cubic-red.csv"
+    assert f"Difference {label} − cc=reno, queue=droptail(limit=60), trace=reno-droptail.csv" \
+        in text
+    assert "traces/2026" not in text
+    assert '{&quot;' not in text and '{"' not in text
+
+
+def test_short_names_keep_paths_that_would_be_equal():
+    from flowshare.study import quantities
+
+    names = quantities.short_names(["flows[0].tcp.cc", "flows[1].tcp.cc", "topology.rate"])
+    assert names == {"flows[0].tcp.cc": "flows[0].tcp.cc", "flows[1].tcp.cc": "flows[1].tcp.cc",
+                     "topology.rate": "rate"}
+    assert quantities.short_value('{"model": "bernoulli", "p": 0.01}') == "bernoulli(p=0.01)"
+
+
+def test_each_response_gets_exactly_one_section(one_factor):
+    sweep = json.loads((one_factor / "sweep.json").read_text(encoding="utf-8"))
+    sweep["responses"] = [*sweep["responses"], "drops"]  # listed twice
+    (one_factor / "sweep.json").write_text(json.dumps(sweep), encoding="utf-8")
+    text = report.write_report(one_factor)[0].read_text(encoding="utf-8")
+    for response in ("goodput_mbps", "drops"):
+        assert text.count(f'<section id="response-{response}">') == 1
+        headings = re.findall(r"<h2>([^<]*)</h2>", text)
+        assert sum(response in h for h in headings) == 1, headings
+    # The comparison and the outliers of a response are inside its section, not repeated
+    # in sections of their own.
+    assert "<h2>Outliers</h2>" not in text and "<h2>Comparison" not in text
+
+
+def test_interval_of_a_count_does_not_go_below_zero(tmp_path):
+    arms = [{"queue.limit": 20}, {"queue.limit": 80}]
+
+    def value(params: dict[str, Any], rep: int) -> dict[str, float]:
+        return {"drops": [0.0, 0.0, 0.0, 9.0][rep] if params["queue.limit"] == 80 else 40.0 + rep}
+
+    store = write_store(tmp_path / "s", arms, value, replications=4)
+    assert stats.summarize([0.0, 0.0, 0.0, 9.0]).low < 0  # the plain t interval would
+    loaded = report.load_store(store)
+    q = report._quantities(loaded)["drops"]
+    table = report._arm_table(loaded, "drops", 0.95, q)
+    assert (table["low"] >= 0).all()
+    assert table.loc[table["queue.limit"] == 80, "low"].item() == 0.0
+    text = report.write_report(store)[0].read_text(encoding="utf-8")
+    section = text[text.index('<section id="response-drops">'):]
+    row = re.search(r"<tr><td>1</td><td>80</td>(.*?)</tr>", section)
+    assert row is not None
+    cells = re.findall(r">([^<]*)</td>", row.group(1))
+    # n, mean, ±, CI low, CI high
+    assert cells[0] == "4" and float(cells[1]) == 2.25 and cells[3] == "0"
+    assert "never below 0" in section
+
+
+def test_grubbs_is_not_applied_to_four_values(tmp_path):
+    # 0, 0, 0, 1: G = 1.5, the largest possible for 4 values, above the critical 1.48.
+    assert stats.grubbs([0.0, 0.0, 0.0, 1.0]).outlier
+    arms = [{"queue.limit": 20}]
+    responses = ["timeouts", "drops", "retransmits", "goodput_bps", "flows", "jain_index",
+                 "extra"]
+
+    def value(params: dict[str, Any], rep: int) -> dict[str, float]:
+        return {r: [5.0, 5.0, 5.0, 6.0][rep] for r in responses}
+
+    store = write_store(tmp_path / "s", arms, value, replications=4)
+    text = report.write_report(store)[0].read_text(encoding="utf-8")
+    assert text.count("Not applied to 1 arm with n = 4") == len(responses)
+    assert "critical G" not in text  # no outlier table anywhere
+
+
+def test_grubbs_flags_at_most_one_value_of_an_arm_of_eight(tmp_path):
+    arms = [{"queue.limit": 20}]
+    values = [199.31, 199.53, 200.19, 200.82, 201.92, 201.95, 202.18, 245.57]  # NIST example
+
+    def value(params: dict[str, Any], rep: int) -> dict[str, float]:
+        return {"goodput": values[rep]}
+
+    store = write_store(tmp_path / "s", arms, value, replications=8)
+    text = report.write_report(store)[0].read_text(encoding="utf-8")
+    table = text[text.index("critical G"):]
+    table = table[:table.index("</table>")]
+    assert table.count("<tr>") == 1 and "a000-r07" in table and "245.6" in table
+
+
+def test_mean_rank_puts_the_best_first_for_each_direction(tmp_path):
+    # Worked example: goodput (higher is better) and drops (lower is better).
+    #            goodput  drops   rank goodput  rank drops  mean rank
+    #   cubic       9       10         1            2          1.5
+    #   reno        8       30         2            3          2.5
+    #   vegas       7        5         3            1          2.0
+    # Ranking both by value (k for the highest) would give cubic 2.5, reno 2.5, vegas 1.0.
+    table = {"cubic": (9.0, 10.0), "reno": (8.0, 30.0), "vegas": (7.0, 5.0)}
+    arms = [{"tcp.cc": cc} for cc in table]
+
+    def value(params: dict[str, Any], rep: int) -> dict[str, float]:
+        goodput, drops = table[params["tcp.cc"]]
+        return {"goodput_bps": goodput * 1e6 + rep, "drops": drops + rep, "flows": 4.0}
+
+    store = write_store(tmp_path / "s", arms, value)
+    text = report.write_report(store, rank_by="tcp.cc")[0].read_text(encoding="utf-8")
+    assert "Directions: goodput_bps (higher), drops (lower)" in text
+
+    def row(label: str) -> list[float]:
+        match = re.search(rf"<tr><td>{re.escape(label)}</td>(.*?)</tr>", text)
+        assert match is not None, label
+        return [float(v) for v in re.findall(r">([^<]*)</td>", match.group(1))]
+
+    assert row("mean rank goodput_bps") == [1, 2, 3]
+    assert row("mean rank drops") == [2, 3, 1]
+    assert row("all Avg.") == [1.5, 2.5, 2.0]
+    # flows has no direction: it is not ranked, and the page says so.
+    assert "Not ranked, since no direction is stated: flows" in text
+    assert "mean rank flows" not in text

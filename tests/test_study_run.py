@@ -344,7 +344,8 @@ def test_dask_address_that_does_not_answer_is_one_error_line(tmp_path, monkeypat
     pytest.importorskip("distributed")
     monkeypatch.setattr(execute, "DASK_CONNECT_TIMEOUT", "1s")
     path = make_sweep(tmp_path / "def", rates=("5Mbps",), replications=1)
-    with pytest.raises(ConfigError, match="--dask: cannot connect to the scheduler at"):
+    # Called from Python, the error names the argument (the command line names --dask).
+    with pytest.raises(ConfigError, match="^dask: cannot connect to the scheduler at"):
         run_sweep(path, tmp_path / "out", dask="tcp://127.0.0.1:9", progress=False)
     assert not (tmp_path / "out").exists()
 
@@ -425,3 +426,80 @@ def test_identical_replications_are_reported_and_jitter_makes_them_differ(tmp_pa
     assert outcome.identical_arms == []
     responses = pd.read_parquet(tmp_path / "jittered" / "responses.parquet")
     assert responses.groupby("arm")["first_goodput"].nunique().min() == 3
+
+
+# --- a start that fails leaves nothing behind ------------------------------------------------
+
+
+def _interrupt_first_run(monkeypatch):
+    def interrupted(task):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(execute, "execute_run", interrupted)
+
+
+def test_interrupt_before_the_first_run_leaves_no_store(tmp_path, monkeypatch):
+    path = make_sweep(tmp_path / "def", rates=("5Mbps",), replications=1)
+    _interrupt_first_run(monkeypatch)
+    out = tmp_path / "new" / "parents" / "out"
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(path, out, workers=1, progress=False)
+    assert not (tmp_path / "new").exists()  # the store and the parents made for it
+    # An existing empty directory stays, empty.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(path, empty, workers=1, progress=False)
+    assert empty.is_dir() and list(empty.iterdir()) == []
+    # So the same call can simply be made again.
+    monkeypatch.undo()
+    assert run_sweep(path, out, workers=1, progress=False).done == 2
+
+
+def test_interrupt_of_a_resumed_store_keeps_it(tmp_path, monkeypatch):
+    path = make_sweep(tmp_path / "def", rates=("5Mbps",), replications=1)
+    out = tmp_path / "out"
+    run_sweep(path, out, workers=1, progress=False)
+    (out / "runs" / "a000-r00" / "run.json").unlink()  # as if the run had not finished
+    (out / "runs" / "a000-r00").rename(out / "runs" / ".a000-r00.partial-1")
+    _interrupt_first_run(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(path, out, workers=1, resume=True, progress=False)
+    assert (out / "sweep.json").is_file() and (out / "runs" / "a001-r00").is_dir()
+
+
+def test_cli_interrupt_before_the_first_run_says_nothing_was_written(tmp_path, monkeypatch,
+                                                                    capsys):
+    path = make_sweep(tmp_path / "def", rates=("5Mbps",), replications=1)
+    _interrupt_first_run(monkeypatch)
+    out = tmp_path / "out"
+    status = cli.main(["sweep", str(path), "--out", str(out), "--workers", "1", "--no-progress"])
+    assert status == 130 and not out.exists()
+    err = capsys.readouterr().err
+    assert err == f"flowshare: interrupted; no run had finished; nothing was written to {out}\n"
+
+
+def test_errors_name_the_python_argument_or_the_cli_option(tmp_path, capsys):
+    path = make_sweep(tmp_path / "def", rates=("5Mbps",), replications=1)
+    out = tmp_path / "out"
+    run_sweep(path, out, workers=1, progress=False)
+    with pytest.raises(ConfigError) as info:
+        run_sweep(path, out, workers=1, progress=False)
+    assert str(info.value) == (
+        f"{out}: holds a sweep already; pass resume=True to continue it, or choose another out"
+    )
+    assert cli.main(["sweep", str(path), "--out", str(out), "--no-progress"]) == 1
+    assert capsys.readouterr().err == (
+        f"flowshare: error: {out}: holds a sweep already; pass --resume to continue it, or "
+        "choose another --out\n"
+    )
+    with pytest.raises(ConfigError, match=r"^workers: expected an integer >= 1, got 0$"):
+        run_sweep(path, tmp_path / "other", workers=0, progress=False)
+    assert not (tmp_path / "other").exists()
+
+
+def test_a_bad_arm_leaves_no_store(tmp_path):
+    path = make_sweep(tmp_path / "def", rates=("5Mbps", "fast"), replications=1)
+    with pytest.raises(ConfigError, match="topology.bottleneck.rate"):
+        run_sweep(path, tmp_path / "out", workers=1, progress=False)
+    assert not (tmp_path / "out").exists()

@@ -285,6 +285,8 @@ MALFORMED = [
      "responses.x.where: expected a table of column = value, got the number 3"),
     ('base = "tiny.toml"\n[responses]\nx = { table = "flows", column = "c", colour = 1 }\n',
      "responses.x.colour: unknown field; allowed: table, column, where, agg"),
+    ('base = "tiny.toml"\n[responses]\nx = { table = "flows", column = "c", better = "more" }\n',
+     'responses.x.better: expected "higher" or "lower" (which values are better), got \'more\''),
     ('base = "tiny.toml"\n[responses]\nseed = { table = "flows", column = "c" }\n',
      "responses.seed: clashes with a catalog column; choose another name"),
     ('base = "tiny.toml"\nset = { "flows[3].name" = "x" }\n',

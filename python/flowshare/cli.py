@@ -214,7 +214,8 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument(
         "--rank-by", metavar="PARAM",
-        help="also rank the values of this parameter in each condition (rank matrices)",
+        help="also rank the values of this parameter (a dotted path such as "
+        "'flows[0].tcp.cc') in each condition, rank 1 the best (rank matrices)",
     )
     report.set_defaults(handler=_cmd_report)
     return parser
@@ -269,24 +270,28 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from .study import run_sweep, stats
+    from .study import stats
+    from .study.execute import sweep_with_names
+    from .study.store import CLI_NAMES
 
     if args.dask is not None and args.workers is not None:
         raise _UsageError("--workers applies to local runs; drop it with --dask")
     try:
-        outcome = run_sweep(
+        outcome = sweep_with_names(
             args.sweep,
             args.out,
             workers=args.workers,
             dask=args.dask,
             resume=args.resume,
             progress=_progress(args),
+            names=CLI_NAMES,
         )
     except KeyboardInterrupt as exc:
-        print(
-            f"{PROG}: interrupted; finished runs are kept in {args.out}; continue with --resume",
-            file=sys.stderr,
-        )
+        if (Path(args.out) / "sweep.json").is_file():
+            message = f"finished runs are kept in {args.out}; continue with --resume"
+        else:
+            message = f"no run had finished; nothing was written to {args.out}"
+        print(f"{PROG}: interrupted; {message}", file=sys.stderr)
         return 128 + exc.signum if isinstance(exc, _Terminated) else 130
     skipped = outcome.total - outcome.ran
     print(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.context
+import multiprocessing.spawn
 import os
 import shutil
 import signal
@@ -29,7 +31,7 @@ from .. import sim as _sim
 from .._core import ConfigError
 from .._files import INTERRUPT_SIGNALS, interrupts_deferred
 from . import stats
-from .store import RunStore
+from .store import PYTHON_NAMES, RunStore
 from .sweep import Response, Run, Sweep, evaluate_responses, load_sweep
 
 __all__ = ["SweepOutcome", "execute_run", "run_sweep"]
@@ -106,14 +108,34 @@ def run_sweep(
         a Python function (the command line's carries the signal), else ``KeyboardInterrupt``.
         A signal ignored when the sweep starts (SIGHUP under ``nohup``) stays ignored.
     """
+    return sweep_with_names(
+        source, out, workers=workers, dask=dask, resume=resume, progress=progress,
+        names=PYTHON_NAMES,
+    )
+
+
+def sweep_with_names(
+    source: Sweep | str | os.PathLike[str] | Mapping[str, Any],
+    out: str | os.PathLike[str],
+    *,
+    workers: int | None,
+    dask: Any,
+    resume: bool,
+    progress: bool | None,
+    names: Mapping[str, str],
+) -> SweepOutcome:
+    """:func:`run_sweep`, with errors naming the arguments as ``names`` says (the command line
+    passes :data:`~flowshare.study.store.CLI_NAMES`)."""
     sweep = source if isinstance(source, Sweep) else load_sweep(source)
-    if workers is not None and workers < 1:
-        raise ConfigError(f"workers: expected an integer >= 1, got {workers}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise ConfigError(f"{names['workers']}: expected an integer >= 1, got {workers!r}")
     runs = sweep.runs(sweep.validate())
     # Connect before the store is created, so that a wrong address leaves nothing behind.
-    client, own_client = _dask_client(dask) if dask is not None else (None, False)
+    client, own_client = _dask_client(dask, names) if dask is not None else (None, False)
     try:
-        return _execute(sweep, runs, out, client, workers, resume=resume, progress=progress)
+        return _execute(sweep, runs, out, client, workers, resume=resume, progress=progress,
+                        names=names)
     finally:
         if own_client:
             client.close()
@@ -128,8 +150,29 @@ def _execute(
     *,
     resume: bool,
     progress: bool | None,
+    names: Mapping[str, str],
 ) -> SweepOutcome:
-    store = RunStore.open(out, sweep, runs, resume=resume)
+    store = RunStore.open(out, sweep, runs, resume=resume, names=names)
+    try:
+        return _execute_in(store, sweep, runs, out, client, workers, progress=progress)
+    except BaseException:
+        # A sweep that stops before its first run finished (an interrupt, workers that could
+        # not start) leaves no store behind: nothing in it would be worth resuming.
+        if store.recorded == 0:
+            store.discard()
+        raise
+
+
+def _execute_in(
+    store: RunStore,
+    sweep: Sweep,
+    runs: Sequence[Run],
+    out: str | os.PathLike[str],
+    client: Any,
+    workers: int | None,
+    *,
+    progress: bool | None,
+) -> SweepOutcome:
     todo = store.to_run()
     response_specs = [{"name": r.name, **r.to_dict()} for r in sweep.responses]
     tasks = [
@@ -247,13 +290,14 @@ def _run_local(
         return
     pool: ProcessPoolExecutor | None = None
     try:
-        # "spawn": workers start clean, without the driver's threads or open files. The pool's
-        # processes (the workers, multiprocessing's resource tracker) are started with the
-        # stopping signals blocked, see _signals_blocked.
+        # "spawn": workers start clean, without the driver's threads or open files, and
+        # without running the driver's main script (_WorkerContext). The pool's processes
+        # (the workers, multiprocessing's resource tracker) are started with the stopping
+        # signals blocked, see _signals_blocked.
         with _signals_blocked():
             pool = ProcessPoolExecutor(
                 max_workers=workers,
-                mp_context=multiprocessing.get_context("spawn"),
+                mp_context=_WorkerContext(),
                 initializer=_init_worker,
                 initargs=(os.getpid(),),
             )
@@ -277,13 +321,14 @@ def _run_local(
     pool.shutdown(wait=True)
 
 
-def _dask_client(dask: Any) -> tuple[Any, bool]:
+def _dask_client(dask: Any, names: Mapping[str, str]) -> tuple[Any, bool]:
     """A dask.distributed client for an address (ours to close) or the client given."""
     try:
         from distributed import Client
     except ImportError:
         raise ConfigError(
-            "--dask needs dask.distributed; install it with: pip install 'flowshare[dask]'"
+            f"{names['dask']}: needs dask.distributed; install it with: "
+            "pip install 'flowshare[dask]'"
         ) from None
     if isinstance(dask, Client):
         return dask, False
@@ -291,7 +336,7 @@ def _dask_client(dask: Any) -> tuple[Any, bool]:
         return Client(dask, timeout=DASK_CONNECT_TIMEOUT, set_as_default=False), True
     except (OSError, TimeoutError, ValueError) as exc:
         raise ConfigError(
-            f"--dask: cannot connect to the scheduler at {dask}: {_one_line(str(exc))}"
+            f"{names['dask']}: cannot connect to the scheduler at {dask}: {_one_line(str(exc))}"
         ) from None
 
 
@@ -319,6 +364,56 @@ def _run_dask(
 
 
 PARENT_POLL_S = 0.5
+
+_launching = threading.local()
+
+
+def _preparation_data(name: str) -> dict[str, Any]:
+    """``multiprocessing.spawn.get_preparation_data`` without the main module for our workers.
+
+    A spawned process normally imports the parent's ``__main__`` again (a script runs once
+    more as ``__mp_main__``), which is why multiprocessing asks scripts for an
+    ``if __name__ == "__main__":`` guard. The sweep's workers need nothing from the main
+    module: the function they run lives in this module and their tasks are plain data. So
+    the processes this module starts leave it out, and a script that calls
+    :func:`run_sweep` at its top level works as it is written. Processes started by anyone
+    else (another thread, the user's own pools) are unaffected.
+    """
+    data: dict[str, Any] = _spawn_preparation(name)
+    if getattr(_launching, "active", False):
+        data.pop("init_main_from_path", None)
+        data.pop("init_main_from_name", None)
+    return data
+
+
+_spawn_preparation = multiprocessing.spawn.get_preparation_data
+
+
+def _install_preparation() -> None:
+    if multiprocessing.spawn.get_preparation_data is not _preparation_data:
+        global _spawn_preparation
+        _spawn_preparation = multiprocessing.spawn.get_preparation_data
+        multiprocessing.spawn.get_preparation_data = _preparation_data
+
+
+class _WorkerProcess(multiprocessing.context.SpawnProcess):
+    """A spawned process that does not import the parent's main module (see
+    :func:`_preparation_data`)."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:  # noqa: N802 (multiprocessing's name)
+        _install_preparation()
+        _launching.active = True
+        try:
+            return multiprocessing.context.SpawnProcess._Popen(process_obj)
+        finally:
+            _launching.active = False
+
+
+class _WorkerContext(multiprocessing.context.SpawnContext):
+    """The ``spawn`` context, with processes that leave the main module alone."""
+
+    Process = _WorkerProcess
 
 
 @contextlib.contextmanager

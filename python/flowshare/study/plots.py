@@ -7,7 +7,7 @@ touched, so they are safe in worker processes and tests); save it with
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 
     from .stats import Pca
 
-__all__ = ["grouped_bars", "heatmap", "lines_with_bands", "pca_scores", "rank_matrix"]
+__all__ = [
+    "grouped_bars", "heatmap", "lines_with_bands", "pca_scores", "rank_matrix", "time_series",
+]
 
 GREEN = "#2e9e44"
 RED = "#d1342f"
@@ -43,6 +45,21 @@ def _label(ax: Axes, xlabel: str | None, ylabel: str | None, title: str | None) 
         ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title, fontsize=10)
+    _plain_ticks(ax)
+
+
+def _plain_ticks(ax: Axes) -> None:
+    """Tick labels as plain numbers: no offset ("+1e7") and no factor ("1e7") above the axis.
+
+    The callers pass values already in a unit with an engineering prefix (Mbit/s, ms) and
+    name that unit in the axis label."""
+    from matplotlib.ticker import ScalarFormatter
+
+    for axis in (ax.xaxis, ax.yaxis):
+        formatter = axis.get_major_formatter()
+        if isinstance(formatter, ScalarFormatter) and axis.get_scale() == "linear":
+            formatter.set_useOffset(False)
+            formatter.set_scientific(False)
 
 
 def lines_with_bands(
@@ -116,7 +133,9 @@ def grouped_bars(
         if low and high:
             lo = values - part[low].to_numpy(dtype=float)
             hi = part[high].to_numpy(dtype=float) - values
-            err = np.nan_to_num(np.vstack([lo, hi]), nan=0.0)
+            # An interval clipped to the quantity's range may end on the wrong side of a
+            # mean outside that range (a value the response should not take): no bar there.
+            err = np.clip(np.nan_to_num(np.vstack([lo, hi]), nan=0.0), 0.0, None)
         ax.bar(positions + (i - (len(hues) - 1) / 2) * width, values, width * 0.95, yerr=err,
                capsize=2.5, label=None if hue is None else f"{hue} = {key}")
     ax.set_xticks(positions, [str(g) for g in groups], rotation=30 if len(groups) > 6 else 0,
@@ -151,7 +170,8 @@ def heatmap(
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     image = ax.imshow(np.ma.masked_invalid(values), aspect="auto", cmap=cmap, vmin=lo, vmax=hi)
-    fig.colorbar(image, ax=ax, label=colorbar or "")
+    bar = fig.colorbar(image, ax=ax, label=colorbar or "")
+    _plain_ticks(bar.ax)
     ax.set_xticks(range(cols), [str(c) for c in matrix.columns], fontsize=8,
                   rotation=30 if cols > 6 else 0, ha="right" if cols > 6 else "center")
     ax.set_yticks(range(rows), [str(r) for r in matrix.index], fontsize=8)
@@ -246,4 +266,27 @@ def pca_scores(result: Pca, *, labels: Sequence[Any] | None = None,
     ax_scores.grid(visible=True, alpha=0.3)
     _label(ax_scores, f"PC1 ({result.explained[0]:.0%})",
            f"PC2 ({result.explained[1]:.0%})" if k > 1 else "PC2", title)
+    return fig
+
+
+def time_series(
+    lines: Mapping[str, pd.Series],
+    *,
+    xlabel: str = "time (s)",
+    ylabel: str | None = None,
+    title: str | None = None,
+) -> Figure:
+    """One line per entry of ``lines`` (label → series indexed by time), overlaid.
+
+    A legend names the lines when there are at most 12 of them.
+    """
+    fig = _figure(7.5, 4.2)
+    ax = fig.subplots()
+    for label, series in lines.items():
+        ax.plot(series.index.to_numpy(dtype=float), series.to_numpy(dtype=float),
+                linewidth=1.2, label=label)
+    if 1 < len(lines) <= 12:
+        ax.legend(fontsize=8)
+    ax.grid(visible=True, alpha=0.3)
+    _label(ax, xlabel, ylabel, title)
     return fig

@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 from scipy import stats as _st
 
 __all__ = [
+    "best_first",
     "block_mean_ranks",
     "rank_colours",
     "rank_matrices",
@@ -42,6 +43,27 @@ def rank_values(values: ArrayLike, *, axis: int = 0) -> np.ndarray:
     x = np.asarray(values, dtype=np.float64)
     return np.asarray(_st.rankdata(x, method="average", axis=axis, nan_policy="omit"),
                       dtype=np.float64)
+
+
+def best_first(values: ArrayLike, better: str) -> np.ndarray:
+    """Values turned so that :func:`rank_values` gives rank 1 to the best and k to the worst.
+
+    Mills et al. (2010) rank k for the highest value whatever the response; a report that
+    averages ranks over responses needs "better" to mean the same rank in each. ``better``
+    is ``"higher"`` (the values are negated: the highest gets rank 1) or ``"lower"`` (kept:
+    the lowest gets rank 1).
+
+    >>> rank_values(best_first([3.0, 9.0, 1.0], "higher")).tolist()
+    [2.0, 1.0, 3.0]
+    >>> rank_values(best_first([3.0, 9.0, 1.0], "lower")).tolist()
+    [2.0, 3.0, 1.0]
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if better == "higher":
+        return -x
+    if better == "lower":
+        return x
+    raise ValueError(f"better: expected 'higher' or 'lower', got {better!r}")
 
 
 def rank_matrices(

@@ -22,6 +22,7 @@ from scipy import stats as _st
 from ..metrics import jain_index
 
 __all__ = [
+    "GRUBBS_MIN_N",
     "LEVELS",
     "Comparison",
     "GrubbsResult",
@@ -89,6 +90,14 @@ class Comparison:
     def significant(self) -> bool:
         """Whether the interval excludes zero at ``level``."""
         return self.sign != 0
+
+
+GRUBBS_MIN_N = 7
+"""Fewest values on which a report applies Grubbs' test. The NIST/SEMATECH e-Handbook of
+Statistical Methods (§1.3.5.17, "Grubbs' Test for Outliers") advises against the test for six
+values or fewer, where it "frequently tags most of the points as outliers": with n values
+G can be at most (n − 1)/√n, which for n = 4 is 1.5 against a critical value of 1.48 at
+α = 0.05, so a sample such as 0, 0, 0, 1 is always flagged."""
 
 
 @dataclass(frozen=True)

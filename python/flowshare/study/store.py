@@ -50,6 +50,18 @@ class StoreError(ConfigError):
     """The output directory cannot hold this sweep (exists, differs, is not a store)."""
 
 
+PYTHON_NAMES = {
+    "out": "out", "resume": "resume=True", "workers": "workers", "dask": "dask",
+    "sweep": "sweep",
+}
+"""How errors name the arguments of :func:`flowshare.study.run_sweep`."""
+CLI_NAMES = {
+    "out": "--out", "resume": "--resume", "workers": "--workers", "dask": "--dask",
+    "sweep": "sweep file",
+}
+"""How errors name the options of ``flowshare sweep``."""
+
+
 class RunStore:
     """A sweep's run store. Open it with :meth:`open`."""
 
@@ -68,14 +80,30 @@ class RunStore:
         self.responses: dict[str, dict[str, float]] = {}
         self._last_flush = 0.0
         self._dirty = False
+        self.created: list[Path] = []
+        """Directories this store created (the store, then missing parents, innermost first)
+        when it started a new sweep; :meth:`discard` removes them."""
+        self.emptied = False
+        """Whether the store was created inside an existing empty directory."""
+        self.recorded = 0
+        """Runs recorded (done or failed) since the store was opened."""
 
     # -- opening ----------------------------------------------------------------------------
 
     @classmethod
     def open(
-        cls, out: str | os.PathLike[str], sweep: Sweep, runs: Sequence[Run], *, resume: bool
+        cls,
+        out: str | os.PathLike[str],
+        sweep: Sweep,
+        runs: Sequence[Run],
+        *,
+        resume: bool,
+        names: Mapping[str, str] = PYTHON_NAMES,
     ) -> RunStore:
         """Create the store in ``out``, or with ``resume`` reopen the one there.
+
+        ``names`` says how errors name the arguments (:data:`PYTHON_NAMES`, or
+        :data:`CLI_NAMES` for the command line).
 
         Raises
         ------
@@ -86,22 +114,50 @@ class RunStore:
         out = Path(out)
         store = cls(out, sweep, runs)
         if out.exists() and not out.is_dir():
-            raise StoreError(f"{out}: exists and is not a directory")
+            raise StoreError(f"{out}: exists and is not a directory; choose another {names['out']}")
         has_sweep = (out / "sweep.json").is_file()
         if has_sweep:
             if not resume:
                 raise StoreError(
-                    f"{out}: holds a sweep already; pass --resume to continue it, or choose "
-                    "another --out"
+                    f"{out}: holds a sweep already; pass {names['resume']} to continue it, or "
+                    f"choose another {names['out']}"
                 )
-            store._reopen()
+            store._reopen(names)
         elif out.is_dir() and any(out.iterdir()):
             raise StoreError(
-                f"{out}: exists and is not a run store (no sweep.json); choose another --out"
+                f"{out}: exists and is not a run store (no sweep.json); choose another "
+                f"{names['out']}"
             )
         else:
+            store.emptied = out.is_dir()
+            if not store.emptied:
+                probe = out.absolute()
+                while not probe.exists():
+                    store.created.append(probe)
+                    probe = probe.parent
             store._create()
         return store
+
+    def discard(self) -> None:
+        """Undo :meth:`open` of a new sweep: remove the store and the directories created for
+        it, or empty the existing empty directory it was created in. A resumed store is left
+        alone."""
+        with interrupts_deferred():
+            if self.emptied:
+                for entry in self.out.iterdir():
+                    if entry.is_dir() and not entry.is_symlink():
+                        shutil.rmtree(entry, ignore_errors=True)
+                    else:
+                        entry.unlink(missing_ok=True)
+                return
+            for i, directory in enumerate(self.created):
+                if i == 0:
+                    shutil.rmtree(directory, ignore_errors=True)
+                else:
+                    try:
+                        directory.rmdir()
+                    except OSError:  # something else was put there meanwhile
+                        break
 
     def _create(self) -> None:
         source = "sweep.toml" if self.sweep.source_suffix == ".toml" else "sweep.source.json"
@@ -111,14 +167,14 @@ class RunStore:
             (stage / "runs").mkdir()
             self._write_tables(stage)
 
-    def _reopen(self) -> None:
+    def _reopen(self, names: Mapping[str, str]) -> None:
         stored = json.loads((self.out / "sweep.json").read_text(encoding="utf-8"))
         current = self.sweep.to_json()
         for key in current:
             if key != "version" and stored.get(key) != current[key]:
                 raise StoreError(
                     f"{self.out}: holds a different sweep (different {key}); resume it with the "
-                    "same sweep file, or choose another --out"
+                    f"same {names['sweep']}, or choose another {names['out']}"
                 )
         runs_dir = self.out / "runs"
         runs_dir.mkdir(exist_ok=True)
@@ -265,6 +321,7 @@ class RunStore:
             "error": error,
         }
         self._dirty = True
+        self.recorded += 1
         if time.monotonic() - self._last_flush >= FLUSH_INTERVAL_S:
             self.flush()
 

@@ -43,6 +43,7 @@ from ..results import RunResult
 from . import design as _design
 
 __all__ = [
+    "DEFAULT_DIRECTIONS",
     "DEFAULT_RESPONSES",
     "Response",
     "Run",
@@ -71,7 +72,18 @@ _TOP_FIELDS = (
 )
 _RESPONSE_TABLES = ("flows", "queues")
 _AGGREGATES = ("mean", "sum", "min", "max", "median", "std", "count")
-_RESPONSE_FIELDS = ("table", "column", "where", "agg")
+_RESPONSE_FIELDS = ("table", "column", "where", "agg", "better")
+_DIRECTIONS = ("higher", "lower")
+
+DEFAULT_DIRECTIONS: dict[str, str | None] = {
+    "flows": None,
+    "goodput_bps": "higher",
+    "jain_index": "higher",
+    "drops": "lower",
+    "retransmits": "lower",
+    "timeouts": "lower",
+}
+"""Which values of each default response are better (``None``: neither; not ranked)."""
 _FACTOR_FIELDS = ("parameter", "levels", "parameters")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$")
@@ -176,9 +188,15 @@ class Response:
     column: str
     where: dict[str, Any] = field(default_factory=dict)
     agg: str = "mean"
+    better: str | None = None
+    """``"higher"`` or ``"lower"``: which values are better (rank 1 in a report's rank
+    matrices); ``None`` when not stated."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"table": self.table, "column": self.column, "where": self.where, "agg": self.agg}
+        out = {"table": self.table, "column": self.column, "where": self.where, "agg": self.agg}
+        if self.better is not None:
+            out["better"] = self.better
+        return out
 
     def evaluate(self, result: RunResult) -> float:
         """The response's value for ``result``.
@@ -781,7 +799,13 @@ class _Loader:
                         f"{where}.where.{col}",
                         "expected a value or a non-empty list of values (string, number, boolean)",
                     )
-            out.append(Response(name, table, column, dict(filters), agg))
+            better = spec.get("better")
+            if better is not None and better not in _DIRECTIONS:
+                raise self.fail(
+                    f"{where}.better",
+                    f"expected \"higher\" or \"lower\" (which values are better), got {better!r}",
+                )
+            out.append(Response(name, table, column, dict(filters), agg, better))
         return out
 
 
