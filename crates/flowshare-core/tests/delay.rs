@@ -347,7 +347,10 @@ fn warmup_is_validated() {
         let s = flowshare_core::scenario::from_toml(&text);
         match s {
             Err(e) => e.to_string(),
-            Ok(s) => s.build().err().expect("refused").to_string(),
+            Ok(s) => match s.build() {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("warmup = {w} accepted"),
+            },
         }
     };
     let e = bad("2s");
