@@ -157,3 +157,18 @@ def test_results_built_by_hand_have_empty_tables() -> None:
     r = flowshare.RunResult.from_core(core_result(), {})
     assert r.delays.empty and list(r.delays.columns) == ["flow", "bin_lo_s", "bin_hi_s", "count"]
     assert r.fct.empty and "fct_p99_s" in r.fct
+
+
+def test_scenario_builder_takes_a_warmup() -> None:
+    from flowshare import scenario as sc
+
+    doc = sc.dumbbell(
+        bottleneck=sc.link(rate="10Mbps", delay="10ms"),
+        access=sc.link(rate="100Mbps", delay="2ms"),
+        flows=sc.flows(name="bulk"),
+        duration="2s",
+        warmup="0.5s",
+    )
+    assert doc["simulation"]["warmup"] == "0.5s"
+    result = flowshare.run(doc, progress=False)
+    assert result.summary["warmup_s"] == 0.5
