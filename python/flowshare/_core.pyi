@@ -30,6 +30,7 @@ _Table = dict[str, _Column]
 
 class _Summary(TypedDict):
     duration_s: float
+    warmup_s: float
     seed: int
     events: int
     wall_s: float
@@ -43,6 +44,8 @@ class _Results(TypedDict):
     flow_series: _Table
     queue_series: _Table
     transfers: _Table
+    delays: _Table
+    fct: _Table
 
 @final
 class Simulation:

@@ -123,8 +123,8 @@ def _build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser(
         "run",
         help="simulate a scenario and write its results",
-        description="Simulate a scenario and write flows.csv, queues.csv, timeseries.parquet, "
-        "summary.json and plot.png into the output directory.",
+        description="Simulate a scenario and write flows.csv, queues.csv, delays.csv, fct.csv, "
+        "timeseries.parquet, summary.json and plot.png into the output directory.",
     )
     run.add_argument("scenario", metavar="FILE", help="scenario file (.toml or .json)")
     run.add_argument(

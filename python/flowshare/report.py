@@ -79,6 +79,7 @@ def render_report(
         "## Files",
         "",
         "- `flows.csv`, `queues.csv`: the per-flow and per-queue tables",
+        "- `delays.csv`: per-flow histograms of one-way delay; `fct.csv`: flow-completion times",
         "- `timeseries.parquet`: sampled flow and queue time series in one table",
         "- `summary.json`: run facts, aggregate figures and the normalized scenario",
         "- `plot.png`: throughput and cwnd over time",

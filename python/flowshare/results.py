@@ -27,7 +27,15 @@ __all__ = [
     "table_to_frame",
 ]
 
-OUTPUT_FILES = ("flows.csv", "queues.csv", "timeseries.parquet", "summary.json", "plot.png")
+OUTPUT_FILES = (
+    "flows.csv",
+    "queues.csv",
+    "delays.csv",
+    "fct.csv",
+    "timeseries.parquet",
+    "summary.json",
+    "plot.png",
+)
 """Files written by :meth:`RunResult.write`, in the order they are written."""
 
 EVENTS_FILE = "events.parquet"
@@ -38,6 +46,24 @@ TRANSFERS_FILE = "transfers.parquet"
 processes."""
 
 REPORT_FILE = "report.md"
+
+# Columns of the tables a result may lack (results built by hand, or by an older core).
+DELAY_COLUMNS = {"flow": "int64", "bin_lo_s": "float64", "bin_hi_s": "float64", "count": "int64"}
+FCT_COLUMNS = {
+    "group": "int64",
+    "name": "object",
+    "size_bucket": "object",
+    "size_min_bytes": "int64",
+    "size_max_bytes": "int64",
+    "transfers": "int64",
+    "unfinished": "int64",
+    "fct_mean_s": "float64",
+    "fct_min_s": "float64",
+    "fct_p50_s": "float64",
+    "fct_p90_s": "float64",
+    "fct_p99_s": "float64",
+    "fct_max_s": "float64",
+}
 
 # Narrow dtypes of the event trace's columns (docs/traces.md); the coded columns become
 # categoricals.
@@ -153,7 +179,8 @@ class RunResult:
     Attributes
     ----------
     summary : dict
-        Run facts from the core: ``duration_s``, ``seed``, ``events``, ``wall_s``,
+        Run facts from the core: ``duration_s``, ``warmup_s`` (the steady-state figures
+        count from here, ``docs/measurements.md``), ``seed``, ``events``, ``wall_s``,
         ``scenario_hash``, ``version``.
     scenario : dict
         The normalized scenario that was run (every default filled in).
@@ -174,6 +201,18 @@ class RunResult:
         ``docs/traffic.md``): ``transfer``, ``name``, ``user``, ``start_s``, ``size_bytes``,
         ``completion_time_s`` (``NaN`` if still running at the end), ``goodput_bps``,
         ``packets_sent``, ``retransmits``, ``timeouts``, ``drops``. Empty without arrivals.
+    delays : pandas.DataFrame
+        Per listed flow, the histogram of the one-way delays of its data packets delivered
+        after the warm-up: one row per non-empty bin, ``flow``, ``bin_lo_s``, ``bin_hi_s``
+        (values in ``[bin_lo_s, bin_hi_s)``), ``count`` (``docs/measurements.md``).
+    fct : pandas.DataFrame
+        Flow-completion times of the finite transfers (sized listed flows and transfers of
+        arrival processes) that started after the warm-up, per flow group: a row over all
+        sizes (``size_bucket = "all"``) and one per size bucket that saw a transfer, with
+        ``group``, ``name``, ``size_bucket``, ``size_min_bytes``, ``size_max_bytes`` (−1:
+        unbounded), ``transfers`` (completed), ``unfinished``, ``fct_mean_s``, ``fct_min_s``,
+        ``fct_p50_s``, ``fct_p90_s``, ``fct_p99_s``, ``fct_max_s``. Empty without finite
+        transfers.
     events : pandas.DataFrame or None
         The packet event trace when the scenario asked for one (``[trace] events = true``),
         else ``None``; columns and kinds are described in ``docs/traces.md``.
@@ -194,6 +233,8 @@ class RunResult:
         flow_series: pd.DataFrame | None = None,
         queue_series: pd.DataFrame | None = None,
         transfers: pd.DataFrame | None = None,
+        delays: pd.DataFrame | None = None,
+        fct: pd.DataFrame | None = None,
         events: pd.DataFrame | None = None,
         pcap_files: Sequence[str | os.PathLike[str]] = (),
         data: RunData | None = None,
@@ -203,6 +244,8 @@ class RunResult:
         self.flows = flows
         self.queues = queues
         self.transfers = pd.DataFrame() if transfers is None else transfers
+        self.delays = _empty(DELAY_COLUMNS) if delays is None else delays
+        self.fct = _empty(FCT_COLUMNS) if fct is None else fct
         self.pcap_files = [Path(p) for p in pcap_files]
         # The series and the trace are read from `data` (in chunks, perhaps on disk) when
         # first asked for; frames given here take precedence.
@@ -266,7 +309,8 @@ class RunResult:
         raw : mapping
             ``{"summary": dict, "flows": table, "queues": table, "flow_series": table,
             "queue_series": table}``, tables as accepted by :func:`table_to_frame`, and
-            ``events`` and ``event_codes`` when events were traced.
+            ``events`` and ``event_codes`` when events were traced, ``delays`` and ``fct``
+            (empty tables when absent).
         scenario : dict
             The normalized scenario that was run.
         data : RunData, optional
@@ -278,6 +322,9 @@ class RunResult:
             data.add(raw, raw.get("events"))
             data.event_codes = {k: list(v) for k, v in raw.get("event_codes", {}).items()}
         frames = {key: table_to_frame(raw[key], name=key) for key in ("flows", "queues")}
+        for key in ("delays", "fct"):
+            if raw.get(key) is not None:
+                frames[key] = table_to_frame(raw[key], name=key)
         pcap = [entry["path"] for entry in raw.get("pcap", ())]
         return cls(
             summary=dict(raw["summary"]),
@@ -301,11 +348,12 @@ class RunResult:
         Returns
         -------
         dict
-            ``flows`` (count), ``goodput_bps`` (payload bytes delivered by all flows × 8 /
-            simulated duration; a flow's own ``goodput_bps`` is over the time it was active,
-            so the per-flow figures need not add up to it), ``jain_index`` (Jain's fairness
-            index of the ``goodput_bps`` of the flows that were active — a flow that never
-            started has no goodput; ``None`` when undefined),
+            ``flows`` (count), ``goodput_bps`` (payload bytes delivered by all flows after
+            the warm-up × 8 / the simulated time after it, ``summary["warmup_s"]``; a flow's
+            own ``goodput_bps`` is over the time it was active after the warm-up, so the
+            per-flow figures need not add up to it), ``jain_index`` (Jain's fairness
+            index of the ``goodput_bps`` of the flows that were active after the warm-up —
+            a flow that never started has no goodput; ``None`` when undefined),
             ``drops`` (packets dropped at all queues, data and ACKs), ``retransmits`` and
             ``timeouts`` (sums over flows).
         """
@@ -315,7 +363,10 @@ class RunResult:
         )
         active = goodput[~np.isnan(goodput)]
         duration = self.summary.get("duration_s")
-        if "bytes_delivered" in flows and duration:
+        steady = float(duration or 0.0) - float(self.summary.get("warmup_s") or 0.0)
+        if "steady_bytes_delivered" in flows and steady > 0:
+            total = float(flows["steady_bytes_delivered"].sum()) * 8.0 / steady
+        elif "bytes_delivered" in flows and duration:
             total = float(flows["bytes_delivered"].sum()) * 8.0 / float(duration)
         else:
             total = float(np.sum(goodput))
@@ -350,7 +401,8 @@ class RunResult:
     def write(self, out_dir: str | os.PathLike[str], *, report: bool = False) -> list[Path]:
         """Write the results into ``out_dir``, atomically.
 
-        Files: ``flows.csv`` and ``queues.csv`` (the tables as they are), ``timeseries.parquet``
+        Files: ``flows.csv`` and ``queues.csv`` (the tables as they are), ``delays.csv``
+        (:attr:`delays`) and ``fct.csv`` (:attr:`fct`), ``timeseries.parquet``
         (see :meth:`timeseries`), ``summary.json`` (``summary``, ``aggregate`` from
         :meth:`aggregate`, and the normalized ``scenario``), ``plot.png`` (goodput and cwnd
         over time), ``transfers.parquet`` when the scenario has arrival processes,
@@ -391,6 +443,8 @@ class RunResult:
         names = list(OUTPUT_FILES)
         _write_csv(self.flows, stage / "flows.csv")
         _write_csv(self.queues, stage / "queues.csv")
+        _write_csv(self.delays, stage / "delays.csv")
+        _write_csv(self.fct, stage / "fct.csv")
         _write_timeseries(self, stage / "timeseries.parquet")
         _write_summary(self, stage / "summary.json")
         _write_plot(self, stage / "plot.png")
@@ -421,6 +475,11 @@ def _transfers_frame(raw: Any) -> pd.DataFrame | None:
     if "name" in frame:
         frame["name"] = frame["name"].astype("category")
     return frame
+
+
+def _empty(columns: Mapping[str, str]) -> pd.DataFrame:
+    """An empty table with these columns and dtypes."""
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in columns.items()})
 
 
 def _has_arrivals(scenario: Mapping[str, Any]) -> bool:

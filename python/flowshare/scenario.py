@@ -595,6 +595,7 @@ def dumbbell(
     seed: int | None = None,
     sample_interval: str | float | None = None,
     changes: Sequence[Mapping[str, Any]] | None = None,
+    warmup: str | float | None = None,
 ) -> dict[str, Any]:
     """A dumbbell scenario: routers ``r0`` and ``r1`` joined by the bottleneck.
 
@@ -617,6 +618,9 @@ def dumbbell(
         Time-series period (default ``"100ms"``); ``"0s"`` turns time series off.
     changes : sequence of mappings, optional
         Link changes at given times, see :func:`change`.
+    warmup : str or float, optional
+        Start of the steady state (default ``"0s"``): the figures over a run count from
+        here (``docs/measurements.md``).
 
     Returns
     -------
@@ -624,7 +628,7 @@ def dumbbell(
         The scenario.
     """
     topology = {"kind": "dumbbell", "bottleneck": _plain(bottleneck), "access": _plain(access)}
-    return _scenario(topology, flows, duration, seed, sample_interval, changes)
+    return _scenario(topology, flows, duration, seed, sample_interval, changes, warmup)
 
 
 def parking_lot(
@@ -637,6 +641,7 @@ def parking_lot(
     seed: int | None = None,
     sample_interval: str | float | None = None,
     changes: Sequence[Mapping[str, Any]] | None = None,
+    warmup: str | float | None = None,
 ) -> dict[str, Any]:
     """A parking-lot scenario: ``routers`` routers in a chain joined by identical links.
 
@@ -661,6 +666,8 @@ def parking_lot(
         Time-series period (default ``"100ms"``).
     changes : sequence of mappings, optional
         Link changes at given times, see :func:`change`.
+    warmup : str or float, optional
+        Start of the steady state (default ``"0s"``).
 
     Returns
     -------
@@ -673,7 +680,7 @@ def parking_lot(
         "link": _plain(link),
         "access": _plain(access),
     }
-    return _scenario(topology, flows, duration, seed, sample_interval, changes)
+    return _scenario(topology, flows, duration, seed, sample_interval, changes, warmup)
 
 
 def graph(
@@ -686,6 +693,7 @@ def graph(
     seed: int | None = None,
     sample_interval: str | float | None = None,
     changes: Sequence[Mapping[str, Any]] | None = None,
+    warmup: str | float | None = None,
 ) -> dict[str, Any]:
     """A scenario on an explicit graph of named nodes, full-duplex links and LANs.
 
@@ -711,6 +719,8 @@ def graph(
         Time-series period (default ``"100ms"``).
     changes : sequence of mappings, optional
         Link changes at given times, see :func:`change`.
+    warmup : str or float, optional
+        Start of the steady state (default ``"0s"``).
 
     Returns
     -------
@@ -724,7 +734,7 @@ def graph(
     }
     if lans is not None:
         topology["lans"] = [_plain(entry) for entry in lans]
-    return _scenario(topology, flows, duration, seed, sample_interval, changes)
+    return _scenario(topology, flows, duration, seed, sample_interval, changes, warmup)
 
 
 def _scenario(
@@ -734,10 +744,13 @@ def _scenario(
     seed: int | None,
     sample_interval: str | float | None,
     changes: Sequence[Mapping[str, Any]] | None = None,
+    warmup: str | float | None = None,
 ) -> dict[str, Any]:
     if isinstance(groups, Mapping):
         groups = [groups]
-    simulation = _drop_none(duration=duration, seed=seed, sample_interval=sample_interval)
+    simulation = _drop_none(
+        duration=duration, seed=seed, sample_interval=sample_interval, warmup=warmup
+    )
     scenario: dict[str, Any] = {
         "simulation": simulation,
         "topology": topology,

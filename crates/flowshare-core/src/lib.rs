@@ -21,6 +21,7 @@ pub mod results;
 pub mod ring;
 pub mod scenario;
 pub mod sim;
+pub mod stats;
 pub mod table;
 pub mod tcp;
 pub mod trace;

@@ -7,6 +7,8 @@ pub use crate::table::{Column, Table};
 pub struct Summary {
     /// Simulated seconds.
     pub duration_s: f64,
+    /// Simulated seconds of warm-up: the steady-state figures count from here.
+    pub warmup_s: f64,
     /// Master seed.
     pub seed: u64,
     /// Events processed.
@@ -35,6 +37,12 @@ pub struct RunResults {
     /// One row per transfer opened by an arrival process (those not taken while the run went
     /// on; see [`crate::Simulation::take_transfers`]).
     pub transfers: Table,
+    /// Per listed flow, the histogram of the one-way delays of its data packets delivered
+    /// after the warm-up: one row per non-empty bin (`flow`, `bin_lo_s`, `bin_hi_s`, `count`).
+    pub delays: Table,
+    /// Flow-completion times of finite transfers that started after the warm-up, per flow
+    /// group, over all sizes and per size bucket.
+    pub fct: Table,
     /// Event trace and pcap files, when the scenario asks for them.
     pub trace: crate::trace::TraceResults,
 }

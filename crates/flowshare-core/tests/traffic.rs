@@ -158,7 +158,8 @@ source = { kind = "cbr", rate = "10Mbps" }"#,
     let f = &r.flows;
     assert_eq!(text(&r, "transport", 0), "tcp");
     assert_eq!(text(&r, "source", 0), "");
-    assert!(f.f64("delay_mean_s")[0].is_nan());
+    // TCP's data segments have one-way delays too, at least the empty path's.
+    assert!(f.f64("delay_mean_s")[0] >= f.f64("delay_min_s")[0] && f.f64("delay_min_s")[0] > 0.0);
     assert!(f.i64("drops")[1] > 0, "the CBR loses packets to TCP's overshoots");
 }
 

@@ -232,6 +232,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
     let out = PyDict::new(py);
     let s = PyDict::new(py);
     s.set_item("duration_s", r.summary.duration_s)?;
+    s.set_item("warmup_s", r.summary.warmup_s)?;
     s.set_item("seed", r.summary.seed)?;
     s.set_item("events", r.summary.events)?;
     s.set_item("wall_s", r.summary.wall_s)?;
@@ -243,6 +244,8 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
     out.set_item("flow_series", table_to_py(py, &r.flow_series)?)?;
     out.set_item("queue_series", table_to_py(py, &r.queue_series)?)?;
     out.set_item("transfers", table_to_py(py, &r.transfers)?)?;
+    out.set_item("delays", table_to_py(py, &r.delays)?)?;
+    out.set_item("fct", table_to_py(py, &r.fct)?)?;
     if let Some(events) = &r.trace.events {
         out.set_item("events", table_to_py(py, events)?)?;
         let codes = PyDict::new(py);

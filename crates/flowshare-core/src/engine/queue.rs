@@ -32,6 +32,8 @@ pub enum Event {
     /// The transmitter of scheduled link direction `.0` frees (ADR 0004): the packet being
     /// sent, if any, has been sent, and the discipline picks the next.
     LinkTransmit(u32),
+    /// The warm-up ends: the steady-state figures count from now.
+    Warmup,
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8, "events stay 8 bytes");

@@ -33,6 +33,15 @@ impl Scenario {
         if self.simulation.duration.0 == 0 {
             return Err(ConfigError::new("simulation.duration", "must be greater than 0s"));
         }
+        if self.simulation.warmup.0 >= self.simulation.duration.0 {
+            return Err(ConfigError::new(
+                "simulation.warmup",
+                format!(
+                    "must be less than simulation.duration ({}), got {}",
+                    self.simulation.duration, self.simulation.warmup
+                ),
+            ));
+        }
         if self.flows.is_empty() {
             return Err(ConfigError::new("flows", "at least one [[flows]] group is required"));
         }

@@ -73,6 +73,11 @@ pub struct SimulationCfg {
     /// Period of the time series; zero turns them off.
     #[serde(default = "default_sample_interval")]
     pub sample_interval: Dur,
+    /// Start of the steady state: the figures over a run (goodput, mean window, RTT and
+    /// delay statistics, queue means, utilization, completion times) count from here; the
+    /// time series and the event counts cover the whole run (`docs/scenarios.md`).
+    #[serde(default, skip_serializing_if = "Dur::is_zero")]
+    pub warmup: Dur,
 }
 
 fn default_seed() -> u64 {

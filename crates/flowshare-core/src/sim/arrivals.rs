@@ -319,6 +319,9 @@ impl Simulation {
         log.timeouts.push(s.stats.timeouts as i64);
         log.drops.push(self.counters[slot].data_dropped as i64);
         log.total += 1;
+        let fct = s.stats.completed_at.map(|at| at - t.start);
+        let group = self.arrivals[t.arrivals as usize].spec.group;
+        self.count_fct(group, t.size, t.start, fct);
     }
 
     /// Give slot `c` back: its endpoints go, the slot waits on the free list.

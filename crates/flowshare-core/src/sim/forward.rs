@@ -257,6 +257,9 @@ impl Simulation {
         let c = p.conn as usize;
         if p.dir == Dir::Forward {
             self.counters[c].data_received += 1;
+            if c < self.n_static && p.kind != Kind::Syn {
+                self.delays[c].record(p.ts, self.now);
+            }
         }
         let ep = receiver(p.conn, p.dir);
         let mut io = Io { now: self.now, out: &mut self.out, cc: &mut self.cc };

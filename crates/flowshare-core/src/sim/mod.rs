@@ -23,6 +23,7 @@ use crate::net::{LinkId, Network, RouteId, RouteTable};
 use crate::packet::{Arena, Packet, PacketId};
 use crate::results::{fnv1a, RunResults, Summary};
 use crate::scenario::{ConnSpec, LinkChange, Scenario};
+use crate::stats::{DelayStats, FctStats};
 use crate::tcp::{Controller, RttTiming, Sender, Sink, TcpConfig};
 use crate::trace::{FlowWire, Tracer};
 use crate::traffic::{UdpSender, UdpSink};
@@ -119,6 +120,17 @@ pub struct Simulation {
     next_transfer: u32,
     /// Finished transfers not yet taken.
     transfer_log: TransferLog,
+    /// Start of the steady state (`simulation.warmup`); 0 = the whole run.
+    warmup: Time,
+    /// What the counters held at the end of the warm-up, once it has passed.
+    warm: Option<Box<tables::Warm>>,
+    /// Per listed flow, the one-way delays of its data packets delivered since the warm-up.
+    delays: Vec<DelayStats>,
+    /// Names of the flow groups (`[[flows]]` tables), in order.
+    group_names: Vec<String>,
+    /// Completion times of the transfers opened by arrival processes that started after the
+    /// warm-up: per flow group, [`tables::FCT_ROWS`] entries (all sizes, then each size bucket).
+    fct: Vec<FctStats>,
 }
 
 /// The wake event of an endpoint.
@@ -240,6 +252,11 @@ impl Simulation {
         if sample_interval > 0 && sample_interval <= end {
             events.push(sample_interval, Event::Sample);
         }
+        let warmup = scenario.simulation.warmup.0;
+        if warmup > 0 {
+            events.push(warmup, Event::Warmup);
+        }
+        let group_names: Vec<String> = scenario.flows.iter().map(|g| g.name.clone()).collect();
         let any_red = built.net.links.iter().any(|l| l.red().is_some());
         let n = built.conns.len();
         let arrivals = std::mem::take(&mut built.arrivals);
@@ -286,6 +303,11 @@ impl Simulation {
             free_slots: Vec::new(),
             next_transfer: n as u32,
             transfer_log: TransferLog::default(),
+            warmup,
+            warm: None,
+            delays: vec![DelayStats::default(); n],
+            fct: vec![FctStats::default(); group_names.len() * tables::FCT_ROWS],
+            group_names,
         };
         sim.init_arrivals(arrivals);
         Ok(sim)
@@ -437,6 +459,7 @@ impl Simulation {
                 }
             }
             Event::LinkChange(i) => self.apply_change(i as usize),
+            Event::Warmup => self.end_warmup(),
         }
     }
 
@@ -514,9 +537,12 @@ impl Simulation {
         let flows = self.flow_table();
         let queues = self.queue_table();
         let (flow_series, queue_series) = self.take_series();
+        let delays = self.delay_table();
+        let fct = self.fct_table();
         RunResults {
             summary: Summary {
                 duration_s: secs(end),
+                warmup_s: secs(self.warmup),
                 seed: self.seed,
                 events: self.events.popped(),
                 wall_s: self.wall_s,
@@ -528,6 +554,8 @@ impl Simulation {
             flow_series,
             queue_series,
             transfers: self.take_transfers(),
+            delays,
+            fct,
             trace: self.trace.take().map_or_else(Default::default, |t| t.finish(end)),
         }
     }

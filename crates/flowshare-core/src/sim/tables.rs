@@ -2,12 +2,56 @@
 
 use super::Simulation;
 use crate::agent::Agent;
+use crate::net::link::QueueStats;
 use crate::net::LinkId;
 use crate::packet::Dir;
 use crate::results::{Column, Table};
+use crate::stats::{DelayStats, SIZE_BUCKETS};
 use crate::tcp::SenderStats;
-use crate::traffic::UdpSink;
 use crate::units::{secs, Time};
+
+/// Rows of the completion-time summary per flow group: all sizes, then each size bucket.
+pub(super) const FCT_ROWS: usize = 1 + SIZE_BUCKETS.len();
+
+/// The name of row `k` of a group's completion-time summary.
+fn bucket_name(k: usize) -> String {
+    match k {
+        0 => "all",
+        1 => "<10kB",
+        2 => "10kB-100kB",
+        3 => "100kB-1MB",
+        4 => "1MB-10MB",
+        _ => ">=10MB",
+    }
+    .to_string()
+}
+
+/// What the counters held when the warm-up ended: the steady-state figures are differences
+/// from these.
+#[derive(Debug, Default)]
+pub(super) struct Warm {
+    /// Per listed flow.
+    flows: Vec<WarmFlow>,
+    /// Per link direction, its statistics at the end of the warm-up.
+    queues: Vec<QueueStats>,
+    /// Per link direction, the integral of RED's average up to the end of the warm-up
+    /// (packet-nanoseconds; 0 without RED).
+    red: Vec<f64>,
+}
+
+/// A listed flow's counters at the end of the warm-up.
+#[derive(Clone, Copy, Debug, Default)]
+struct WarmFlow {
+    /// Payload bytes delivered.
+    delivered: u64,
+    /// Data packets sent (TCP: segments and SYNs; UDP: datagrams).
+    sent: u64,
+    /// Data packets dropped or lost.
+    lost: u64,
+    rtt_n: u64,
+    rtt_sum: f64,
+    cwnd_integral: f64,
+}
 
 /// Sampled time series, column by column.
 #[derive(Debug, Default)]
@@ -152,6 +196,149 @@ impl Simulation {
         }
     }
 
+    /// The warm-up ends now: note what the counters hold, bring the window integrals up to
+    /// now, and start the extremes (RTT, window) and the delay statistics afresh.
+    pub(super) fn end_warmup(&mut self) {
+        let now = self.now;
+        let mut flows = Vec::with_capacity(self.n_static);
+        for i in 0..self.n_static {
+            let c = &self.counters[i];
+            let mut w = WarmFlow { lost: c.data_dropped + c.data_link_lost, ..WarmFlow::default() };
+            let (src, dst) = self.agents.split_at_mut(2 * i + 1);
+            match &mut src[2 * i] {
+                Agent::TcpSender(s) => {
+                    s.finish(now, &self.cc);
+                    let cwnd = s.reported_cwnd(&s.cc_state(&self.cc));
+                    let st = &mut s.stats;
+                    w.sent = st.packets_sent;
+                    w.rtt_n = st.rtt_n;
+                    w.rtt_sum = st.rtt_sum;
+                    w.cwnd_integral = st.cwnd_integral;
+                    st.rtt_min = u64::MAX;
+                    st.rtt_max = 0;
+                    if st.started_at.is_some() && st.completed_at.is_none() {
+                        st.cwnd_max = cwnd;
+                    }
+                }
+                Agent::UdpSource(u) => w.sent = u.stats.packets_sent,
+                _ => {}
+            }
+            w.delivered = match &dst[0] {
+                Agent::TcpSink(k) => k.bytes_delivered,
+                Agent::UdpSink(k) => k.bytes,
+                _ => 0,
+            };
+            flows.push(w);
+        }
+        self.delays.iter_mut().for_each(|d| *d = DelayStats::default());
+        let queues = self.net.links.iter_mut().map(|l| l.stats_at(now).0).collect();
+        let red = self.net.links.iter().map(|l| l.red().map_or(0.0, |r| r.mean_avg_pkts(now) * now as f64)).collect();
+        self.warm = Some(Box::new(Warm { flows, queues, red }));
+    }
+
+    /// Listed flow `i`'s counters at the end of the warm-up (zeros without one).
+    fn warm_flow(&self, i: usize) -> WarmFlow {
+        self.warm.as_ref().map_or_else(WarmFlow::default, |w| w.flows[i])
+    }
+
+    /// The delay histograms of the listed flows: one row per non-empty bin.
+    pub(super) fn delay_table(&self) -> Table {
+        let (mut flow, mut lo, mut hi, mut count) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (i, d) in self.delays.iter().enumerate() {
+            for (a, b, n) in d.hist.bins() {
+                flow.push(i as i64);
+                lo.push(secs(a));
+                hi.push(secs(b));
+                count.push(n as i64);
+            }
+        }
+        let mut t = Table::default();
+        t.push("flow", Column::I64(flow));
+        t.push("bin_lo_s", Column::F64(lo));
+        t.push("bin_hi_s", Column::F64(hi));
+        t.push("count", Column::I64(count));
+        t
+    }
+
+    /// Count a finite transfer of flow group `group` and `size` bytes that started at `start`
+    /// and completed in `fct` (`None`: still running at the end), unless it started during the
+    /// warm-up.
+    pub(super) fn count_fct(&mut self, group: u32, size: u64, start: Time, fct: Option<Time>) {
+        if start < self.warmup {
+            return;
+        }
+        let base = group as usize * FCT_ROWS;
+        for k in [0, 1 + crate::stats::size_bucket(size)] {
+            let f = &mut self.fct[base + k];
+            match fct {
+                Some(d) => f.record(d),
+                None => f.unfinished += 1,
+            }
+        }
+    }
+
+    /// The completion-time summary: per flow group with finite transfers, a row over all sizes
+    /// and one per size bucket that saw a transfer. Counts the listed finite flows first.
+    pub(super) fn fct_table(&mut self) -> Table {
+        for i in 0..self.n_static {
+            let spec = &self.specs[i];
+            let (Some(size), Some(s)) = (spec.size, self.agents[2 * i].tcp_sender()) else { continue };
+            if s.stats.started_at.is_none() {
+                continue;
+            }
+            let (group, start) = (spec.group, spec.start);
+            let fct = s.stats.completed_at.map(|c| c - start);
+            self.count_fct(group, size, start, fct);
+        }
+        let mut t = Table::default();
+        let (mut group, mut name, mut bucket, mut lo, mut hi) = (vec![], vec![], vec![], vec![], vec![]);
+        let (mut n, mut unfinished) = (vec![], vec![]);
+        let mut fig: [Vec<f64>; 6] = Default::default();
+        for (g, rows) in self.fct.chunks(FCT_ROWS).enumerate() {
+            for (k, f) in rows.iter().enumerate() {
+                if f.n + f.unfinished == 0 {
+                    continue;
+                }
+                let (a, b) = if k == 0 { (0, u64::MAX) } else { SIZE_BUCKETS[k - 1] };
+                group.push(g as i64);
+                name.push(self.group_names[g].clone());
+                bucket.push(bucket_name(k));
+                lo.push(a as i64);
+                hi.push(if b == u64::MAX { -1 } else { b as i64 });
+                n.push(f.n as i64);
+                unfinished.push(f.unfinished as i64);
+                let s = |v: f64| v / 1e9;
+                let p = |q: f64| s(f.hist.percentile(q, f.min, f.max));
+                let some = f.n > 0;
+                for (col, v) in fig.iter_mut().zip([
+                    s(f.mean()),
+                    if some { s(f.min as f64) } else { f64::NAN },
+                    p(50.0),
+                    p(90.0),
+                    p(99.0),
+                    if some { s(f.max as f64) } else { f64::NAN },
+                ]) {
+                    col.push(v);
+                }
+            }
+        }
+        t.push("group", Column::I64(group));
+        t.push("name", Column::Str(name));
+        t.push("size_bucket", Column::Str(bucket));
+        t.push("size_min_bytes", Column::I64(lo));
+        t.push("size_max_bytes", Column::I64(hi));
+        t.push("transfers", Column::I64(n));
+        t.push("unfinished", Column::I64(unfinished));
+        let [mean, min, p50, p90, p99, max] = fig;
+        t.push("fct_mean_s", Column::F64(mean));
+        t.push("fct_min_s", Column::F64(min));
+        t.push("fct_p50_s", Column::F64(p50));
+        t.push("fct_p90_s", Column::F64(p90));
+        t.push("fct_p99_s", Column::F64(p99));
+        t.push("fct_max_s", Column::F64(max));
+        t
+    }
+
     /// Data packets of connection `c` still inside the network.
     pub(super) fn data_in_network(&self) -> Vec<u64> {
         let mut n = vec![0u64; self.n_static];
@@ -197,6 +384,12 @@ impl Simulation {
             _ => 0,
         };
         let started = |i: usize| source(i).map_or(st(i).started_at, |u| u.stats.started_at).is_some();
+        let warm = |i: usize| self.warm_flow(i);
+        // The steady state of flow `i`: from its start or the end of the warm-up, whichever is
+        // later, to the end of its activity.
+        let from = |i: usize| self.specs[i].start.max(self.warmup);
+        let packets_sent = |i: usize| source(i).map_or(st(i).packets_sent, |u| u.stats.packets_sent);
+        let rtt_n = |i: usize| st(i).rtt_n - warm(i).rtt_n;
         let tcp_s = |i: usize, v: &str| if tcp(i) { v.to_string() } else { String::new() };
         let mut t = Table::default();
         t.push("flow", ints(&|i| i as i64));
@@ -212,7 +405,7 @@ impl Simulation {
         t.push("size_bytes", ints(&|i| self.specs[i].size.map_or(-1, |b| b as i64)));
         t.push("bytes_sent", ints(&|i| bytes_sent(i) as i64));
         t.push("bytes_delivered", ints(&|i| delivered(i) as i64));
-        t.push("packets_sent", ints(&|i| source(i).map_or(st(i).packets_sent, |u| u.stats.packets_sent) as i64));
+        t.push("packets_sent", ints(&|i| packets_sent(i) as i64));
         t.push("packets_received", ints(&|i| self.counters[i].data_received as i64));
         t.push("retransmits", ints(&|i| st(i).retransmits as i64));
         t.push("fast_retransmits", ints(&|i| st(i).fast_retransmits as i64));
@@ -232,10 +425,23 @@ impl Simulation {
         t.push(
             "goodput_bps",
             floats(&|i| {
-                let start = self.specs[i].start;
-                let stop = active_end(i);
+                let (start, stop) = (from(i), active_end(i));
                 if stop > start && started(i) {
-                    delivered(i) as f64 * 8.0 / secs(stop - start)
+                    (delivered(i) - warm(i).delivered) as f64 * 8.0 / secs(stop - start)
+                } else {
+                    f64::NAN
+                }
+            }),
+        );
+        t.push("steady_bytes_delivered", ints(&|i| (delivered(i) - warm(i).delivered) as i64));
+        t.push(
+            "loss_rate",
+            floats(&|i| {
+                let c = &self.counters[i];
+                let sent = packets_sent(i) - warm(i).sent;
+                let lost = c.data_dropped + c.data_link_lost - warm(i).lost;
+                if sent > 0 {
+                    lost as f64 / sent as f64
                 } else {
                     f64::NAN
                 }
@@ -243,24 +449,34 @@ impl Simulation {
         );
         t.push(
             "rtt_mean_s",
-            floats(&|i| if st(i).rtt_n > 0 { st(i).rtt_sum / st(i).rtt_n as f64 / 1e9 } else { f64::NAN }),
+            floats(&|i| {
+                if rtt_n(i) > 0 {
+                    (st(i).rtt_sum - warm(i).rtt_sum) / rtt_n(i) as f64 / 1e9
+                } else {
+                    f64::NAN
+                }
+            }),
         );
-        let owd = |i: usize, f: &dyn Fn(&UdpSink) -> f64| match udp_sink(i) {
-            Some(k) if k.packets > 0 => f(k),
-            _ => f64::NAN,
-        };
-        t.push("delay_mean_s", floats(&|i| owd(i, &|k| k.delay_sum as f64 / k.packets as f64 / 1e9)));
-        t.push("delay_max_s", floats(&|i| owd(i, &|k| secs(k.delay_max))));
-        t.push("rtt_min_s", floats(&|i| if st(i).rtt_n > 0 { secs(st(i).rtt_min) } else { f64::NAN }));
-        t.push("rtt_max_s", floats(&|i| if st(i).rtt_n > 0 { secs(st(i).rtt_max) } else { f64::NAN }));
-        t.push("rtt_samples", ints(&|i| st(i).rtt_n as i64));
+        let d = |i: usize| &self.delays[i];
+        let owd = |i: usize, f: &dyn Fn(&DelayStats) -> f64| if d(i).n > 0 { f(d(i)) / 1e9 } else { f64::NAN };
+        t.push("delay_mean_s", floats(&|i| owd(i, &|k| k.mean())));
+        t.push("delay_max_s", floats(&|i| owd(i, &|k| k.max as f64)));
+        t.push("delay_min_s", floats(&|i| owd(i, &|k| k.min as f64)));
+        t.push("delay_p50_s", floats(&|i| owd(i, &|k| k.percentile(50.0))));
+        t.push("delay_p95_s", floats(&|i| owd(i, &|k| k.percentile(95.0))));
+        t.push("delay_p99_s", floats(&|i| owd(i, &|k| k.percentile(99.0))));
+        t.push("jitter_s", floats(&|i| owd(i, &|k| if k.n > 1 { k.jitter } else { f64::NAN })));
+        t.push("ipdv_mean_s", floats(&|i| owd(i, &|k| k.ipdv_mean())));
+        t.push("delay_packets", ints(&|i| d(i).n as i64));
+        t.push("rtt_min_s", floats(&|i| if rtt_n(i) > 0 { secs(st(i).rtt_min) } else { f64::NAN }));
+        t.push("rtt_max_s", floats(&|i| if rtt_n(i) > 0 { secs(st(i).rtt_max) } else { f64::NAN }));
+        t.push("rtt_samples", ints(&|i| rtt_n(i) as i64));
         t.push(
             "cwnd_mean",
             floats(&|i| {
-                let start = self.specs[i].start;
-                let stop = active_end(i);
+                let (start, stop) = (from(i), active_end(i));
                 if stop > start && st(i).started_at.is_some() && tcp(i) {
-                    st(i).cwnd_integral / (stop - start) as f64
+                    (st(i).cwnd_integral - warm(i).cwnd_integral) / (stop - start) as f64
                 } else {
                     f64::NAN
                 }
@@ -283,7 +499,10 @@ impl Simulation {
 
     pub(super) fn queue_table(&mut self) -> Table {
         let end = self.end;
-        let duration = end as f64;
+        // Means and rates are over the steady state: from the end of the warm-up.
+        let duration = (end - self.warmup) as f64;
+        let none = QueueStats::default();
+        let warm = |q: usize| self.warm.as_ref().map_or(&none, |w| &w.queues[q]);
         let mut rows = Vec::new();
         for l in self.net.links.iter_mut() {
             let len_end = l.len_at(end).0;
@@ -328,10 +547,33 @@ impl Simulation {
         );
         t.push("link_losses", ints(&|q| rows[q].0 .0.link_losses as i64));
         t.push("loss_model", names(&|q| net.links[q].loss.as_ref().map_or("", |m| m.name()).to_string()));
-        t.push("mean_len_pkts", floats(&|q| rows[q].0 .0.len_integral as f64 / duration));
-        t.push("max_len_pkts", ints(&|q| i64::from(rows[q].0 .0.max_len)));
-        t.push("mean_len_bytes", floats(&|q| rows[q].0 .0.bytes_integral as f64 / duration));
-        t.push("utilization", floats(&|q| rows[q].0 .0.busy as f64 / duration));
+        let s = |q: usize| &rows[q].0 .0;
+        t.push("mean_len_pkts", floats(&|q| (s(q).len_integral - warm(q).len_integral) as f64 / duration));
+        t.push("max_len_pkts", ints(&|q| i64::from(s(q).max_len)));
+        t.push("mean_len_bytes", floats(&|q| (s(q).bytes_integral - warm(q).bytes_integral) as f64 / duration));
+        t.push("utilization", floats(&|q| (s(q).busy - warm(q).busy) as f64 / duration));
+        t.push(
+            "drop_rate",
+            floats(&|q| {
+                let arrivals = s(q).arrivals - warm(q).arrivals;
+                if arrivals > 0 {
+                    (s(q).drops - warm(q).drops) as f64 / arrivals as f64
+                } else {
+                    f64::NAN
+                }
+            }),
+        );
+        t.push(
+            "mean_sojourn_s",
+            floats(&|q| {
+                let accepted = (s(q).arrivals - s(q).drops) - (warm(q).arrivals - warm(q).drops);
+                if accepted > 0 {
+                    (s(q).len_integral - warm(q).len_integral) as f64 / accepted as f64 / 1e9
+                } else {
+                    f64::NAN
+                }
+            }),
+        );
         t.push("len_end_pkts", ints(&|q| i64::from(rows[q].1)));
         if !self.changes.is_empty() {
             t.push("down_drops", ints(&|q| rows[q].0 .0.down_drops as i64));
@@ -339,7 +581,12 @@ impl Simulation {
         }
         let red = |q: usize| net.links[q].red();
         if self.any_red {
-            t.push("red_avg_pkts", floats(&|q| red(q).map_or(f64::NAN, |r| r.mean_avg_pkts(end))));
+            let warmup = self.warmup;
+            let red_avg = |q: usize, r: &crate::net::red::Red| match &self.warm {
+                None => r.mean_avg_pkts(end),
+                Some(w) => (r.mean_avg_pkts(end) * end as f64 - w.red[q]) / (end - warmup) as f64,
+            };
+            t.push("red_avg_pkts", floats(&|q| red(q).map_or(f64::NAN, |r| red_avg(q, r))));
             t.push("red_max_p", floats(&|q| red(q).map_or(f64::NAN, |r| r.max_p())));
         }
         t
