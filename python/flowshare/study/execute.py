@@ -82,6 +82,12 @@ def run_sweep(
 ) -> SweepOutcome:
     """Run every run of a sweep and write the run store ``out``.
 
+    Works from a plain script without an ``if __name__ == "__main__":`` guard: the local
+    workers do not import the main module (see :func:`_preparation_data`). A sweep that
+    stops before any of its runs has finished (an error, an interrupt) removes the store it
+    created, so the same call can be made again. Errors name this function's arguments
+    (``resume=True``, ``out``).
+
     Parameters
     ----------
     source : Sweep, path or mapping

@@ -277,6 +277,16 @@ def _response_plots(page: _Page, table: pd.DataFrame, response: str,
             out.append(page.figure(fig, f"{response}_vs_{x}",
                                    f"{quantity.title} against {names[x]} for each "
                                    f"{names[hue]}, {band}"))
+    if len(varying) == 2 and not numeric:
+        # Two categorical parameters: bars of the first, side by side for each value of the
+        # second, with the confidence intervals the heatmap cannot show.
+        first, second = names[varying[0]], names[varying[1]]
+        bars = shown.assign(**{first: [quantities.short_value(v) for v in table[varying[0]]],
+                               second: [quantities.short_value(v) for v in table[varying[1]]]})
+        fig = plots.grouped_bars(bars, group=first, hue=second, ylabel=ylabel,
+                                 title=f"{quantity.title}: {band}")
+        out.append(page.figure(fig, f"{response}_by_arm",
+                               f"{quantity.title} by {first} and {second}, {band}"))
     if len(varying) == 2:
         short = table.assign(**{p: [quantities.short_value(v) for v in table[p]]
                                 for p in varying if not pd.api.types.is_numeric_dtype(table[p])})
