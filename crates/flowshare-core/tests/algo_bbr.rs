@@ -114,7 +114,7 @@ fn bbr_goes_through_its_modes() {
     assert!(w > BDP_PKTS && w < 2.5 * BDP_PKTS, "mean cwnd {w}");
 }
 
-/// Same scenario and seed, same bytes; another seed changes the random start phase only.
+/// Same scenario and seed, same results (BBR's random start phase comes from the seed).
 #[test]
 fn bbr_runs_are_deterministic() {
     let a = with_cc("bbr");

@@ -1673,3 +1673,62 @@ fn window_in_force(st: &CcState) -> f64 {
         st.cwnd
     }
 }
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    const MS: Time = 1_000_000;
+
+    /// Four segments leave at 0, one more when the first is acknowledged at 40 ms. The first
+    /// ACK's sample is 1 segment over 40 ms; the ACK of the fifth segment at 80 ms covers the
+    /// 4 segments delivered since it was sent, over 40 ms: 100 segments/s (`tcp_rate.c`).
+    #[test]
+    fn delivery_rate_samples_from_the_send_records() {
+        let mut r = RateState::default();
+        for seq in 0..4 {
+            Sender::rate_sent(&mut r, 0, seq, 0, seq);
+        }
+        r.delivered(0);
+        r.recs.pop_front();
+        let s = r.sample(40 * MS, 40 * MS, 4, 3);
+        assert_eq!((s.delivered, s.interval, s.acked, s.total_delivered), (1, 40 * MS, 1, 1));
+        assert_eq!(s.rate(), Some(25.0));
+        Sender::rate_sent(&mut r, 40 * MS, 4, 1, 4);
+        for (k, t) in [(41, 41), (42, 42), (43, 43)] {
+            r.delivered(0);
+            r.recs.pop_front();
+            let s = r.sample(t * MS, 40 * MS, 4, 3);
+            // Segments sent at 0: 2, 3 and 4 delivered over 41, 42 and 43 ms.
+            assert_eq!((s.delivered, s.interval), (k - 39, k * MS), "ACK at {t} ms");
+        }
+        r.delivered(0);
+        r.recs.pop_front();
+        let s = r.sample(80 * MS, 40 * MS, 1, 0);
+        assert_eq!((s.prior_delivered, s.delivered, s.interval), (1, 4, 40 * MS));
+        assert_eq!(s.rate(), Some(100.0));
+        // A sample shorter than the min RTT is not valid (ACK compression).
+        Sender::rate_sent(&mut r, 80 * MS, 5, 5, 5);
+        r.delivered(0);
+        let s = r.sample(81 * MS, 40 * MS, 1, 0);
+        assert_eq!((s.interval, s.rate()), (0, None));
+    }
+
+    /// Segments sent while application-limited give app-limited samples; the mark ends once
+    /// more than the data in flight at the time has been delivered.
+    #[test]
+    fn app_limited_marks_and_clears() {
+        let mut r = RateState { app_limited: 2, ..RateState::default() };
+        Sender::rate_sent(&mut r, 0, 0, 0, 0);
+        Sender::rate_sent(&mut r, 0, 1, 0, 1);
+        r.delivered(0);
+        let s = r.sample(40 * MS, 40 * MS, 2, 1);
+        assert!(s.app_limited);
+        assert_eq!(r.app_limited, 2, "1 delivered, not beyond 2");
+        r.delivered(1);
+        r.sample(41 * MS, 40 * MS, 1, 0);
+        r.delivered(1);
+        r.sample(42 * MS, 40 * MS, 1, 0);
+        assert_eq!(r.app_limited, 0, "3 delivered > 2: no longer application-limited");
+    }
+}
