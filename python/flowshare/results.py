@@ -1,24 +1,35 @@
-"""Results of one run: pandas tables, aggregate figures and the files written to disk."""
+"""Results of one run: pandas tables, aggregate figures and the files written to disk.
+
+The tables stay in the core's column form until a DataFrame is asked for, and the files are
+written by the Rust writers of ``flowshare._core`` (``write_csv``, ``write_timeseries``,
+``render_plot``), so that running a scenario and writing its files imports neither numpy,
+pandas, pyarrow nor matplotlib (docs/adr/0009-outputs-written-from-rust.md). A result whose
+time series went to disk (past ``_series.SPILL_BYTES``) writes ``timeseries.parquet`` and
+``events.parquet`` chunk by chunk with pyarrow.
+"""
 
 from __future__ import annotations
 
+import array
 import json
 import math
 import os
 import shutil
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
+from . import _core
 from ._files import atomic_directory
 from ._series import RunData
-from .metrics import jain_index
-from .report import render_report
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 __all__ = [
+    "DELAY_HISTOGRAM",
     "EVENTS_FILE",
     "OUTPUT_FILES",
     "TRANSFERS_FILE",
@@ -38,6 +49,17 @@ TRANSFERS_FILE = "transfers.parquet"
 processes."""
 
 REPORT_FILE = "report.md"
+
+DELAY_HISTOGRAM = "delay_histogram"
+"""The results table from which the plot draws the one-way delay CDF per flow group (columns
+``flow``, ``lo_s``, ``hi_s``, ``count``); the panel is left out when the results have none."""
+
+# The result tables of the core that :meth:`RunResult.from_core` keeps as they are (besides the
+# time series, the trace and the transfers, which have their own handling).
+_SERIES_KEYS = ("flow_series", "queue_series")
+_OWN_KEYS = frozenset(
+    ("summary", "flows", "queues", *_SERIES_KEYS, "transfers", "events", "event_codes", "pcap")
+)
 
 # Narrow dtypes of the event trace's columns (docs/traces.md); the coded columns become
 # categoricals.
@@ -88,6 +110,9 @@ def table_to_frame(table: Mapping[str, Any], *, name: str = "table") -> pd.DataF
         If a column has an unknown shape, a buffer does not hold whole values, or the columns
         differ in length.
     """
+    import numpy as np
+    import pandas as pd
+
     columns: dict[str, Any] = {}
     for key, column in table.items():
         if isinstance(column, tuple) and len(column) == 2:
@@ -131,6 +156,9 @@ def events_to_frame(table: Mapping[str, Any], codes: Mapping[str, Sequence[str]]
 
 def _events_frame(raw: pd.DataFrame, codes: Mapping[str, Sequence[str]]) -> pd.DataFrame:
     """The documented event DataFrame from the core's integer columns."""
+    import numpy as np
+    import pandas as pd
+
     columns: dict[str, Any] = {}
     time_ns = raw["time_ns"].to_numpy(dtype="int64")
     columns["time_s"] = time_ns / 1e9
@@ -189,20 +217,30 @@ class RunResult:
         *,
         summary: dict[str, Any],
         scenario: dict[str, Any],
-        flows: pd.DataFrame,
-        queues: pd.DataFrame,
+        flows: pd.DataFrame | None = None,
+        queues: pd.DataFrame | None = None,
         flow_series: pd.DataFrame | None = None,
         queue_series: pd.DataFrame | None = None,
         transfers: pd.DataFrame | None = None,
         events: pd.DataFrame | None = None,
         pcap_files: Sequence[str | os.PathLike[str]] = (),
         data: RunData | None = None,
+        tables: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.summary = summary
         self.scenario = scenario
-        self.flows = flows
-        self.queues = queues
-        self.transfers = pd.DataFrame() if transfers is None else transfers
+        # The core's tables in column form (``tables``), each turned into a DataFrame when
+        # first asked for; frames given here take precedence.
+        self._tables: dict[str, Mapping[str, Any]] = dict(tables or {})
+        self._frames: dict[str, Any] = {}
+        if flows is not None:
+            self._frames["flows"] = flows
+        if queues is not None:
+            self._frames["queues"] = queues
+        for key in ("flows", "queues"):
+            if key not in self._frames and key not in self._tables:
+                raise TypeError(f"RunResult: give {key}")
+        self._transfers = transfers
         self.pcap_files = [Path(p) for p in pcap_files]
         # The series and the trace are read from `data` (in chunks, perhaps on disk) when
         # first asked for; frames given here take precedence.
@@ -212,6 +250,62 @@ class RunResult:
         self._events = events
         if data is None and (flow_series is None or queue_series is None):
             raise TypeError("RunResult: give flow_series and queue_series, or data")
+
+    def _frame(self, key: str) -> pd.DataFrame:
+        frame = self._frames.get(key)
+        if frame is None:
+            frame = table_to_frame(self._tables[key], name=key)
+            self._frames[key] = frame
+        return frame
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow (a DataFrame made when first used)."""
+        return self._frame("flows")
+
+    @flows.setter
+    def flows(self, frame: pd.DataFrame) -> None:
+        self._frames["flows"] = frame
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        """One row per link direction (a DataFrame made when first used)."""
+        return self._frame("queues")
+
+    @queues.setter
+    def queues(self, frame: pd.DataFrame) -> None:
+        self._frames["queues"] = frame
+
+    @property
+    def transfers(self) -> pd.DataFrame:
+        """One row per transfer opened by an arrival process (made when first used)."""
+        if self._transfers is None:
+            self._transfers = _transfers_frame(self._tables.get("transfers"))
+        return self._transfers
+
+    @transfers.setter
+    def transfers(self, frame: pd.DataFrame) -> None:
+        self._transfers = frame
+
+    def table(self, name: str) -> pd.DataFrame | None:
+        """A further result table of the core by name (such as ``delay_histogram``), as a
+        DataFrame, or ``None`` when the results have no such table."""
+        if name in self._frames:
+            return self._frames[name]  # type: ignore[no-any-return]
+        if name not in self._tables:
+            return None
+        return self._frame(name)
+
+    def _column(self, key: str, name: str) -> list[Any] | None:
+        """Column ``name`` of table ``key`` as a list, from the DataFrame if one was made,
+        else from the core's columns (no pandas); ``None`` when absent."""
+        frame = self._frames.get(key)
+        if frame is not None:
+            return frame[name].tolist() if name in frame else None
+        column = self._tables.get(key, {}).get(name)
+        if column is None:
+            return None
+        return _column_values(column)
 
     @property
     def flow_series(self) -> pd.DataFrame:
@@ -255,6 +349,30 @@ class RunResult:
             return None
         return data
 
+    def _series_tables(self, columns: Sequence[str] | None = None) -> tuple[Any, Any]:
+        """The flow and queue series for the Rust writers: the core's chunks as they are when
+        no DataFrame was made, else the DataFrames' columns; ``columns`` (when given) limits
+        chunks read from disk to those the caller needs."""
+        out = []
+        for which, frame in (("flow", self._flow_series), ("queue", self._queue_series)):
+            if frame is not None:
+                out.append(frame_to_table(frame))
+                continue
+            assert self._data is not None
+            chunks = getattr(self._data, which)
+            raw = chunks.raw()
+            if raw is None:
+                names = None if columns is None else [c for c in chunks.columns if c in columns]
+                raw = [_arrays_to_table(chunks.chunk(i, names)) for i in range(len(chunks))]
+            out.append(raw)
+        return out[0], out[1]
+
+    def _table_for_writer(self, key: str) -> Any:
+        frame = self._frames.get(key)
+        if frame is not None:
+            return frame_to_table(frame)
+        return self._tables[key]
+
     @classmethod
     def from_core(
         cls, raw: Mapping[str, Any], scenario: dict[str, Any], *, data: RunData | None = None
@@ -266,26 +384,34 @@ class RunResult:
         raw : mapping
             ``{"summary": dict, "flows": table, "queues": table, "flow_series": table,
             "queue_series": table}``, tables as accepted by :func:`table_to_frame`, and
-            ``events`` and ``event_codes`` when events were traced.
+            ``events`` and ``event_codes`` when events were traced. Further tables (such as
+            ``delay_histogram``) are kept, readable with :meth:`table`.
         scenario : dict
             The normalized scenario that was run.
         data : RunData, optional
             The time series and events taken from the core while the run went on, the last
             chunk (``raw``'s) included; by default they are ``raw``'s.
+
+        The tables are checked here and turned into DataFrames only when first used.
         """
         if data is None:
             data = RunData(events=raw.get("events") is not None)
             data.add(raw, raw.get("events"))
             data.event_codes = {k: list(v) for k, v in raw.get("event_codes", {}).items()}
-        frames = {key: table_to_frame(raw[key], name=key) for key in ("flows", "queues")}
+        tables: dict[str, Any] = {}
+        for key, table in raw.items():
+            if key in ("flows", "queues") or (key not in _OWN_KEYS and isinstance(table, Mapping)):
+                _check_table(table, name=key)
+                tables[key] = table
+        if raw.get("transfers") is not None:
+            tables["transfers"] = raw["transfers"]
         pcap = [entry["path"] for entry in raw.get("pcap", ())]
         return cls(
             summary=dict(raw["summary"]),
             scenario=scenario,
-            transfers=_transfers_frame(raw.get("transfers")),
             pcap_files=pcap,
             data=data,
-            **frames,
+            tables=tables,
         )
 
     def __repr__(self) -> str:
@@ -309,24 +435,22 @@ class RunResult:
             ``drops`` (packets dropped at all queues, data and ACKs), ``retransmits`` and
             ``timeouts`` (sums over flows).
         """
-        flows, queues = self.flows, self.queues
-        goodput: np.ndarray = (
-            flows["goodput_bps"].to_numpy(dtype=float) if "goodput_bps" in flows else np.empty(0)
-        )
-        active = goodput[~np.isnan(goodput)]
+        goodput = [float(x) for x in self._column("flows", "goodput_bps") or []]
+        active = [x for x in goodput if not math.isnan(x)]
         duration = self.summary.get("duration_s")
-        if "bytes_delivered" in flows and duration:
-            total = float(flows["bytes_delivered"].sum()) * 8.0 / float(duration)
+        delivered = self._column("flows", "bytes_delivered")
+        if delivered is not None and duration:
+            total = float(sum(delivered)) * 8.0 / float(duration)
         else:
-            total = float(np.sum(goodput))
+            total = float(sum(goodput))
         figures: dict[str, Any] = _json_safe(
             {
-                "flows": len(flows),
+                "flows": len(self._column("flows", _first_column(self, "flows")) or []),
                 "goodput_bps": total,
-                "jain_index": jain_index(active) if len(active) else None,
-                "drops": _column_sum(queues, "drops"),
-                "retransmits": _column_sum(flows, "retransmits"),
-                "timeouts": _column_sum(flows, "timeouts"),
+                "jain_index": _jain(active) if active else None,
+                "drops": _column_sum(self._column("queues", "drops")),
+                "retransmits": _column_sum(self._column("flows", "retransmits")),
+                "timeouts": _column_sum(self._column("flows", "timeouts")),
             }
         )
         return figures
@@ -352,8 +476,8 @@ class RunResult:
 
         Files: ``flows.csv`` and ``queues.csv`` (the tables as they are), ``timeseries.parquet``
         (see :meth:`timeseries`), ``summary.json`` (``summary``, ``aggregate`` from
-        :meth:`aggregate`, and the normalized ``scenario``), ``plot.png`` (goodput and cwnd
-        over time), ``transfers.parquet`` when the scenario has arrival processes,
+        :meth:`aggregate`, and the normalized ``scenario``), ``plot.png`` (see :meth:`plot`),
+        ``transfers.parquet`` when the scenario has arrival processes,
         ``events.parquet`` when events were traced, the run's pcap files (hard
         links or copies of :attr:`pcap_files`) and, with ``report=True``, ``report.md``.
 
@@ -389,8 +513,8 @@ class RunResult:
         """
         stage = Path(directory)
         names = list(OUTPUT_FILES)
-        _write_csv(self.flows, stage / "flows.csv")
-        _write_csv(self.queues, stage / "queues.csv")
+        _write_csv(self._table_for_writer("flows"), stage / "flows.csv")
+        _write_csv(self._table_for_writer("queues"), stage / "queues.csv")
         _write_timeseries(self, stage / "timeseries.parquet")
         _write_summary(self, stage / "summary.json")
         _write_plot(self, stage / "plot.png")
@@ -409,12 +533,89 @@ class RunResult:
             names.append(REPORT_FILE)
         return names
 
+    def plot(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """Draw the run's plot (the ``plot.png`` of :meth:`write`) as a PNG file at ``path``.
 
-def _transfers_frame(raw: Any) -> pd.DataFrame | None:
+        Panels, top to bottom: delivered goodput per flow (bytes delivered in order to the
+        application per interval, as bin means, with the total and the bottleneck's capacity);
+        the sending rate (retransmissions included); cwnd of the TCP flows on an axis set by
+        the steady state (99th percentile after the first slow start + 15 %, higher values
+        clipped and the clipping stated); the bottleneck queue length; then the RTT CDF per
+        flow group and, when the results hold a ``delay_histogram`` table, the one-way delay
+        CDF per group. Up to 8 flows are drawn one line each; more are drawn per flow group
+        (the scenario's ``[[flows]]`` name) as the mean and a min-max band. Drawn by the
+        Rust core (``flowshare._core.render_plot``); the same results give the same bytes.
+
+        Returns
+        -------
+        dict
+            What was drawn: ``width``, ``height`` and ``panels``, each with ``id``, ``title``,
+            ``x_label``, ``y_label`` (units included), ``x_lim``, ``y_lim``, ``series``
+            (``name``, ``kind``, ``points``, ``y_min``, ``y_max``), ``legend`` and ``notes``.
+        """
+        flow, queue = self._series_tables(_PLOT_SERIES_COLUMNS)
+        tables: dict[str, Any] = {
+            "flows": self._table_for_writer("flows"),
+            "queues": self._table_for_writer("queues"),
+            "flow_series": flow,
+            "queue_series": queue,
+        }
+        if DELAY_HISTOGRAM in self._frames or DELAY_HISTOGRAM in self._tables:
+            tables[DELAY_HISTOGRAM] = self._table_for_writer(DELAY_HISTOGRAM)
+        duration = float(self.summary.get("duration_s") or 0.0)
+        text = _core.render_plot(tables, duration, os.fspath(path))
+        description: dict[str, Any] = json.loads(text)
+        return description
+
+
+SEQPLOT_FILE = "seqplot.png"
+"""The sequence-time plot written on request (``flowshare run --seqplot FLOW ...``)."""
+
+
+def seqplot(result: RunResult, flows: Sequence[int], path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Draw sequence-time panels of ``flows`` (data segments sent, retransmitted and dropped,
+    cumulative ACKs received, segment number over time) from the run's event trace, as a PNG
+    at ``path``; returns the description as :meth:`RunResult.plot` does.
+
+    Raises
+    ------
+    ConfigError
+        If the run traced no events (``[trace] events = true``) or a flow does not exist.
+    """
+    from ._core import ConfigError
+
+    data = result._data
+    if data is None or data.events is None:
+        raise ConfigError(
+            "--seqplot: needs the event trace; set [trace] events = true in the scenario "
+            "(trace.flows may limit it to the flows plotted)"
+        )
+    ids = result._column("flows", "flow") or []
+    for flow in flows:
+        if flow not in ids:
+            last = f"0..{len(ids) - 1}" if ids else "none"
+            raise ConfigError(f"--seqplot: flow {flow} does not exist; flows are {last}")
+    events = data.events.raw()
+    if events is None:
+        names = [c for c in data.events.columns if c in ("time_ns", "kind", "flow", "packet", "seq", "retx")]
+        events = [_arrays_to_table(data.events.chunk(i, names)) for i in range(len(data.events))]
+    codes = data.event_codes
+    text = _core.render_seqplot(
+        events, list(codes.get("kind", [])), list(codes.get("packet", [])), list(flows),
+        os.fspath(path),
+    )
+    description: dict[str, Any] = json.loads(text)
+    return description
+
+
+def _transfers_frame(raw: Any) -> pd.DataFrame:
     """The per-transfer table from the core: one table, or the parts taken while the run went
-    on; ``name`` becomes a categorical (one name per arrival group, many rows)."""
+    on; ``name`` becomes a categorical (one name per arrival group, many rows). Empty when the
+    run had no arrival processes."""
+    import pandas as pd
+
     if raw is None:
-        return None
+        return pd.DataFrame()
     parts = [raw] if isinstance(raw, Mapping) else list(raw)
     frames = [table_to_frame(p, name="transfers") for p in parts]
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -430,10 +631,121 @@ def _has_arrivals(scenario: Mapping[str, Any]) -> bool:
     )
 
 
-def _column_sum(frame: pd.DataFrame, column: str) -> int | None:
-    if column not in frame:
+def _column_sum(values: list[Any] | None) -> int | None:
+    if values is None:
         return None
-    return int(frame[column].sum())
+    return int(sum(values))
+
+
+def _jain(values: list[float]) -> float:
+    """Jain's fairness index of ``values`` (as :func:`flowshare.metrics.jain_index`, without
+    numpy): (sum x)^2 / (n sum x^2); NaN when every value is 0."""
+    total = math.fsum(values)
+    squares = math.fsum(x * x for x in values)
+    if squares == 0:
+        return math.nan
+    return total * total / (len(values) * squares)
+
+
+def _first_column(result: RunResult, key: str) -> str:
+    frame = result._frames.get(key)
+    columns = list(frame.columns) if frame is not None else list(result._tables.get(key, {}))
+    return columns[0] if columns else ""
+
+
+_ARRAY_CODES = {"f8": "d", "i8": "q", "u8": "Q", "f4": "f", "i4": "i", "u4": "I", "i2": "h"}
+
+
+def _column_values(column: Any) -> list[Any]:
+    """A core column (``(dtype, bytes)`` or a list of text) as a list, without numpy."""
+    if isinstance(column, list):
+        return column
+    dtype, data = column
+    code = _ARRAY_CODES.get(str(dtype).lstrip("<>=|"))
+    order = str(dtype)[:1]
+    if code is None:
+        import numpy as np
+
+        return list(np.frombuffer(data, dtype=np.dtype(dtype)).tolist())
+    values = array.array(code)
+    values.frombytes(data)
+    if (order == ">" and sys.byteorder == "little") or (order == "<" and sys.byteorder == "big"):
+        values.byteswap()
+    return values.tolist()
+
+
+def _check_table(table: Mapping[str, Any], *, name: str) -> None:
+    """Check the shape of a core table as :func:`table_to_frame` would, without converting."""
+    lengths: dict[str, int] = {}
+    for key, column in table.items():
+        if isinstance(column, tuple) and len(column) == 2:
+            dtype, data = column
+            code = _ARRAY_CODES.get(str(dtype).lstrip("<>=|"))
+            if code is None or not isinstance(data, bytes | bytearray | memoryview):
+                # An unusual dtype: numpy reads it (and names the column if it cannot).
+                lengths[key] = len(table_to_frame({key: column}, name=name))
+                continue
+            width = array.array(code).itemsize
+            if len(data) % width:
+                raise ValueError(
+                    f"{name}.{key}: bad numeric column (buffer size must be a multiple of "
+                    "element size)"
+                )
+            lengths[key] = len(data) // width
+        elif isinstance(column, list):
+            lengths[key] = len(column)
+        else:
+            raise ValueError(
+                f"{name}.{key}: expected a list of str or a (dtype, bytes) tuple, "
+                f"got {type(column).__name__}"
+            )
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"{name}: columns differ in length: {lengths}")
+
+
+def frame_to_table(frame: pd.DataFrame) -> dict[str, Any]:
+    """A DataFrame in the core's column form, as the Rust writers take it: integer and boolean
+    columns as ``<i8``, other numbers as ``<f8``, anything else as text (missing as empty)."""
+    import numpy as np
+    import pandas as pd
+
+    table: dict[str, Any] = {}
+    for name in frame.columns:
+        series = frame[name]
+        dtype = series.dtype
+        if pd.api.types.is_bool_dtype(dtype) and not series.isna().any():
+            table[str(name)] = ("<i8", series.to_numpy(dtype="<i8").tobytes())
+        elif pd.api.types.is_integer_dtype(dtype) and not series.isna().any():
+            table[str(name)] = ("<i8", series.to_numpy(dtype="<i8").tobytes())
+        elif pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+            values = series.to_numpy(dtype="<f8", na_value=np.nan)
+            table[str(name)] = ("<f8", values.tobytes())
+        else:
+            table[str(name)] = ["" if _missing(v) else str(v) for v in series.tolist()]
+    return table
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _arrays_to_table(arrays: Mapping[str, Any]) -> dict[str, Any]:
+    """Numpy columns in the core's column form."""
+    out: dict[str, Any] = {}
+    for name, values in arrays.items():
+        kind = values.dtype.kind
+        if kind in "iub":
+            out[name] = ("<i8", values.astype("<i8").tobytes())
+        else:
+            out[name] = ("<f8", values.astype("<f8").tobytes())
+    return out
+
+
+#: Flow and queue series columns the plot draws (read from disk when the series were spilled).
+_PLOT_SERIES_COLUMNS = (
+    "time_s", "flow", "queue", "goodput_bps", "send_rate_bps", "cwnd", "ssthresh", "srtt_s",
+    "len_pkts", "len_bytes",
+)  # fmt: skip
 
 
 def _json_safe(value: Any) -> Any:
@@ -442,7 +754,7 @@ def _json_safe(value: Any) -> Any:
         return {str(k): _json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_json_safe(v) for v in value]
-    if isinstance(value, np.generic):
+    if hasattr(value, "item") and type(value).__module__ == "numpy":
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -452,12 +764,28 @@ def _json_safe(value: Any) -> Any:
 # The writers are separate functions so that each step can fail on its own (tests rely on it).
 
 
-def _write_csv(frame: pd.DataFrame, path: Path) -> None:
-    frame.to_csv(path, index=False, lineterminator="\n")
+def _write_csv(table: Any, path: Path) -> None:
+    """Write a table (a DataFrame or the core's columns) as CSV, as pandas' ``to_csv`` did."""
+    if not isinstance(table, Mapping | list):
+        table = frame_to_table(table)
+    _core.write_csv(table, os.fspath(path))
 
 
-def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    frame.to_parquet(path, index=False, engine="pyarrow")
+class _TidySeries:
+    """The flow and queue series, to be written as the tidy ``timeseries.parquet`` in Rust."""
+
+    def __init__(self, flow: Any, queue: Any) -> None:
+        self.flow = flow
+        self.queue = queue
+
+
+def _write_parquet(table: Any, path: Path) -> None:
+    """Write a table as Parquet: the time series (:class:`_TidySeries`) by the Rust writer,
+    a DataFrame (transfers, events) with pyarrow."""
+    if isinstance(table, _TidySeries):
+        _core.write_timeseries(table.flow, table.queue, os.fspath(path))
+        return
+    table.to_parquet(path, index=False, engine="pyarrow")
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
@@ -483,8 +811,9 @@ def _write_summary(result: RunResult, path: Path) -> None:
 def _write_timeseries(result: RunResult, path: Path) -> None:
     data = result._streamed()
     if data is None:
-        _write_parquet(result.timeseries(), path)
+        _write_parquet(_TidySeries(*result._series_tables()), path)
         return
+    # Series on disk (past _series.SPILL_BYTES): written chunk by chunk with pyarrow.
     metrics = _metrics(list(data.flow.columns), list(data.queue.columns))
     _write_chunks(
         (_tidy(f, q, metrics) for f, q in zip(data.flow.frames(), data.queue.frames(), strict=True)),
@@ -528,7 +857,7 @@ def _write_chunks(frames: Any, path: Path, *, empty: Any) -> None:
         if writer is not None:
             writer.close()
     if writer is None:
-        _write_parquet(empty(), path)
+        empty().to_parquet(path, index=False, engine="pyarrow")
 
 
 def _metrics(flow_columns: list[str], queue_columns: list[str]) -> list[str]:
@@ -541,6 +870,9 @@ def _metrics(flow_columns: list[str], queue_columns: list[str]) -> list[str]:
 
 def _tidy(flow_series: pd.DataFrame, queue_series: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
     """Flow and queue series in one table (see :meth:`RunResult.timeseries`)."""
+    import numpy as np
+    import pandas as pd
+
     parts = [("flow", flow_series, "flow"), ("queue", queue_series, "queue")]
 
     def column(frame: pd.DataFrame, name: str, dtype: str) -> np.ndarray:
@@ -563,21 +895,10 @@ def _tidy(flow_series: pd.DataFrame, queue_series: pd.DataFrame, metrics: list[s
 
 
 def _write_plot(result: RunResult, path: Path) -> None:
-    from .plots import RATE, save_figure, throughput_cwnd
-
-    data = result._streamed()
-    if data is None:
-        series: Any = result.flow_series
-    else:
-        flow = data.flow
-
-        class _Chunks:
-            def __iter__(self) -> Any:
-                return flow.frames(["time_s", "flow", RATE, "cwnd"])
-
-        series = _Chunks()
-    save_figure(throughput_cwnd(series, result.flows), path)
+    result.plot(path)
 
 
 def _write_report(result: RunResult, path: Path) -> None:
+    from .report import render_report
+
     path.write_text(render_report(result, plot="plot.png"), encoding="utf-8")
