@@ -145,3 +145,65 @@ def test_a_run_without_samples_says_so(tmp_path):
 
 def test_the_description_is_plain_json(r1):
     json.dumps(r1[1], allow_nan=False)
+
+
+def test_seqplot_draws_each_flow_from_the_event_trace(tmp_path, capsys):
+    from flowshare import cli
+
+    text = (ROOT / "scenarios" / "udp-cbr-vs-tcp.toml").read_text()
+    path = tmp_path / "s.toml"
+    path.write_text(text.replace('duration = "30s"', 'duration = "3s"') + "\n[trace]\nevents = true\n")
+    out = tmp_path / "out"
+    assert cli.main(["run", str(path), "--out", str(out), "--no-progress", "--seqplot", "0", "1"]) == 0
+    assert (out / "seqplot.png").read_bytes().startswith(b"\x89PNG")
+    assert "seqplot.png" in capsys.readouterr().out
+    result = flowshare.run(path, progress=False)
+    from flowshare.results import seqplot
+
+    d = seqplot(result, [1], tmp_path / "s.png")
+    (p,) = d["panels"]
+    assert p["x_label"] == "time (s)" and p["y_label"] == "segment number"
+    names = [s["name"].split(" (")[0] for s in p["series"]]
+    assert names[0] == "sent" and "cumulative ACK received" in names
+    assert all(s["kind"] == "points" and s["points"] > 0 for s in p["series"])
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("", "--seqplot: needs the event trace; set [trace] events = true"),
+        ("\n[trace]\nevents = true\n", "--seqplot: flow 9 does not exist; flows are 0..3"),
+    ],
+)
+def test_seqplot_errors_are_one_line(tmp_path, capsys, extra, message):
+    from flowshare import cli
+
+    text = (ROOT / "scenarios" / "udp-cbr-vs-tcp.toml").read_text()
+    path = tmp_path / "s.toml"
+    path.write_text(text.replace('duration = "30s"', 'duration = "1s"') + extra)
+    out = tmp_path / "out"
+    assert cli.main(["run", str(path), "--out", str(out), "--no-progress", "--seqplot", "9"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"flowshare: error: {message}") and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_the_run_command_imports_no_numerical_python(tmp_path):
+    # flowshare run writes every file from Rust: numpy, pandas, pyarrow and matplotlib stay out
+    # of the process (docs/adr/0009-outputs-written-from-rust.md).
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from flowshare import cli\n"
+        f"assert cli.main(['run', {str(ROOT / 'scenarios' / 'demo.toml')!r}, '--out', "
+        f"{str(tmp_path / 'out')!r}, '--no-progress']) == 0\n"
+        "heavy = [m for m in ('numpy', 'pandas', 'pyarrow', 'matplotlib') if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "HEAVY []" in done.stdout
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
+        ["flows.csv", "queues.csv", "timeseries.parquet", "summary.json", "plot.png"]
+    )
