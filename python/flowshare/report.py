@@ -68,7 +68,7 @@ def render_report(
         "",
     ]
     if plot:
-        lines += [f"![throughput and cwnd over time]({plot})", ""]
+        lines += [f"![goodput, sending rate, cwnd, queue and RTT over time]({plot})", ""]
 
     lines += ["## Flows", ""]
     lines += _flow_table(result.flows)
@@ -81,7 +81,7 @@ def render_report(
         "- `flows.csv`, `queues.csv`: the per-flow and per-queue tables",
         "- `timeseries.parquet`: sampled flow and queue time series in one table",
         "- `summary.json`: run facts, aggregate figures and the normalized scenario",
-        "- `plot.png`: throughput and cwnd over time",
+        "- `plot.png`: goodput, sending rate, cwnd, bottleneck queue and RTT distribution",
         "",
     ]
     return "\n".join(lines)
