@@ -316,6 +316,7 @@ fn groups(flows: &[&FlowData]) -> Vec<(String, Vec<usize>)> {
 
 /// Lines for per-flow values over bins: each flow (few flows) or each group's mean and
 /// min–max band (many).
+#[allow(clippy::needless_range_loop)] // a bin indexes every member flow's values
 fn flow_lines(flows: &[&FlowData], per_flow: &[Vec<Option<f64>>], bins: &Bins, scale: f64, series: &mut Vec<Series>) {
     if flows.len() <= MAX_INDIVIDUAL {
         for (i, f) in flows.iter().enumerate() {
