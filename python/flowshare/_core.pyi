@@ -12,6 +12,7 @@ __all__ = [
     "build_profile",
     "parse_scenario",
     "render_plot",
+    "render_seqplot",
     "write_csv",
     "write_timeseries",
 ]
@@ -96,3 +97,13 @@ def write_timeseries(
 
 def render_plot(tables: dict[str, Any], duration_s: float, path: str) -> str:
     """Draw a run's plot as a PNG at ``path``; returns its description as JSON text."""
+
+def render_seqplot(
+    events: _Table | list[_Table],
+    kind_names: list[str],
+    packet_names: list[str],
+    flows: list[int],
+    path: str,
+) -> str:
+    """Draw sequence-time panels of ``flows`` from the event trace as a PNG; returns their
+    description as JSON text."""
