@@ -9,6 +9,10 @@ many flows takes to build, and how memory behaves under a web workload of a mill
   and after 1,000,000 transfers, with the per-transfer table streamed to a file: peak memory
   should not grow with the transfers made, only with the connections open at a time
   (``slots``).
+* ``e2e``: ``flowshare run`` on R1, every output file and the plot included, as a whole
+  process, beside the simulation alone (``flowshare-sim``'s own event-loop time and process)
+  and ns-2 on the same network: what the command adds to the simulation
+  (docs/adr/0009-outputs-written-from-rust.md).
 """
 
 from __future__ import annotations
@@ -125,9 +129,90 @@ def run_web(sim: Path, web: Path, measure: Callable[..., Any], log: Callable[[st
     return {"rows": rows}
 
 
-def render(setup: Mapping[str, Any] | None, web: Mapping[str, Any] | None) -> list[str]:
+#: What ``flowshare run`` on R1 may add to the simulation's own time, and its peak memory
+#: (twice ns-2's 20 MB), docs/performance.md.
+E2E_TARGET_OVERHEAD_S = 0.1
+E2E_TARGET_PEAK_MIB = 40e6 / 2**20
+
+
+def run_e2e(sim: Path, r1: Path, ns2: Sequence[str] | None, repeat: int,
+            measure: Callable[..., Any], median: Callable[[Sequence[float]], float | None],
+            log: Callable[[str], None], tmp: Path) -> dict[str, Any]:
+    """The end-to-end case: ``flowshare run R1 --out DIR`` as a whole process (median wall
+    time, largest peak memory over ``repeat`` runs) beside ``flowshare-sim R1`` (its process
+    and its in-process simulation time) and, when ``ns2`` (the command line of the ns-2 run)
+    is given, ns-2. The overhead is the command's wall time less the simulation's own."""
+    runs: dict[str, dict[str, list[float]]] = {
+        k: {"wall": [], "peak": [], "sim": []} for k in ("sim", "run", "ns2")}
+
+    def record(key: str, res: Any, what: str) -> None:
+        if not res.ok:
+            raise RuntimeError(f"{what} failed: {res.stderr.strip()[-200:]}")
+        runs[key]["wall"].append(res.wall_s)
+        if res.peak_mib is not None:
+            runs[key]["peak"].append(res.peak_mib)
+
+    with_python = python_can_run()
+    for i in range(repeat):
+        res = measure([str(sim), str(r1)])
+        record("sim", res, "flowshare-sim on R1")
+        runs["sim"]["sim"].append(float(json.loads(res.stdout.strip().splitlines()[-1])["wall_s"]))
+        if with_python:
+            out = tmp / f"e2e-{i}"
+            record("run", measure([sys.executable, "-m", "flowshare", "run", str(r1), "--out",
+                                   str(out), "--no-progress"]), "flowshare run on R1")
+        if ns2 is not None:
+            res = measure(list(ns2))
+            if res.ok:
+                record("ns2", res, "ns-2")
+
+    def med(key: str, what: str) -> float | None:
+        return median(runs[key][what]) if runs[key][what] else None
+
+    def peak(key: str) -> float | None:
+        return max(runs[key]["peak"]) if runs[key]["peak"] else None
+
+    sim_s, run_s = med("sim", "sim"), med("run", "wall")
+    overhead = None if sim_s is None or run_s is None else run_s - sim_s
+    run_peak = peak("run")
+    meets = None
+    if overhead is not None and run_peak is not None:
+        meets = overhead <= E2E_TARGET_OVERHEAD_S and run_peak <= E2E_TARGET_PEAK_MIB
+    result = {"repeat": repeat, "python": with_python,
+              "sim_s": sim_s, "sim_process_s": med("sim", "wall"), "sim_peak_mib": peak("sim"),
+              "run_s": run_s, "run_peak_mib": run_peak, "overhead_s": overhead,
+              "ns2_s": med("ns2", "wall"), "ns2_peak_mib": peak("ns2"), "meets_target": meets}
+    log(f"e2e R1: flowshare run {_f(run_s)} s ({_f(run_peak, 1)} MiB), simulation {_f(sim_s)} s"
+        f", ns-2 {_f(result['ns2_s'])} s")
+    return result
+
+
+def _f(x: float | None, digits: int = 3) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def render(setup: Mapping[str, Any] | None, web: Mapping[str, Any] | None,
+           e2e: Mapping[str, Any] | None = None) -> list[str]:
     """The markdown sections of docs/performance.md."""
     out: list[str] = []
+    if e2e:
+        out += ["### End to end: flowshare run on R1", "",
+                "`flowshare run scenarios/r1-dumbbell.toml --out DIR`, all files and the plot "
+                "included, as a whole process (interpreter start-up included), beside the "
+                "simulation alone (`flowshare-sim`: its in-process event-loop time and the "
+                f"whole process) and ns-2 on the same network; medians of {e2e['repeat']} runs, "
+                "peak memory the largest.", "",
+                "| | wall time | peak memory |", "|---|---|---|",
+                f"| `flowshare run` (Python, files and plot) | {_f(e2e['run_s'])} s "
+                f"| {_f(e2e['run_peak_mib'], 1)} MiB |",
+                f"| simulation alone (event loop) | {_f(e2e['sim_s'])} s | – |",
+                f"| `flowshare-sim` process | {_f(e2e['sim_process_s'])} s "
+                f"| {_f(e2e['sim_peak_mib'], 1)} MiB |",
+                f"| ns-2 | {_f(e2e['ns2_s'])} s | {_f(e2e['ns2_peak_mib'], 1)} MiB |", ""]
+        verdicts = {True: "**met**", False: "**not met**", None: "not measured"}
+        out += [f"Overhead of the command over the simulation: {_f(e2e['overhead_s'])} s. "
+                f"Target: at most {E2E_TARGET_OVERHEAD_S:g} s over the simulation and at most "
+                f"{E2E_TARGET_PEAK_MIB:.1f} MiB (40 MB): {verdicts[e2e['meets_target']]}.", ""]
     if setup:
         out += ["### Set-up: building many flows", "",
                 f"R1's dumbbell with N flows (two hosts and two access links each) run for 1 ms: "

@@ -637,3 +637,38 @@ def test_workload_cases_derive_their_scenarios_and_render() -> None:
     md = "\n".join(bw.render(setup, web_res))
     assert "| 26,000 | 0.300 s | 200.0 MiB | 0.450 s |" in md
     assert "**met**" in md and "| 10 | 0.10 s | 9.0 MiB | 3 | 1,000 |" in md
+
+
+# --- the end-to-end case: flowshare run on R1 beside the simulation and ns-2 -------------------
+
+
+def test_e2e_case_reports_the_overhead_over_the_simulation(tmp_path):
+    from bench import workloads as bw
+
+    calls = []
+
+    def measure(argv):
+        calls.append(argv)
+        if argv[0] == "ns":
+            return driver.ProcessResult(argv, 0, 0.7, 20.0, "acked_pkts 1", "")
+        if "run" in argv:
+            return driver.ProcessResult(argv, 0, 0.25, 35.0, "", "")
+        return driver.ProcessResult(argv, 0, 0.2, 7.0, "{\"wall_s\": 0.18}\n", "")
+
+    res = bw.run_e2e(Path("sim"), Path("r1.toml"), ["ns", "x.tcl"], 3, measure,
+                     lambda xs: sorted(xs)[len(xs) // 2], lambda _m: None, tmp_path)
+    assert res["sim_s"] == 0.18 and res["run_s"] == 0.25 and res["ns2_s"] == 0.7
+    assert res["overhead_s"] == pytest.approx(0.07)
+    assert res["run_peak_mib"] == 35.0 and res["meets_target"] is True
+    run_argv = [a for a in calls if "run" in a][0]
+    assert run_argv[1:4] == ["-m", "flowshare", "run"] and "--no-progress" in run_argv
+    text = "\n".join(bw.render(None, None, res))
+    assert "### End to end: flowshare run on R1" in text
+    assert "| ns-2 | 0.700 s | 20.0 MiB |" in text
+    assert "**met**" in text
+
+
+def test_e2e_is_a_case_choice():
+    from bench import driver
+
+    assert "e2e" in driver.CASE_CHOICES

@@ -213,6 +213,6 @@ def test_demo_falls_back_to_the_builtin_scenario(tmp_path, capsys, monkeypatch):
     assert cli.main(["demo", "--out", str(out_dir), "--no-progress"]) == 0
     assert sorted(p.name for p in out_dir.iterdir()) == sorted([*OUTPUT_FILES, "report.md"])
     report = (out_dir / "report.md").read_text()
-    assert "![throughput and cwnd over time](plot.png)" in report
+    assert "![goodput, sending rate, cwnd, queue and RTT over time](plot.png)" in report
     assert "short-rtt" in report and "long-rtt" in report
     assert f"report: {out_dir / 'report.md'}" in capsys.readouterr().out

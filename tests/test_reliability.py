@@ -470,28 +470,41 @@ def test_a_long_silent_phase_says_what_it_is_doing(monkeypatch, capsys):
     assert capsys.readouterr().err == "flowshare: building the network...\n"
 
 
-def test_a_long_series_is_plotted_as_means_with_bounded_points():
+def test_a_long_series_is_plotted_as_means_with_bounded_points(tmp_path):
     # Once: a 1 us sample interval over 2 s (2 million samples) drew every point, and the plot
     # took 1.5 GB.
     import numpy as np
+    from core_tables import core_result, num
 
-    from flowshare.plots import MAX_POINTS, throughput_cwnd
+    from flowshare.results import RunResult
 
-    n = 3 * MAX_POINTS + 7
-    t = np.repeat(np.arange(n) * 1e-3, 2)
-    frame = pd.DataFrame(
-        {"time_s": t, "flow": np.tile([0, 1], n), "send_rate_bps": 1e6, "cwnd": np.tile([2.0, 4.0], n)}
-    )
-    chunks = [frame.iloc[: 2 * 5000], frame.iloc[2 * 5000 :]]
-    fig = throughput_cwnd(chunks)
-    rate, cwnd = fig.axes
-    assert all(len(line.get_xdata()) <= MAX_POINTS for line in rate.lines + cwnd.lines)
-    stride = -(-n // MAX_POINTS)
-    assert [len(line.get_xdata()) for line in rate.lines] == [-(-n // stride)] * 3
-    total = rate.lines[-1].get_ydata()
-    assert np.allclose(total, 2.0)  # two flows at 1 Mbit/s
-    assert np.allclose(cwnd.lines[-1].get_ydata(), 3.0)
+    n = 30_007
+    t = np.repeat(np.arange(1, n + 1) * 1e-3, 2)
+    series = {
+        "time_s": num(t),
+        "flow": num(np.tile([0, 1], n), "<i8"),
+        "send_rate_bps": num(np.full(2 * n, 1e6)),
+        "goodput_bps": num(np.full(2 * n, 1e6)),
+        "cwnd": num(np.tile([2.0, 4.0], n)),
+    }
+    raw = core_result()
+    raw["flow_series"] = series
+    half = {k: (v[0], v[1][: 8 * 2 * 5000]) for k, v in series.items()}
+    rest = {k: (v[0], v[1][8 * 2 * 5000 :]) for k, v in series.items()}
+    from flowshare._series import RunData
 
+    data = RunData()
+    data.add({"flow_series": half, "queue_series": raw["queue_series"]}, None)
+    empty = {k: (v[0], b"") for k, v in raw["queue_series"].items()}
+    data.add({"flow_series": rest, "queue_series": empty}, None)
+    d = RunResult.from_core(raw, {}, data=data).plot(tmp_path / "p.png")
+    for p in d["panels"]:
+        if p["x_label"] == "time (s)":
+            assert all(s["points"] <= 4000 for s in p["series"]), p["id"]
+    rate = d["panels"][0]
+    total = [s for s in rate["series"] if s["name"].startswith("total")][0]
+    assert total["points"] <= 120
+    assert total["y_min"] == pytest.approx(2.0) and total["y_max"] == pytest.approx(2.0)
 
 def test_a_signal_ignored_at_start_stays_ignored_like_nohup():
     # Once: `nohup flowshare run ...` still stopped with exit 129 when the terminal closed.

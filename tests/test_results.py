@@ -187,23 +187,29 @@ def test_write_is_byte_identical_for_the_same_result(result, tmp_path):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 
 
-def test_plot_with_many_flows_draws_at_most_twenty_plus_the_aggregate():
-    from flowshare.plots import throughput_cwnd
-
+def test_plot_with_many_flows_draws_one_band_per_group_plus_the_total(tmp_path):
+    # Once (matplotlib): 20 flows drawn one line each plus the aggregate, with no legend.
     n, t = 30, 5
-    series = pd.DataFrame(
-        {
-            "time_s": np.repeat(np.arange(1, t + 1) * 0.1, n),
-            "flow": np.tile(np.arange(n), t),
-            "cwnd": 1.0,
-            "send_rate_bps": 1e6,
-        }
-    )
-    fig = throughput_cwnd(series)
-    top, bottom = fig.axes
-    assert len(top.lines) == 21 and len(bottom.lines) == 21
-    total = top.lines[-1].get_ydata()
-    np.testing.assert_allclose(total, 30.0)  # 30 flows x 1 Mbit/s
+    flow_series = {
+        "time_s": num(np.repeat(np.arange(1, t + 1) * 0.1, n)),
+        "flow": num(np.tile(np.arange(n), t), "<i8"),
+        "cwnd": num(np.ones(n * t)),
+        "send_rate_bps": num(np.full(n * t, 1e6)),
+        "goodput_bps": num(np.full(n * t, 1e6)),
+    }
+    flows = {"flow": num(np.arange(n), "<i8"), "name": ["a"] * 10 + ["b"] * 20}
+    raw = {**core_result(), "flows": flows, "flow_series": flow_series}
+    d = RunResult.from_core(raw, {}).plot(tmp_path / "p.png")
+    top = d["panels"][0]
+    assert top["legend"] == [
+        "a (10 flows): mean, band min-max",
+        "b (20 flows): mean, band min-max",
+        "total of 30 flows",
+        "bottleneck capacity 10 Mbit/s",
+    ]
+    total = [s for s in top["series"] if s["name"].startswith("total")][0]
+    assert total["points"] == t
+    assert total["y_min"] == total["y_max"] == pytest.approx(30.0)  # 30 flows x 1 Mbit/s
 
 
 # --- atomic writes ----------------------------------------------------------------------------

@@ -61,3 +61,14 @@ def event_count(text: str) -> float:
     if not (value >= 1 and value < float("inf")):
         raise argparse.ArgumentTypeError(f"expected a finite number >= 1, got {text!r}")
     return value
+
+
+def flow_id(text: str) -> int:
+    """A flow id (a row of ``flows.csv``): an integer >= 0; argparse reports the error."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid flow id: {text!r}; expected an integer >= 0") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"invalid flow id: {value}; expected an integer >= 0")
+    return value

@@ -3,9 +3,19 @@
 The contract is ``docs/adr/0002-python-boundary.md``.
 """
 
-from typing import Literal, TypedDict, final
+from typing import Any, Literal, TypedDict, final
 
-__all__ = ["ConfigError", "Simulation", "__version__", "build_profile", "parse_scenario"]
+__all__ = [
+    "ConfigError",
+    "Simulation",
+    "__version__",
+    "build_profile",
+    "parse_scenario",
+    "render_plot",
+    "render_seqplot",
+    "write_csv",
+    "write_timeseries",
+]
 
 __version__: str
 """The crate version."""
@@ -78,3 +88,25 @@ class Simulation:
         """The per-transfer rows recorded since the last call."""
     def finish(self) -> _Results:
         """Run to the end if needed and return the results."""
+
+def write_csv(table: _Table | list[_Table], path: str) -> None:
+    """Write a table (or its chunks in order) as CSV, as pandas' ``to_csv(index=False)``
+    writes it; numeric columns must be ``<f8`` or ``<i8``. Releases the GIL."""
+
+def write_timeseries(
+    flow_series: _Table | list[_Table], queue_series: _Table | list[_Table], path: str
+) -> None:
+    """Write the tidy time series (``time_s``, ``kind``, ``id``, metrics) as Parquet."""
+
+def render_plot(tables: dict[str, Any], duration_s: float, path: str) -> str:
+    """Draw a run's plot as a PNG at ``path``; returns its description as JSON text."""
+
+def render_seqplot(
+    events: _Table | list[_Table],
+    kind_names: list[str],
+    packet_names: list[str],
+    flows: list[int],
+    path: str,
+) -> str:
+    """Draw sequence-time panels of ``flows`` from the event trace as a PNG; returns their
+    description as JSON text."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import shutil
 import signal
 import stat
@@ -120,7 +119,7 @@ def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
             # The name is cut short so that a legal target name of up to 255 bytes still
             # leaves room for the staging suffix.
             stem = target.name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
-            stage = parent / f".{stem}.partial-{os.getpid()}-{secrets.token_hex(4)}"
+            stage = parent / f".{stem}.partial-{os.getpid()}-{os.urandom(4).hex()}"
             stage.mkdir()
         yield stage
         with interrupts_deferred():

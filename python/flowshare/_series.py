@@ -5,6 +5,10 @@ in a spill directory on disk, so a run's memory stays bounded however long it is
 files are written out (``timeseries.parquet``, ``events.parquet``) a chunk at a time. The
 spill directory is removed when the result that owns it is garbage-collected or the process
 exits.
+
+Chunks held in memory stay in the core's column form (``(dtype, bytes)`` pairs and lists of
+text), which the Rust writers take as they are: numpy, pandas and pyarrow are imported only
+when a chunk is read as arrays or spilled (docs/adr/0009-outputs-written-from-rust.md).
 """
 
 from __future__ import annotations
@@ -14,11 +18,11 @@ import tempfile
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 __all__ = ["SPILL_BYTES", "Chunks", "RunData"]
 
@@ -33,26 +37,37 @@ class Chunks:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.columns: dict[str, np.dtype[Any]] = {}
-        self._chunks: list[dict[str, np.ndarray] | Path] = []
+        #: Column name to the numpy dtype string of its values, in order of first appearance.
+        self.columns: dict[str, str] = {}
+        self._chunks: list[dict[str, tuple[str, bytes]] | Path] = []
         self.rows = 0
         self.memory_bytes = 0
 
     def append(self, table: Mapping[str, Any]) -> None:
-        """Add a chunk in the core's ``(dtype, bytes)`` column form."""
-        chunk: dict[str, np.ndarray] = {}
+        """Add a chunk in the core's ``(dtype, bytes)`` column form (kept as it is)."""
+        chunk: dict[str, tuple[str, bytes]] = {}
+        lengths = set()
         for key, column in table.items():
             if not (isinstance(column, tuple) and len(column) == 2):
                 raise ValueError(f"{self.name}.{key}: expected a (dtype, bytes) column")
-            values = np.frombuffer(column[1], dtype=np.dtype(column[0]))
-            chunk[key] = values
-            self.columns.setdefault(key, values.dtype)
-        rows = {len(v) for v in chunk.values()}
-        if len(rows) > 1:
+            dtype, data = column
+            width = _itemsize(dtype)
+            if width is None or len(data) % width:
+                raise ValueError(f"{self.name}.{key}: bad numeric column {dtype!r}")
+            chunk[key] = (dtype, data)
+            lengths.add(len(data) // width)
+            self.columns.setdefault(key, dtype)
+        if len(lengths) > 1:
             raise ValueError(f"{self.name}: columns differ in length")
-        self.rows += rows.pop() if rows else 0
-        self.memory_bytes += sum(v.nbytes for v in chunk.values())
+        self.rows += lengths.pop() if lengths else 0
+        self.memory_bytes += sum(len(c[1]) for c in chunk.values())
         self._chunks.append(chunk)
+
+    def raw(self) -> list[dict[str, tuple[str, bytes]]] | None:
+        """The chunks in the core's column form, or ``None`` when some are on disk."""
+        if self.spilled:
+            return None
+        return [c for c in self._chunks if not isinstance(c, Path)]
 
     @property
     def spilled(self) -> bool:
@@ -61,11 +76,15 @@ class Chunks:
 
     def spill(self, directory: Path) -> None:
         """Write the chunks held in memory to Arrow IPC files in ``directory``."""
+        import numpy as np
+        import pyarrow as pa
+
         for i, chunk in enumerate(self._chunks):
             if isinstance(chunk, Path):
                 continue
             path = directory / f"{self.name}-{i:07d}.arrow"
-            table = pa.table({k: pa.array(v) for k, v in chunk.items()})
+            arrays = {k: np.frombuffer(d, dtype=np.dtype(t)) for k, (t, d) in chunk.items()}
+            table = pa.table({k: pa.array(v) for k, v in arrays.items()})
             with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as w:
                 w.write_table(table)
             self._chunks[i] = path
@@ -76,6 +95,9 @@ class Chunks:
 
     def chunk(self, i: int, columns: Sequence[str] | None = None) -> dict[str, np.ndarray]:
         """Chunk ``i`` with ``columns`` (default: every column), missing ones as NaN."""
+        import numpy as np
+        import pyarrow as pa
+
         names = list(self.columns) if columns is None else list(columns)
         held = self._chunks[i]
         if isinstance(held, Path):
@@ -84,8 +106,10 @@ class Chunks:
             present = {n: table.column(n).to_numpy() for n in names if n in table.column_names}
             rows = table.num_rows
         else:
-            present = {n: held[n] for n in names if n in held}
-            rows = len(next(iter(held.values()))) if held else 0
+            present = {
+                n: np.frombuffer(held[n][1], dtype=np.dtype(held[n][0])) for n in names if n in held
+            }
+            rows = len(next(iter(present.values()))) if present else _rows(held)
         return {
             n: present[n] if n in present else np.full(rows, np.nan, dtype="float64")
             for n in names
@@ -93,11 +117,16 @@ class Chunks:
 
     def frames(self, columns: Sequence[str] | None = None) -> Iterator[pd.DataFrame]:
         """Each chunk as a DataFrame, in order."""
+        import pandas as pd
+
         for i in range(len(self._chunks)):
             yield pd.DataFrame(self.chunk(i, columns))
 
     def frame(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
         """The whole table (loaded into memory)."""
+        import numpy as np
+        import pandas as pd
+
         names = list(self.columns) if columns is None else list(columns)
         parts = [self.chunk(i, names) for i in range(len(self._chunks))]
         if not parts:
@@ -148,3 +177,22 @@ class RunData:
         if self._directory is not None:
             for table in self.tables:
                 table.spill(self._directory)
+
+
+def _itemsize(dtype: str) -> int | None:
+    """Bytes per value of a numpy dtype string such as ``"<f8"`` (without importing numpy)."""
+    digits = dtype.lstrip("<>=|").lstrip("fiub?")
+    if dtype.endswith("?") or dtype.lstrip("<>=|") == "b1":
+        return 1
+    try:
+        width = int(digits)
+    except ValueError:
+        return None
+    return width if width > 0 else None
+
+
+def _rows(chunk: Mapping[str, tuple[str, bytes]]) -> int:
+    for dtype, data in chunk.values():
+        width = _itemsize(dtype)
+        return len(data) // width if width else 0
+    return 0

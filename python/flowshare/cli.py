@@ -3,7 +3,7 @@
 ::
 
     flowshare run FILE.toml --out DIR [--seed N] [--no-progress] [--report]
-                  [--max-memory SIZE] [--max-events N] [--force]
+                  [--seqplot FLOW ...] [--max-memory SIZE] [--max-events N] [--force]
     flowshare validate FILE.toml [--max-memory SIZE] [--max-events N]
     flowshare sweep FILE.toml --out DIR [--workers N] [--dask ADDR] [--resume]
     flowshare demo --out DIR
@@ -28,11 +28,11 @@ from typing import Any, NoReturn
 
 from . import __version__, sim
 from . import scenario as sc
-from ._args import event_count, memory_size, output_dir, positive_int, seed
+from ._args import event_count, flow_id, memory_size, output_dir, positive_int, seed
 from ._core import ConfigError
 from ._files import atomic_directory
 from .guard import DEFAULT_MAX_EVENTS, Budget, check, cost
-from .results import RunResult
+from .results import SEQPLOT_FILE, RunResult, seqplot
 
 __all__ = ["main"]
 
@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``flowshare`` command line and return its exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = _build_parser().parse_args(args_list)
+        args = _build_parser(_command(args_list)).parse_args(args_list)
     except _UsageError as exc:
         return _fail(str(exc), status=2)
     except SystemExit as exc:  # --help and --version
@@ -112,7 +112,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(_os_message(exc))
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _command(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line (the first word not an option), if any."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; a subcommand whose arguments need heavy imports (``model``: numpy) gets
+    them only when it is the ``command`` run, so that ``flowshare run`` stays light."""
     parser = _Parser(
         prog=PROG,
         description="A congestion-control laboratory: packet-level simulation of TCP flows.",
@@ -135,6 +142,14 @@ def _build_parser() -> argparse.ArgumentParser:
         "--no-progress", action="store_true", help="never show a progress bar"
     )
     run.add_argument("--report", action="store_true", help="also write report.md")
+    run.add_argument(
+        "--seqplot",
+        type=flow_id,
+        nargs="+",
+        metavar="FLOW",
+        help="also write seqplot.png: segment numbers over time of these flows, from the "
+        "event trace (the scenario needs [trace] events = true)",
+    )
     _add_budget_arguments(run, force=True)
     run.set_defaults(handler=_cmd_run)
 
@@ -193,9 +208,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "KEY=START:STOP:COUNT a table (drawn with --plot FILE). "
         "'flowshare model --list' lists the models, their keys and units.",
     )
-    from .models import cli as model_cli
+    if command in (None, "model"):
+        from .models import cli as model_cli
 
-    model_cli.add_arguments(model)
+        model_cli.add_arguments(model)
     model.set_defaults(handler=_cmd_model)
 
     report = commands.add_parser(
@@ -240,6 +256,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         try:
             with sim.status(f"writing {args.out}", enabled=_shows_progress(args)):
                 names = result.write_into(stage, report=args.report)
+                if args.seqplot:
+                    seqplot(result, args.seqplot, stage / SEQPLOT_FILE)
+                    names.append(SEQPLOT_FILE)
         except OSError as exc:
             raise _UserError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     args.written = args.out  # an interrupt from here on says the output is complete
@@ -431,15 +450,25 @@ def _write(result: RunResult, out: str, *, report: bool) -> list[Path]:
 
 
 def _print_flows(result: RunResult) -> None:
-    flows = result.flows
+    # Read from the core's columns: printing the table needs no DataFrame.
+    columns = {
+        name: result._column("flows", name) or [] for name in ("flow", "name", "cc", "goodput_bps")
+    }
+    count = max((len(v) for v in columns.values()), default=0)
     rows = [("flow", "name", "cc", "goodput (Mbit/s)")]
-    for r in flows.head(MAX_PRINTED_FLOWS).to_dict("records"):
+    for i in range(min(count, MAX_PRINTED_FLOWS)):
+
+        def cell(name: str, i: int = i) -> Any:
+            values = columns[name]
+            return values[i] if i < len(values) else ""
+
+        goodput = cell("goodput_bps")
         rows.append(
             (
-                str(r.get("flow", "")),
-                str(r.get("name", "")),
-                str(r.get("cc", "")),
-                f"{r.get('goodput_bps', float('nan')) / 1e6:.3f}",
+                str(cell("flow")),
+                str(cell("name")),
+                str(cell("cc")),
+                f"{(goodput if goodput != '' else float('nan')) / 1e6:.3f}",
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
@@ -448,8 +477,8 @@ def _print_flows(result: RunResult) -> None:
             f"{row[0]:>{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:<{widths[2]}}  "
             f"{row[3]:>{widths[3]}}"
         )
-    if len(flows) > MAX_PRINTED_FLOWS:
-        print(f"... and {len(flows) - MAX_PRINTED_FLOWS} more flows in flows.csv")
+    if count > MAX_PRINTED_FLOWS:
+        print(f"... and {count - MAX_PRINTED_FLOWS} more flows in flows.csv")
     agg = result.aggregate()
     jain = "n/a" if agg["jain_index"] is None else f"{agg['jain_index']:.4f}"
     print(

@@ -15,7 +15,6 @@ import os
 import re
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +54,60 @@ class BudgetError(ConfigError):
     """A scenario whose estimated cost exceeds the budget; nothing was run."""
 
 
-@dataclass(frozen=True)
-class Budget:
+class _Frozen:
+    """A small immutable record: keyword fields in ``_fields`` order with defaults from the
+    class, equality and a repr by fields. (Not a dataclass: importing ``dataclasses`` costs the
+    command line about 20 ms, docs/adr/0009-outputs-written-from-rust.md.)"""
+
+    _fields: tuple[str, ...] = ()
+    __slots__ = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(self._fields):
+            raise TypeError(f"{type(self).__name__}: at most {len(self._fields)} arguments")
+        values = dict(zip(self._fields, args, strict=False))
+        for name, value in kwargs.items():
+            if name not in self._fields or name in values:
+                raise TypeError(f"{type(self).__name__}: unexpected or repeated argument {name!r}")
+            values[name] = value
+        for name in self._fields:
+            if name not in values:
+                default = type(self).__dict__.get("_defaults", {}).get(name, _MISSING)
+                if default is _MISSING:
+                    raise TypeError(f"{type(self).__name__}: missing argument {name!r}")
+                values[name] = default
+            object.__setattr__(self, name, values[name])
+        self._check()
+
+    def _check(self) -> None:
+        pass
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, n) for n in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields)
+        return f"{type(self).__name__}({fields})"
+
+
+_MISSING = object()
+
+
+class Budget(_Frozen):
     """What a run may cost.
 
     Attributes
@@ -72,12 +123,20 @@ class Budget:
         How to lift the budget, named as the caller names its settings.
     """
 
-    max_memory: int | None = None
-    max_events: float = DEFAULT_MAX_EVENTS
-    force: bool = False
-    hint: str = "raise max_events or max_memory, or pass force=True"
+    __slots__ = ("max_memory", "max_events", "force", "hint")
+    _fields = __slots__
+    _defaults = {
+        "max_memory": None,
+        "max_events": DEFAULT_MAX_EVENTS,
+        "force": False,
+        "hint": "raise max_events or max_memory, or pass force=True",
+    }
+    max_memory: int | None
+    max_events: float
+    force: bool
+    hint: str
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         if self.max_memory is not None and (
             isinstance(self.max_memory, bool)
             or not isinstance(self.max_memory, int)
@@ -93,10 +152,14 @@ class Budget:
             raise ConfigError(f"max_events: expected a positive number, got {self.max_events!r}")
 
 
-@dataclass(frozen=True)
-class Cost:
+class Cost(_Frozen):
     """The estimated cost of a run, as the guard counts it."""
 
+    __slots__ = (
+        "events", "work", "memory_bytes", "disk_bytes", "rows_per_slice", "slices",
+        "series_rows", "trace_rows", "base_bytes", "process_bytes",
+    )  # fmt: skip
+    _fields = __slots__
     events: float
     work: float
     memory_bytes: float

@@ -68,7 +68,7 @@ def render_report(
         "",
     ]
     if plot:
-        lines += [f"![throughput and cwnd over time]({plot})", ""]
+        lines += [f"![goodput, sending rate, cwnd, queue and RTT over time]({plot})", ""]
 
     lines += ["## Flows", ""]
     lines += _flow_table(result.flows)
@@ -82,7 +82,7 @@ def render_report(
         "- `delays.csv`: per-flow histograms of one-way delay; `fct.csv`: flow-completion times",
         "- `timeseries.parquet`: sampled flow and queue time series in one table",
         "- `summary.json`: run facts, aggregate figures and the normalized scenario",
-        "- `plot.png`: throughput and cwnd over time",
+        "- `plot.png`: goodput, sending rate, cwnd, bottleneck queue and RTT distribution",
         "",
     ]
     return "\n".join(lines)

@@ -1,24 +1,35 @@
-"""Results of one run: pandas tables, aggregate figures and the files written to disk."""
+"""Results of one run: pandas tables, aggregate figures and the files written to disk.
+
+The tables stay in the core's column form until a DataFrame is asked for, and the files are
+written by the Rust writers of ``flowshare._core`` (``write_csv``, ``write_timeseries``,
+``render_plot``), so that running a scenario and writing its files imports neither numpy,
+pandas, pyarrow nor matplotlib (docs/adr/0009-outputs-written-from-rust.md). A result whose
+time series went to disk (past ``_series.SPILL_BYTES``) writes ``timeseries.parquet`` and
+``events.parquet`` chunk by chunk with pyarrow.
+"""
 
 from __future__ import annotations
 
+import array
 import json
 import math
 import os
 import shutil
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
+from . import _core
 from ._files import atomic_directory
 from ._series import RunData
-from .metrics import jain_index
-from .report import render_report
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 __all__ = [
+    "DELAY_HISTOGRAM",
     "EVENTS_FILE",
     "OUTPUT_FILES",
     "TRANSFERS_FILE",
@@ -47,23 +58,43 @@ processes."""
 
 REPORT_FILE = "report.md"
 
-# Columns of the tables a result may lack (results built by hand, or by an older core).
-DELAY_COLUMNS = {"flow": "int64", "bin_lo_s": "float64", "bin_hi_s": "float64", "count": "int64"}
-FCT_COLUMNS = {
-    "group": "int64",
-    "name": "object",
-    "size_bucket": "object",
-    "size_min_bytes": "int64",
-    "size_max_bytes": "int64",
-    "transfers": "int64",
-    "unfinished": "int64",
-    "fct_mean_s": "float64",
-    "fct_min_s": "float64",
-    "fct_p50_s": "float64",
-    "fct_p90_s": "float64",
-    "fct_p99_s": "float64",
-    "fct_max_s": "float64",
+DELAY_HISTOGRAM = "delays"
+"""The results table of per-flow one-way delay histograms (columns ``flow``, ``bin_lo_s``,
+``bin_hi_s``, ``count``), from which the plot draws the delay CDF per flow group; the panel is
+left out when the results have none."""
+
+# Columns (in the core's column form) of the tables a result may lack: results built by hand,
+# or runs of a core without them. Written as empty tables with these columns.
+_EMPTY_TABLES: dict[str, dict[str, Any]] = {
+    "delays": {
+        "flow": ("<i8", b""),
+        "bin_lo_s": ("<f8", b""),
+        "bin_hi_s": ("<f8", b""),
+        "count": ("<i8", b""),
+    },
+    "fct": {
+        "group": ("<i8", b""),
+        "name": [],
+        "size_bucket": [],
+        "size_min_bytes": ("<i8", b""),
+        "size_max_bytes": ("<i8", b""),
+        "transfers": ("<i8", b""),
+        "unfinished": ("<i8", b""),
+        "fct_mean_s": ("<f8", b""),
+        "fct_min_s": ("<f8", b""),
+        "fct_p50_s": ("<f8", b""),
+        "fct_p90_s": ("<f8", b""),
+        "fct_p99_s": ("<f8", b""),
+        "fct_max_s": ("<f8", b""),
+    },
 }
+
+# The result tables of the core that :meth:`RunResult.from_core` keeps as they are (besides the
+# time series, the trace and the transfers, which have their own handling).
+_SERIES_KEYS = ("flow_series", "queue_series")
+_OWN_KEYS = frozenset(
+    ("summary", "flows", "queues", *_SERIES_KEYS, "transfers", "events", "event_codes", "pcap")
+)
 
 # Narrow dtypes of the event trace's columns (docs/traces.md); the coded columns become
 # categoricals.
@@ -114,6 +145,9 @@ def table_to_frame(table: Mapping[str, Any], *, name: str = "table") -> pd.DataF
         If a column has an unknown shape, a buffer does not hold whole values, or the columns
         differ in length.
     """
+    import numpy as np
+    import pandas as pd
+
     columns: dict[str, Any] = {}
     for key, column in table.items():
         if isinstance(column, tuple) and len(column) == 2:
@@ -157,6 +191,9 @@ def events_to_frame(table: Mapping[str, Any], codes: Mapping[str, Sequence[str]]
 
 def _events_frame(raw: pd.DataFrame, codes: Mapping[str, Sequence[str]]) -> pd.DataFrame:
     """The documented event DataFrame from the core's integer columns."""
+    import numpy as np
+    import pandas as pd
+
     columns: dict[str, Any] = {}
     time_ns = raw["time_ns"].to_numpy(dtype="int64")
     columns["time_s"] = time_ns / 1e9
@@ -179,8 +216,7 @@ class RunResult:
     Attributes
     ----------
     summary : dict
-        Run facts from the core: ``duration_s``, ``warmup_s`` (the steady-state figures
-        count from here, ``docs/measurements.md``), ``seed``, ``events``, ``wall_s``,
+        Run facts from the core: ``duration_s``, ``seed``, ``events``, ``wall_s``,
         ``scenario_hash``, ``version``.
     scenario : dict
         The normalized scenario that was run (every default filled in).
@@ -228,8 +264,8 @@ class RunResult:
         *,
         summary: dict[str, Any],
         scenario: dict[str, Any],
-        flows: pd.DataFrame,
-        queues: pd.DataFrame,
+        flows: pd.DataFrame | None = None,
+        queues: pd.DataFrame | None = None,
         flow_series: pd.DataFrame | None = None,
         queue_series: pd.DataFrame | None = None,
         transfers: pd.DataFrame | None = None,
@@ -238,14 +274,26 @@ class RunResult:
         events: pd.DataFrame | None = None,
         pcap_files: Sequence[str | os.PathLike[str]] = (),
         data: RunData | None = None,
+        tables: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.summary = summary
         self.scenario = scenario
-        self.flows = flows
-        self.queues = queues
-        self.transfers = pd.DataFrame() if transfers is None else transfers
-        self.delays = _empty(DELAY_COLUMNS) if delays is None else delays
-        self.fct = _empty(FCT_COLUMNS) if fct is None else fct
+        # The core's tables in column form (``tables``), each turned into a DataFrame when
+        # first asked for; frames given here take precedence.
+        self._tables: dict[str, Mapping[str, Any]] = dict(tables or {})
+        self._frames: dict[str, Any] = {}
+        if flows is not None:
+            self._frames["flows"] = flows
+        if queues is not None:
+            self._frames["queues"] = queues
+        if delays is not None:
+            self._frames["delays"] = delays
+        if fct is not None:
+            self._frames["fct"] = fct
+        for key in ("flows", "queues"):
+            if key not in self._frames and key not in self._tables:
+                raise TypeError(f"RunResult: give {key}")
+        self._transfers = transfers
         self.pcap_files = [Path(p) for p in pcap_files]
         # The series and the trace are read from `data` (in chunks, perhaps on disk) when
         # first asked for; frames given here take precedence.
@@ -255,6 +303,87 @@ class RunResult:
         self._events = events
         if data is None and (flow_series is None or queue_series is None):
             raise TypeError("RunResult: give flow_series and queue_series, or data")
+
+    def _frame(self, key: str) -> pd.DataFrame:
+        frame = self._frames.get(key)
+        if frame is None:
+            frame = table_to_frame(self._tables[key], name=key)
+            self._frames[key] = frame
+        return frame
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow (a DataFrame made when first used)."""
+        return self._frame("flows")
+
+    @flows.setter
+    def flows(self, frame: pd.DataFrame) -> None:
+        self._frames["flows"] = frame
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        """One row per link direction (a DataFrame made when first used)."""
+        return self._frame("queues")
+
+    @queues.setter
+    def queues(self, frame: pd.DataFrame) -> None:
+        self._frames["queues"] = frame
+
+    @property
+    def transfers(self) -> pd.DataFrame:
+        """One row per transfer opened by an arrival process (made when first used)."""
+        if self._transfers is None:
+            self._transfers = _transfers_frame(self._tables.get("transfers"))
+        return self._transfers
+
+    @transfers.setter
+    def transfers(self, frame: pd.DataFrame) -> None:
+        self._transfers = frame
+
+    @property
+    def delays(self) -> pd.DataFrame:
+        """Per-flow one-way delay histograms (a DataFrame made when first used; empty when the
+        results have none)."""
+        return self._frame_or_empty("delays")
+
+    @delays.setter
+    def delays(self, frame: pd.DataFrame) -> None:
+        self._frames["delays"] = frame
+
+    @property
+    def fct(self) -> pd.DataFrame:
+        """Flow-completion-time summary per flow group and size (a DataFrame made when first
+        used; empty when the results have none)."""
+        return self._frame_or_empty("fct")
+
+    @fct.setter
+    def fct(self, frame: pd.DataFrame) -> None:
+        self._frames["fct"] = frame
+
+    def _frame_or_empty(self, key: str) -> pd.DataFrame:
+        if key not in self._frames and key not in self._tables:
+            self._frames[key] = table_to_frame(_EMPTY_TABLES[key], name=key)
+        return self._frame(key)
+
+    def table(self, name: str) -> pd.DataFrame | None:
+        """A further result table of the core by name (such as ``delays``), as a
+        DataFrame, or ``None`` when the results have no such table."""
+        if name in self._frames:
+            return self._frames[name]  # type: ignore[no-any-return]
+        if name not in self._tables:
+            return None
+        return self._frame(name)
+
+    def _column(self, key: str, name: str) -> list[Any] | None:
+        """Column ``name`` of table ``key`` as a list, from the DataFrame if one was made,
+        else from the core's columns (no pandas); ``None`` when absent."""
+        frame = self._frames.get(key)
+        if frame is not None:
+            return frame[name].tolist() if name in frame else None
+        column = self._tables.get(key, {}).get(name)
+        if column is None:
+            return None
+        return _column_values(column)
 
     @property
     def flow_series(self) -> pd.DataFrame:
@@ -298,6 +427,32 @@ class RunResult:
             return None
         return data
 
+    def _series_tables(self, columns: Sequence[str] | None = None) -> tuple[Any, Any]:
+        """The flow and queue series for the Rust writers: the core's chunks as they are when
+        no DataFrame was made, else the DataFrames' columns; ``columns`` (when given) limits
+        chunks read from disk to those the caller needs."""
+        out = []
+        for which, frame in (("flow", self._flow_series), ("queue", self._queue_series)):
+            if frame is not None:
+                out.append(frame_to_table(frame))
+                continue
+            assert self._data is not None
+            chunks = getattr(self._data, which)
+            raw = chunks.raw()
+            if raw is None:
+                names = None if columns is None else [c for c in chunks.columns if c in columns]
+                raw = [_arrays_to_table(chunks.chunk(i, names)) for i in range(len(chunks))]
+            out.append(raw)
+        return out[0], out[1]
+
+    def _table_for_writer(self, key: str) -> Any:
+        frame = self._frames.get(key)
+        if frame is not None:
+            return frame_to_table(frame)
+        if key not in self._tables and key in _EMPTY_TABLES:
+            return _EMPTY_TABLES[key]
+        return self._tables[key]
+
     @classmethod
     def from_core(
         cls, raw: Mapping[str, Any], scenario: dict[str, Any], *, data: RunData | None = None
@@ -310,29 +465,33 @@ class RunResult:
             ``{"summary": dict, "flows": table, "queues": table, "flow_series": table,
             "queue_series": table}``, tables as accepted by :func:`table_to_frame`, and
             ``events`` and ``event_codes`` when events were traced, ``delays`` and ``fct``
-            (empty tables when absent).
+            (empty tables when absent). Further tables are kept, readable with :meth:`table`.
         scenario : dict
             The normalized scenario that was run.
         data : RunData, optional
             The time series and events taken from the core while the run went on, the last
             chunk (``raw``'s) included; by default they are ``raw``'s.
+
+        The tables are checked here and turned into DataFrames only when first used.
         """
         if data is None:
             data = RunData(events=raw.get("events") is not None)
             data.add(raw, raw.get("events"))
             data.event_codes = {k: list(v) for k, v in raw.get("event_codes", {}).items()}
-        frames = {key: table_to_frame(raw[key], name=key) for key in ("flows", "queues")}
-        for key in ("delays", "fct"):
-            if raw.get(key) is not None:
-                frames[key] = table_to_frame(raw[key], name=key)
+        tables: dict[str, Any] = {}
+        for key, table in raw.items():
+            if key in ("flows", "queues") or (key not in _OWN_KEYS and isinstance(table, Mapping)):
+                _check_table(table, name=key)
+                tables[key] = table
+        if raw.get("transfers") is not None:
+            tables["transfers"] = raw["transfers"]
         pcap = [entry["path"] for entry in raw.get("pcap", ())]
         return cls(
             summary=dict(raw["summary"]),
             scenario=scenario,
-            transfers=_transfers_frame(raw.get("transfers")),
             pcap_files=pcap,
             data=data,
-            **frames,
+            tables=tables,
         )
 
     def __repr__(self) -> str:
@@ -357,27 +516,26 @@ class RunResult:
             ``drops`` (packets dropped at all queues, data and ACKs), ``retransmits`` and
             ``timeouts`` (sums over flows).
         """
-        flows, queues = self.flows, self.queues
-        goodput: np.ndarray = (
-            flows["goodput_bps"].to_numpy(dtype=float) if "goodput_bps" in flows else np.empty(0)
-        )
-        active = goodput[~np.isnan(goodput)]
+        goodput = [float(x) for x in self._column("flows", "goodput_bps") or []]
+        active = [x for x in goodput if not math.isnan(x)]
         duration = self.summary.get("duration_s")
         steady = float(duration or 0.0) - float(self.summary.get("warmup_s") or 0.0)
-        if "steady_bytes_delivered" in flows and steady > 0:
-            total = float(flows["steady_bytes_delivered"].sum()) * 8.0 / steady
-        elif "bytes_delivered" in flows and duration:
-            total = float(flows["bytes_delivered"].sum()) * 8.0 / float(duration)
+        steady_delivered = self._column("flows", "steady_bytes_delivered")
+        delivered = self._column("flows", "bytes_delivered")
+        if steady_delivered is not None and steady > 0:
+            total = float(sum(steady_delivered)) * 8.0 / steady
+        elif delivered is not None and duration:
+            total = float(sum(delivered)) * 8.0 / float(duration)
         else:
-            total = float(np.sum(goodput))
+            total = float(sum(goodput))
         figures: dict[str, Any] = _json_safe(
             {
-                "flows": len(flows),
+                "flows": len(self._column("flows", _first_column(self, "flows")) or []),
                 "goodput_bps": total,
-                "jain_index": jain_index(active) if len(active) else None,
-                "drops": _column_sum(queues, "drops"),
-                "retransmits": _column_sum(flows, "retransmits"),
-                "timeouts": _column_sum(flows, "timeouts"),
+                "jain_index": _jain(active) if active else None,
+                "drops": _column_sum(self._column("queues", "drops")),
+                "retransmits": _column_sum(self._column("flows", "retransmits")),
+                "timeouts": _column_sum(self._column("flows", "timeouts")),
             }
         )
         return figures
@@ -404,8 +562,8 @@ class RunResult:
         Files: ``flows.csv`` and ``queues.csv`` (the tables as they are), ``delays.csv``
         (:attr:`delays`) and ``fct.csv`` (:attr:`fct`), ``timeseries.parquet``
         (see :meth:`timeseries`), ``summary.json`` (``summary``, ``aggregate`` from
-        :meth:`aggregate`, and the normalized ``scenario``), ``plot.png`` (goodput and cwnd
-        over time), ``transfers.parquet`` when the scenario has arrival processes,
+        :meth:`aggregate`, and the normalized ``scenario``), ``plot.png`` (see :meth:`plot`),
+        ``transfers.parquet`` when the scenario has arrival processes,
         ``events.parquet`` when events were traced, the run's pcap files (hard
         links or copies of :attr:`pcap_files`) and, with ``report=True``, ``report.md``.
 
@@ -441,10 +599,10 @@ class RunResult:
         """
         stage = Path(directory)
         names = list(OUTPUT_FILES)
-        _write_csv(self.flows, stage / "flows.csv")
-        _write_csv(self.queues, stage / "queues.csv")
-        _write_csv(self.delays, stage / "delays.csv")
-        _write_csv(self.fct, stage / "fct.csv")
+        _write_csv(self._table_for_writer("flows"), stage / "flows.csv")
+        _write_csv(self._table_for_writer("queues"), stage / "queues.csv")
+        _write_csv(self._table_for_writer("delays"), stage / "delays.csv")
+        _write_csv(self._table_for_writer("fct"), stage / "fct.csv")
         _write_timeseries(self, stage / "timeseries.parquet")
         _write_summary(self, stage / "summary.json")
         _write_plot(self, stage / "plot.png")
@@ -463,23 +621,95 @@ class RunResult:
             names.append(REPORT_FILE)
         return names
 
+    def plot(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """Draw the run's plot (the ``plot.png`` of :meth:`write`) as a PNG file at ``path``.
 
-def _transfers_frame(raw: Any) -> pd.DataFrame | None:
+        Panels, top to bottom: delivered goodput per flow (bytes delivered in order to the
+        application per interval, as bin means, with the total and the bottleneck's capacity);
+        the sending rate (retransmissions included); cwnd of the TCP flows on an axis set by
+        the steady state (99th percentile after the first slow start + 15 %, higher values
+        clipped and the clipping stated); the bottleneck queue length; then the RTT CDF per
+        flow group and, when the results hold a ``delays`` table, the one-way delay
+        CDF per group. Up to 8 flows are drawn one line each; more are drawn per flow group
+        (the scenario's ``[[flows]]`` name) as the mean and a min-max band. Drawn by the
+        Rust core (``flowshare._core.render_plot``); the same results give the same bytes.
+
+        Returns
+        -------
+        dict
+            What was drawn: ``width``, ``height`` and ``panels``, each with ``id``, ``title``,
+            ``x_label``, ``y_label`` (units included), ``x_lim``, ``y_lim``, ``series``
+            (``name``, ``kind``, ``points``, ``y_min``, ``y_max``), ``legend`` and ``notes``.
+        """
+        flow, queue = self._series_tables(_PLOT_SERIES_COLUMNS)
+        tables: dict[str, Any] = {
+            "flows": self._table_for_writer("flows"),
+            "queues": self._table_for_writer("queues"),
+            "flow_series": flow,
+            "queue_series": queue,
+        }
+        if DELAY_HISTOGRAM in self._frames or DELAY_HISTOGRAM in self._tables:
+            tables[DELAY_HISTOGRAM] = self._table_for_writer(DELAY_HISTOGRAM)
+        duration = float(self.summary.get("duration_s") or 0.0)
+        text = _core.render_plot(tables, duration, os.fspath(path))
+        description: dict[str, Any] = json.loads(text)
+        return description
+
+
+SEQPLOT_FILE = "seqplot.png"
+"""The sequence-time plot written on request (``flowshare run --seqplot FLOW ...``)."""
+
+
+def seqplot(result: RunResult, flows: Sequence[int], path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Draw sequence-time panels of ``flows`` (data segments sent, retransmitted and dropped,
+    cumulative ACKs received, segment number over time) from the run's event trace, as a PNG
+    at ``path``; returns the description as :meth:`RunResult.plot` does.
+
+    Raises
+    ------
+    ConfigError
+        If the run traced no events (``[trace] events = true``) or a flow does not exist.
+    """
+    from ._core import ConfigError
+
+    data = result._data
+    if data is None or data.events is None:
+        raise ConfigError(
+            "--seqplot: needs the event trace; set [trace] events = true in the scenario "
+            "(trace.flows may limit it to the flows plotted)"
+        )
+    ids = result._column("flows", "flow") or []
+    for flow in flows:
+        if flow not in ids:
+            last = f"0..{len(ids) - 1}" if ids else "none"
+            raise ConfigError(f"--seqplot: flow {flow} does not exist; flows are {last}")
+    events = data.events.raw()
+    if events is None:
+        names = [c for c in data.events.columns if c in ("time_ns", "kind", "flow", "packet", "seq", "retx")]
+        events = [_arrays_to_table(data.events.chunk(i, names)) for i in range(len(data.events))]
+    codes = data.event_codes
+    text = _core.render_seqplot(
+        events, list(codes.get("kind", [])), list(codes.get("packet", [])), list(flows),
+        os.fspath(path),
+    )
+    description: dict[str, Any] = json.loads(text)
+    return description
+
+
+def _transfers_frame(raw: Any) -> pd.DataFrame:
     """The per-transfer table from the core: one table, or the parts taken while the run went
-    on; ``name`` becomes a categorical (one name per arrival group, many rows)."""
+    on; ``name`` becomes a categorical (one name per arrival group, many rows). Empty when the
+    run had no arrival processes."""
+    import pandas as pd
+
     if raw is None:
-        return None
+        return pd.DataFrame()
     parts = [raw] if isinstance(raw, Mapping) else list(raw)
     frames = [table_to_frame(p, name="transfers") for p in parts]
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     if "name" in frame:
         frame["name"] = frame["name"].astype("category")
     return frame
-
-
-def _empty(columns: Mapping[str, str]) -> pd.DataFrame:
-    """An empty table with these columns and dtypes."""
-    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in columns.items()})
 
 
 def _has_arrivals(scenario: Mapping[str, Any]) -> bool:
@@ -489,10 +719,121 @@ def _has_arrivals(scenario: Mapping[str, Any]) -> bool:
     )
 
 
-def _column_sum(frame: pd.DataFrame, column: str) -> int | None:
-    if column not in frame:
+def _column_sum(values: list[Any] | None) -> int | None:
+    if values is None:
         return None
-    return int(frame[column].sum())
+    return int(sum(values))
+
+
+def _jain(values: list[float]) -> float:
+    """Jain's fairness index of ``values`` (as :func:`flowshare.metrics.jain_index`, without
+    numpy): (sum x)^2 / (n sum x^2); NaN when every value is 0."""
+    total = math.fsum(values)
+    squares = math.fsum(x * x for x in values)
+    if squares == 0:
+        return math.nan
+    return total * total / (len(values) * squares)
+
+
+def _first_column(result: RunResult, key: str) -> str:
+    frame = result._frames.get(key)
+    columns = list(frame.columns) if frame is not None else list(result._tables.get(key, {}))
+    return columns[0] if columns else ""
+
+
+_ARRAY_CODES = {"f8": "d", "i8": "q", "u8": "Q", "f4": "f", "i4": "i", "u4": "I", "i2": "h"}
+
+
+def _column_values(column: Any) -> list[Any]:
+    """A core column (``(dtype, bytes)`` or a list of text) as a list, without numpy."""
+    if isinstance(column, list):
+        return column
+    dtype, data = column
+    code = _ARRAY_CODES.get(str(dtype).lstrip("<>=|"))
+    order = str(dtype)[:1]
+    if code is None:
+        import numpy as np
+
+        return list(np.frombuffer(data, dtype=np.dtype(dtype)).tolist())
+    values = array.array(code)
+    values.frombytes(data)
+    if (order == ">" and sys.byteorder == "little") or (order == "<" and sys.byteorder == "big"):
+        values.byteswap()
+    return values.tolist()
+
+
+def _check_table(table: Mapping[str, Any], *, name: str) -> None:
+    """Check the shape of a core table as :func:`table_to_frame` would, without converting."""
+    lengths: dict[str, int] = {}
+    for key, column in table.items():
+        if isinstance(column, tuple) and len(column) == 2:
+            dtype, data = column
+            code = _ARRAY_CODES.get(str(dtype).lstrip("<>=|"))
+            if code is None or not isinstance(data, bytes | bytearray | memoryview):
+                # An unusual dtype: numpy reads it (and names the column if it cannot).
+                lengths[key] = len(table_to_frame({key: column}, name=name))
+                continue
+            width = array.array(code).itemsize
+            if len(data) % width:
+                raise ValueError(
+                    f"{name}.{key}: bad numeric column (buffer size must be a multiple of "
+                    "element size)"
+                )
+            lengths[key] = len(data) // width
+        elif isinstance(column, list):
+            lengths[key] = len(column)
+        else:
+            raise ValueError(
+                f"{name}.{key}: expected a list of str or a (dtype, bytes) tuple, "
+                f"got {type(column).__name__}"
+            )
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"{name}: columns differ in length: {lengths}")
+
+
+def frame_to_table(frame: pd.DataFrame) -> dict[str, Any]:
+    """A DataFrame in the core's column form, as the Rust writers take it: integer and boolean
+    columns as ``<i8``, other numbers as ``<f8``, anything else as text (missing as empty)."""
+    import numpy as np
+    import pandas as pd
+
+    table: dict[str, Any] = {}
+    for name in frame.columns:
+        series = frame[name]
+        dtype = series.dtype
+        if pd.api.types.is_bool_dtype(dtype) and not series.isna().any():
+            table[str(name)] = ("<i8", series.to_numpy(dtype="<i8").tobytes())
+        elif pd.api.types.is_integer_dtype(dtype) and not series.isna().any():
+            table[str(name)] = ("<i8", series.to_numpy(dtype="<i8").tobytes())
+        elif pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
+            values = series.to_numpy(dtype="<f8", na_value=np.nan)
+            table[str(name)] = ("<f8", values.tobytes())
+        else:
+            table[str(name)] = ["" if _missing(v) else str(v) for v in series.tolist()]
+    return table
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _arrays_to_table(arrays: Mapping[str, Any]) -> dict[str, Any]:
+    """Numpy columns in the core's column form."""
+    out: dict[str, Any] = {}
+    for name, values in arrays.items():
+        kind = values.dtype.kind
+        if kind in "iub":
+            out[name] = ("<i8", values.astype("<i8").tobytes())
+        else:
+            out[name] = ("<f8", values.astype("<f8").tobytes())
+    return out
+
+
+#: Flow and queue series columns the plot draws (read from disk when the series were spilled).
+_PLOT_SERIES_COLUMNS = (
+    "time_s", "flow", "queue", "goodput_bps", "send_rate_bps", "cwnd", "ssthresh", "srtt_s",
+    "len_pkts", "len_bytes",
+)  # fmt: skip
 
 
 def _json_safe(value: Any) -> Any:
@@ -501,7 +842,7 @@ def _json_safe(value: Any) -> Any:
         return {str(k): _json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_json_safe(v) for v in value]
-    if isinstance(value, np.generic):
+    if hasattr(value, "item") and type(value).__module__ == "numpy":
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -511,12 +852,28 @@ def _json_safe(value: Any) -> Any:
 # The writers are separate functions so that each step can fail on its own (tests rely on it).
 
 
-def _write_csv(frame: pd.DataFrame, path: Path) -> None:
-    frame.to_csv(path, index=False, lineterminator="\n")
+def _write_csv(table: Any, path: Path) -> None:
+    """Write a table (a DataFrame or the core's columns) as CSV, as pandas' ``to_csv`` did."""
+    if not isinstance(table, Mapping | list):
+        table = frame_to_table(table)
+    _core.write_csv(table, os.fspath(path))
 
 
-def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    frame.to_parquet(path, index=False, engine="pyarrow")
+class _TidySeries:
+    """The flow and queue series, to be written as the tidy ``timeseries.parquet`` in Rust."""
+
+    def __init__(self, flow: Any, queue: Any) -> None:
+        self.flow = flow
+        self.queue = queue
+
+
+def _write_parquet(table: Any, path: Path) -> None:
+    """Write a table as Parquet: the time series (:class:`_TidySeries`) by the Rust writer,
+    a DataFrame (transfers, events) with pyarrow."""
+    if isinstance(table, _TidySeries):
+        _core.write_timeseries(table.flow, table.queue, os.fspath(path))
+        return
+    table.to_parquet(path, index=False, engine="pyarrow")
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
@@ -542,8 +899,9 @@ def _write_summary(result: RunResult, path: Path) -> None:
 def _write_timeseries(result: RunResult, path: Path) -> None:
     data = result._streamed()
     if data is None:
-        _write_parquet(result.timeseries(), path)
+        _write_parquet(_TidySeries(*result._series_tables()), path)
         return
+    # Series on disk (past _series.SPILL_BYTES): written chunk by chunk with pyarrow.
     metrics = _metrics(list(data.flow.columns), list(data.queue.columns))
     _write_chunks(
         (_tidy(f, q, metrics) for f, q in zip(data.flow.frames(), data.queue.frames(), strict=True)),
@@ -587,7 +945,7 @@ def _write_chunks(frames: Any, path: Path, *, empty: Any) -> None:
         if writer is not None:
             writer.close()
     if writer is None:
-        _write_parquet(empty(), path)
+        empty().to_parquet(path, index=False, engine="pyarrow")
 
 
 def _metrics(flow_columns: list[str], queue_columns: list[str]) -> list[str]:
@@ -600,6 +958,9 @@ def _metrics(flow_columns: list[str], queue_columns: list[str]) -> list[str]:
 
 def _tidy(flow_series: pd.DataFrame, queue_series: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
     """Flow and queue series in one table (see :meth:`RunResult.timeseries`)."""
+    import numpy as np
+    import pandas as pd
+
     parts = [("flow", flow_series, "flow"), ("queue", queue_series, "queue")]
 
     def column(frame: pd.DataFrame, name: str, dtype: str) -> np.ndarray:
@@ -622,21 +983,10 @@ def _tidy(flow_series: pd.DataFrame, queue_series: pd.DataFrame, metrics: list[s
 
 
 def _write_plot(result: RunResult, path: Path) -> None:
-    from .plots import RATE, save_figure, throughput_cwnd
-
-    data = result._streamed()
-    if data is None:
-        series: Any = result.flow_series
-    else:
-        flow = data.flow
-
-        class _Chunks:
-            def __iter__(self) -> Any:
-                return flow.frames(["time_s", "flow", RATE, "cwnd"])
-
-        series = _Chunks()
-    save_figure(throughput_cwnd(series, result.flows), path)
+    result.plot(path)
 
 
 def _write_report(result: RunResult, path: Path) -> None:
+    from .report import render_report
+
     path.write_text(render_report(result, plot="plot.png"), encoding="utf-8")

@@ -5,6 +5,7 @@
 use flowshare_core::results::{Column, RunResults, Table};
 use flowshare_core::units::{secs, NS_PER_SEC};
 use flowshare_core::{scenario, Scenario, Simulation as CoreSim};
+use flowshare_output::{Col, Frame};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -266,12 +267,147 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
     Ok(out)
 }
 
+/// A table from Python: a dict of columns (`(dtype, bytes)` with dtype `<f8` or `<i8`, or a
+/// list of str), or a list of such dicts, the chunks of one table in order.
+fn frame_from_py(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Frame> {
+    if let Ok(list) = obj.cast::<PyList>() {
+        let chunks = list.iter().map(|c| frame_from_py(&c, what)).collect::<PyResult<Vec<_>>>()?;
+        return Frame::concat(chunks).map_err(|e| PyValueError::new_err(format!("{what}: {e}")));
+    }
+    let dict = obj
+        .cast::<PyDict>()
+        .map_err(|_| PyValueError::new_err(format!("{what}: expected a dict of columns or a list of them")))?;
+    let mut columns = Vec::with_capacity(dict.len());
+    for (k, v) in dict.iter() {
+        let name: String = k.extract()?;
+        let col = if let Ok(t) = v.cast::<PyTuple>() {
+            if t.len() != 2 {
+                return Err(PyValueError::new_err(format!("{what}.{name}: expected (dtype, bytes)")));
+            }
+            let dtype: String = t.get_item(0)?.extract()?;
+            let item = t.get_item(1)?;
+            let bytes = item
+                .cast::<PyBytes>()
+                .map_err(|_| PyValueError::new_err(format!("{what}.{name}: expected (dtype, bytes)")))?
+                .as_bytes();
+            if bytes.len() % 8 != 0 {
+                return Err(PyValueError::new_err(format!("{what}.{name}: {} bytes is not whole values", bytes.len())));
+            }
+            let words = bytes.chunks_exact(8).map(|b| <[u8; 8]>::try_from(b).expect("8 bytes"));
+            match dtype.as_str() {
+                "<f8" | "float64" => Col::F64(words.map(f64::from_le_bytes).collect()),
+                "<i8" | "int64" => Col::I64(words.map(i64::from_le_bytes).collect()),
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "{what}.{name}: dtype {other:?} not written; expected \"<f8\" or \"<i8\""
+                    )))
+                }
+            }
+        } else if let Ok(l) = v.cast::<PyList>() {
+            Col::Str(l.iter().map(|x| x.str().map(|s| s.to_string())).collect::<PyResult<Vec<_>>>()?)
+        } else {
+            return Err(PyValueError::new_err(format!("{what}.{name}: expected (dtype, bytes) or a list of str")));
+        };
+        columns.push((name, col));
+    }
+    Frame::new(columns).map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
+}
+
+fn output_err(path: &std::path::Path, e: flowshare_output::OutputError) -> PyErr {
+    match e {
+        flowshare_output::OutputError::Io(io) => {
+            let code = io.raw_os_error().unwrap_or(0);
+            PyOSError::new_err((code, io.to_string(), path.to_string_lossy().into_owned()))
+        }
+        flowshare_output::OutputError::Data(m) => PyValueError::new_err(format!("{}: {m}", path.display())),
+    }
+}
+
+/// Write `table` (a dict of columns or a list of chunks) to `path` as CSV, as pandas'
+/// `to_csv(index=False)` writes it. The GIL is released while the file is written.
+#[pyfunction]
+fn write_csv(py: Python<'_>, table: &Bound<'_, PyAny>, path: std::path::PathBuf) -> PyResult<()> {
+    let frame = frame_from_py(table, "table")?;
+    py.detach(|| flowshare_output::csv::write(&frame, &path)).map_err(|e| output_err(&path, e))
+}
+
+/// Write the tidy time series of the flow and queue series (each a list of chunks) to `path`
+/// as Parquet. The GIL is released while the file is written.
+#[pyfunction]
+fn write_timeseries(
+    py: Python<'_>,
+    flow_series: &Bound<'_, PyAny>,
+    queue_series: &Bound<'_, PyAny>,
+    path: std::path::PathBuf,
+) -> PyResult<()> {
+    let flow = frame_from_py(flow_series, "flow_series")?;
+    let queue = frame_from_py(queue_series, "queue_series")?;
+    py.detach(|| flowshare_output::parquet::write_timeseries(&flow, &queue, &path)).map_err(|e| output_err(&path, e))
+}
+
+/// Draw the plot of a run to `path` (PNG) and return its description as JSON text (see
+/// `flowshare_output::plot`). `tables` holds `flows`, `queues`, `flow_series`,
+/// `queue_series` and, when present, `delays`. The GIL is released while drawing.
+#[pyfunction]
+fn render_plot(
+    py: Python<'_>,
+    tables: &Bound<'_, PyDict>,
+    duration_s: f64,
+    path: std::path::PathBuf,
+) -> PyResult<String> {
+    let table = |name: &str| -> PyResult<Frame> {
+        match tables.get_item(name)? {
+            Some(t) => frame_from_py(&t, name),
+            None => Ok(Frame::default()),
+        }
+    };
+    let input = flowshare_output::plot::PlotInput {
+        flows: table("flows")?,
+        queues: table("queues")?,
+        flow_series: table("flow_series")?,
+        queue_series: table("queue_series")?,
+        delays: match tables.get_item("delays")? {
+            Some(t) if !t.is_none() => Some(frame_from_py(&t, "delays")?),
+            _ => None,
+        },
+        duration_s,
+    };
+    let doc = py.detach(|| flowshare_output::plot::render(&input, &path)).map_err(|e| output_err(&path, e))?;
+    Ok(doc.to_string())
+}
+
+/// Draw sequence-time panels of `flows` from the event trace `events` (a table or its chunks)
+/// to `path` (PNG); `kind_names` and `packet_names` name the codes of the `kind` and `packet`
+/// columns. Returns the description as JSON text. The GIL is released while drawing.
+#[pyfunction]
+fn render_seqplot(
+    py: Python<'_>,
+    events: &Bound<'_, PyAny>,
+    kind_names: Vec<String>,
+    packet_names: Vec<String>,
+    flows: Vec<i64>,
+    path: std::path::PathBuf,
+) -> PyResult<String> {
+    let events = frame_from_py(events, "events")?;
+    let doc = py
+        .detach(|| {
+            let panels = flowshare_output::plot::build_seq(&events, &kind_names, &packet_names, &flows);
+            flowshare_output::plot::write_png(&panels, &path).map(|_| flowshare_output::plot::describe(&panels))
+        })
+        .map_err(|e| output_err(&path, e))?;
+    Ok(doc.to_string())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", flowshare_core::VERSION)?;
     m.add("build_profile", if cfg!(debug_assertions) { "debug" } else { "release" })?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add_function(wrap_pyfunction!(parse_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(write_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(write_timeseries, m)?)?;
+    m.add_function(wrap_pyfunction!(render_plot, m)?)?;
+    m.add_function(wrap_pyfunction!(render_seqplot, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

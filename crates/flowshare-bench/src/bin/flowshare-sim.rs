@@ -1,5 +1,5 @@
-//! `flowshare-sim [--detail] [--transfers FILE.csv] SCENARIO.toml|.json`: run a scenario from
-//! Rust alone and print one JSON line.
+//! `flowshare-sim [--detail] [--transfers FILE.csv] [--out DIR] SCENARIO.toml|.json`: run a
+//! scenario from Rust alone and print one JSON line.
 //!
 //! This is what `python3 -m bench` times against ns-2 and ns-3 as a whole process, and what a
 //! profiler should be pointed at. Output keys: `wall_s` (seconds in the event loop), `events`,
@@ -10,6 +10,10 @@
 //! (connection slots, i.e. the most connections open at once plus the listed flows), and
 //! `--transfers FILE.csv` writes the per-transfer table to a file as the run goes on, so that
 //! memory stays bounded by the open connections however many transfers are made.
+//!
+//! `--out DIR` writes `flows.csv`, `queues.csv`, `timeseries.parquet` and `plot.png` into `DIR`
+//! (created if missing) with the writers `flowshare run` uses (crate `flowshare-output`), and
+//! adds `write_s`, the seconds they took.
 //!
 //! `--detail` adds `per_flow` (one object per flow: `acked_pkts`, `cwnd_mean`, `drops`,
 //! `link_losses`, `retransmits`, `timeouts`) and `queues` (one object per link direction that
@@ -27,9 +31,11 @@ fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut detail = false;
     let mut transfers_path = None;
+    let mut out_dir: Option<String> = None;
     while args.first().is_some_and(|a| a.starts_with("--")) {
         match args.remove(0).as_str() {
             "--detail" => detail = true,
+            "--out" if !args.is_empty() => out_dir = Some(args.remove(0)),
             "--transfers" if !args.is_empty() => transfers_path = Some(args.remove(0)),
             _ => return usage(),
         }
@@ -104,6 +110,17 @@ fn main() -> ExitCode {
         out["transfers"] = serde_json::json!(transfers);
         out["slots"] = serde_json::json!(slots);
     }
+    if let Some(dir) = &out_dir {
+        let started = std::time::Instant::now();
+        let written = std::fs::create_dir_all(dir)
+            .map_err(flowshare_output::OutputError::from)
+            .and_then(|_| flowshare_output::write_run(&results, Path::new(dir)));
+        if let Err(e) = written {
+            eprintln!("flowshare-sim: error: writing {dir}: {e}");
+            return ExitCode::from(1);
+        }
+        out["write_s"] = serde_json::json!(started.elapsed().as_secs_f64());
+    }
     if detail {
         out["per_flow"] = per_flow(&results.flows, &per_flow_acked);
         out["queues"] = queues(&results.queues);
@@ -113,7 +130,7 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: flowshare-sim [--detail] [--transfers FILE.csv] SCENARIO.toml|SCENARIO.json");
+    eprintln!("usage: flowshare-sim [--detail] [--transfers FILE.csv] [--out DIR] SCENARIO.toml|SCENARIO.json");
     ExitCode::from(2)
 }
 
