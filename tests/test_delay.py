@@ -172,3 +172,9 @@ def test_scenario_builder_takes_a_warmup() -> None:
     assert doc["simulation"]["warmup"] == "0.5s"
     result = flowshare.run(doc, progress=False)
     assert result.summary["warmup_s"] == 0.5
+
+
+def test_report_states_the_warmup(tmp_path: Path) -> None:
+    warm = flowshare.run(scenario(tmp_path, 'warmup = "1s"'), progress=False)
+    written = warm.write(tmp_path / "out", report=True)
+    assert "warm-up: the first 1 s" in written[-1].read_text()

@@ -60,13 +60,19 @@ def render_report(
         f"- run: {_int(summary.get('events'))} events in {_num(summary.get('wall_s'), 3)} s "
         f"wall time, flowshare {summary.get('version', '?')}, "
         f"scenario hash `{summary.get('scenario_hash', '?')}`",
-        f"- total goodput (payload delivered by all flows / simulated time): "
+        "- total goodput (payload delivered by all flows / simulated time after the warm-up): "
         f"{_mbps(agg['goodput_bps'])} Mbit/s",
         f"- Jain's fairness index over the flows' goodput: {_num(agg['jain_index'], 4)}",
         f"- packets dropped at queues: {_int(agg['drops'])}; retransmissions: "
         f"{_int(agg['retransmits'])}; timeouts: {_int(agg['timeouts'])}",
-        "",
     ]
+    warmup = summary.get("warmup_s") or 0.0
+    if warmup > 0:
+        lines.append(
+            f"- warm-up: the first {_num(warmup)} s are left out of goodput, Jain's index and the "
+            "other steady-state figures; counts cover the whole run"
+        )
+    lines.append("")
     if plot:
         lines += [f"![goodput, sending rate, cwnd, queue and RTT over time]({plot})", ""]
 

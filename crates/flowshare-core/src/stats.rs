@@ -49,7 +49,6 @@ pub struct Histogram {
     first: u32,
     /// Counts of bins `first..first + counts.len()`.
     counts: Vec<u64>,
-    total: u64,
 }
 
 impl Histogram {
@@ -63,7 +62,6 @@ impl Histogram {
             return self.record(v);
         }
         self.counts[i] += 1;
-        self.total += 1;
     }
 
     /// Make room for bin `b`.
@@ -84,7 +82,7 @@ impl Histogram {
 
     /// Values counted.
     pub fn total(&self) -> u64 {
-        self.total
+        self.counts.iter().sum()
     }
 
     /// The bins that hold values, in increasing order: `(lo, hi, count)`, values in `[lo, hi)`.
@@ -99,10 +97,11 @@ impl Histogram {
     /// smallest value with at least ⌈p/100 · n⌉ values at or below it lies in it. `None` when
     /// empty.
     pub fn percentile_bin(&self, p: f64) -> Option<(u64, u64)> {
-        if self.total == 0 {
+        let total = self.total();
+        if total == 0 {
             return None;
         }
-        let rank = ((p / 100.0 * self.total as f64).ceil() as u64).clamp(1, self.total);
+        let rank = ((p / 100.0 * total as f64).ceil() as u64).clamp(1, total);
         let mut seen = 0;
         for (i, &n) in self.counts.iter().enumerate() {
             seen += n;
@@ -146,8 +145,9 @@ pub struct DelayStats {
     pub max: u64,
     /// Delay of the previous packet, ns.
     prev: u64,
-    /// RFC 3550 §6.4.1 interarrival jitter estimate J, ns.
-    pub jitter: f64,
+    /// RFC 3550 §6.4.1 interarrival jitter estimate J in the integer form of its Appendix A.8:
+    /// 16 · J, ns (see [`DelayStats::jitter`]).
+    pub jitter16: u64,
     /// Sum of |D(i−1, i)|, the absolute differences of consecutive delays, ns.
     pub ipdv_sum: u128,
     /// The delays binned.
@@ -162,7 +162,7 @@ impl Default for DelayStats {
             min: u64::MAX,
             max: 0,
             prev: 0,
-            jitter: 0.0,
+            jitter16: 0,
             ipdv_sum: 0,
             hist: Histogram::default(),
         }
@@ -176,9 +176,10 @@ impl DelayStats {
         let d = now - sent;
         if self.n > 0 {
             // RFC 3550 §6.4.1: D(i−1, i) is the difference of the two packets' transit times;
-            // J += (|D| − J) / 16.
+            // J += (|D| − J) / 16, kept as 16 · J in integers as Appendix A.8 does (never
+            // negative: (16J + 8) / 16 ≤ 16J once 16J ≥ 1).
             let diff = d.abs_diff(self.prev);
-            self.jitter += (diff as f64 - self.jitter) / 16.0;
+            self.jitter16 = self.jitter16 + diff - ((self.jitter16 + 8) >> 4);
             self.ipdv_sum += u128::from(diff);
         }
         self.prev = d;
@@ -187,6 +188,17 @@ impl DelayStats {
         self.min = self.min.min(d);
         self.max = self.max.max(d);
         self.hist.record(d);
+    }
+
+    /// The RFC 3550 interarrival jitter J after the last packet, ns: the integer recursion's
+    /// 16 · J over 16, within about 1 ns of the floating-point recursion; NaN with fewer than
+    /// two packets.
+    pub fn jitter(&self) -> f64 {
+        if self.n < 2 {
+            f64::NAN
+        } else {
+            self.jitter16 as f64 / 16.0
+        }
     }
 
     /// Mean delay, ns; NaN without packets.
@@ -302,13 +314,22 @@ mod tests {
     #[test]
     fn rfc3550_jitter_of_alternating_delays() {
         let mut d = DelayStats::default();
-        // Transit alternates 10 and 14: |D| = 4 from the second packet on.
-        for i in 0..200u64 {
-            let transit = if i % 2 == 0 { 10 } else { 14 };
-            d.record(100 * i, 100 * i + transit);
+        // Transit alternates 10 and 14 µs: |D| = 4 µs from the second packet on, and J tends
+        // to it.
+        for i in 0..400u64 {
+            let transit = if i % 2 == 0 { 10_000 } else { 14_000 };
+            d.record(100_000 * i, 100_000 * i + transit);
         }
-        assert!((d.jitter - 4.0).abs() < 1e-3, "{}", d.jitter);
-        assert_eq!(d.ipdv_mean(), 4.0);
-        assert_eq!((d.min, d.max, d.mean()), (10, 14, 12.0));
+        assert!((d.jitter() - 4_000.0).abs() < 1.0, "{}", d.jitter());
+        assert_eq!(d.ipdv_mean(), 4_000.0);
+        assert_eq!((d.min, d.max, d.mean()), (10_000, 14_000, 12_000.0));
+        // Three packets, |D| = 4 µs twice: J = 4000/16, then J + (4000 − J)/16.
+        let mut e = DelayStats::default();
+        for (i, transit) in [10_000u64, 14_000, 10_000].into_iter().enumerate() {
+            e.record(i as u64, i as u64 + transit);
+        }
+        let exact = 4000.0 / 16.0 + (4000.0 - 4000.0 / 16.0) / 16.0;
+        assert!((e.jitter() - exact).abs() <= 1.0, "{} vs {exact}", e.jitter());
+        assert!(DelayStats::default().jitter().is_nan());
     }
 }

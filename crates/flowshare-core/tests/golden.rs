@@ -39,7 +39,7 @@ fn cell(t: &Table, name: &str, row: usize) -> String {
     }
 }
 
-const FLOW_COLUMNS: [&str; 17] = [
+const FLOW_COLUMNS: [&str; 21] = [
     "flow",
     "name",
     "goodput_bps",
@@ -57,9 +57,13 @@ const FLOW_COLUMNS: [&str; 17] = [
     "misrx_detected",
     "cwnd_mean",
     "completion_time_s",
+    "delay_mean_s",
+    "delay_p99_s",
+    "jitter_s",
+    "loss_rate",
 ];
 
-const QUEUE_COLUMNS: [&str; 11] = [
+const QUEUE_COLUMNS: [&str; 12] = [
     "queue",
     "link",
     "arrivals",
@@ -71,10 +75,15 @@ const QUEUE_COLUMNS: [&str; 11] = [
     "max_len_pkts",
     "mean_len_pkts",
     "utilization",
+    "mean_sojourn_s",
 ];
 
-/// The rounded tables of one run: every flow, every queue that saw a packet, and per flow the
-/// sums of its sampled cwnd and goodput series (which guard the time series too).
+const FCT_COLUMNS: [&str; 8] =
+    ["group", "size_bucket", "transfers", "unfinished", "fct_mean_s", "fct_p50_s", "fct_p99_s", "fct_max_s"];
+
+/// The rounded tables of one run: every flow, every queue that saw a packet, per flow the
+/// sums of its sampled cwnd and goodput series (which guard the time series too), and the
+/// completion-time summary when the run has finite transfers.
 fn render(r: &RunResults) -> String {
     let mut out = String::new();
     writeln!(out, "# flows\n{}", FLOW_COLUMNS.join(" ")).unwrap();
@@ -95,6 +104,13 @@ fn render(r: &RunResults) -> String {
         let rows: Vec<usize> = (0..flow.len()).filter(|&k| flow[k] == f).collect();
         let sum = |v: &[f64]| rows.iter().map(|&k| v[k]).filter(|x| !x.is_nan()).sum::<f64>();
         writeln!(out, "{f} {} {} {}", rows.len(), sig(sum(cwnd)), sig(sum(goodput))).unwrap();
+    }
+    if r.fct.rows() > 0 {
+        writeln!(out, "# fct\n{}", FCT_COLUMNS.join(" ")).unwrap();
+        for i in 0..r.fct.rows() {
+            let row: Vec<String> = FCT_COLUMNS.iter().map(|c| cell(&r.fct, c, i)).collect();
+            writeln!(out, "{}", row.join(" ")).unwrap();
+        }
     }
     out
 }

@@ -465,7 +465,7 @@ impl Simulation {
         t.push("delay_p50_s", floats(&|i| owd(i, &|k| k.percentile(50.0))));
         t.push("delay_p95_s", floats(&|i| owd(i, &|k| k.percentile(95.0))));
         t.push("delay_p99_s", floats(&|i| owd(i, &|k| k.percentile(99.0))));
-        t.push("jitter_s", floats(&|i| owd(i, &|k| if k.n > 1 { k.jitter } else { f64::NAN })));
+        t.push("jitter_s", floats(&|i| owd(i, &|k| k.jitter())));
         t.push("ipdv_mean_s", floats(&|i| owd(i, &|k| k.ipdv_mean())));
         t.push("delay_packets", ints(&|i| d(i).n as i64));
         t.push("rtt_min_s", floats(&|i| if rtt_n(i) > 0 { secs(st(i).rtt_min) } else { f64::NAN }));
