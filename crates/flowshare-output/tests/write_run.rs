@@ -70,7 +70,7 @@ fn the_cwnd_panel_leaves_out_udp_and_the_goodput_stays_within_capacity() {
         queues: Frame::from_table(&r.queues),
         flow_series: Frame::from_table(&r.flow_series),
         queue_series: Frame::from_table(&r.queue_series),
-        delay_histogram: None,
+        delays: None,
         duration_s: r.summary.duration_s,
     };
     let panels = build(&input);
