@@ -263,12 +263,36 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
     Ok(out)
 }
 
+/// The congestion-control algorithms of the registry with their parameters and defaults, the
+/// loss recoveries and the queue disciplines, as JSON (`flowshare algorithms`).
+#[pyfunction]
+fn algorithms_json() -> String {
+    flowshare_core::cc::catalog::listing().to_string()
+}
+
+/// A quantity written with its unit, as a scenario reads it, in the base SI unit: `kind`
+/// `"time"` gives seconds, `"rate"` bits per second, `"size"` bytes. `ValueError` with the
+/// scenario loader's message (a bare number has no unit, an unknown unit lists the known ones).
+#[pyfunction]
+fn parse_quantity(kind: &str, text: &str) -> PyResult<f64> {
+    use flowshare_core::units::{Bytes, Dur, Rate};
+    let parsed = match kind {
+        "time" => Dur::parse(text).map(|d| secs(d.0)),
+        "rate" => Rate::parse(text).map(|r| r.0 as f64),
+        "size" => Bytes::parse(text).map(|b| b.0 as f64),
+        other => Err(format!("kind: expected \"time\", \"rate\" or \"size\", got \"{other}\"")),
+    };
+    parsed.map_err(PyValueError::new_err)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", flowshare_core::VERSION)?;
     m.add("build_profile", if cfg!(debug_assertions) { "debug" } else { "release" })?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add_function(wrap_pyfunction!(parse_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms_json, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

@@ -16,6 +16,7 @@
 //! `docs/adr/0001-congestion-control-interface.md`).
 
 pub mod bic;
+pub mod catalog;
 pub mod compound;
 mod config;
 pub mod cubic;
