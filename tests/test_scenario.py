@@ -368,7 +368,7 @@ def test_zero_needs_no_unit():
         ({"tcp": {"rto_min": "1 sec"}}, 'flows[0].tcp.rto_min: expected a time such as "20ms"'),
         ({"tcp": {"initial_window": "ten"}}, "flows[0].tcp.initial_window: invalid type: string"),
         ({"count": -1}, "flows[0].count: invalid value: integer `-1`"),
-        ({"bogus": 1}, "flows[0]: unknown field `bogus`"),
+        ({"bogus": 1}, "flows[0].bogus: unknown field `bogus`"),
     ],
 )
 def test_errors_of_a_dict_name_the_field_path_not_a_json_position(flow, expected):

@@ -30,43 +30,25 @@ access = {{ rate = "100Mbps", delay = "7ms", queue = {{ limit = 1000 }} }}
 
 #[test]
 fn the_smallest_measured_rtt_is_the_stated_rtt_plus_serialization() {
-    let flows = r#"
-[[flows]]
-name = "short"
-rtt = "40ms"
-[[flows]]
-name = "long"
-rtt = "200ms"
-[[flows]]
-name = "odd"
-rtt = "33.333333ms"
-direction = "reverse"
-[[flows]]
-name = "plain"
-"#;
+    // One flow per run, so that no other flow's packets queue ahead of its first segment.
+    let groups: [(&str, Option<f64>); 4] = [
+        ("rtt = \"40ms\"", Some(0.040)),
+        ("rtt = \"200ms\"", Some(0.200)),
+        ("rtt = \"33.333333ms\"\ndirection = \"reverse\"", Some(0.033_333_333)),
+        // No rtt: the access delays as written (7 ms each way on both sides).
+        ("", None),
+    ];
     for bottleneck in [
         r#"{ rate = "10Mbps", delay = "10ms", queue = { limit = 100 } }"#,
         // Asymmetric: 10 ms one way, 4 ms the other; the RTT still holds.
         r#"{ rate = "10Mbps", delay = "10ms", queue = { limit = 100 }, reverse = { delay = "4ms" } }"#,
     ] {
-        let r = run(&scenario(bottleneck, flows));
-        let names = match r.flows.get("name") {
-            Some(flowshare_core::table::Column::Str(v)) => v.clone(),
-            other => panic!("name column: {other:?}"),
-        };
-        let min = r.flows.f64("rtt_min_s");
-        let ser = serialization_s(100e6, 10e6);
         let bn_two_way = if bottleneck.contains("4ms") { 0.014 } else { 0.020 };
-        for (i, name) in names.iter().enumerate() {
-            let stated = match name.as_str() {
-                "short" => 0.040,
-                "long" => 0.200,
-                "odd" => 0.033_333_333,
-                // No rtt: the access delays as written (7 ms each way on both sides).
-                _ => bn_two_way + 4.0 * 0.007,
-            };
-            let want = stated + ser;
-            assert!((min[i] - want).abs() < 2e-9, "{name} on {bottleneck}: min RTT {} s, expected {want} s", min[i]);
+        for (group, stated) in groups {
+            let r = run(&scenario(bottleneck, &format!("[[flows]]\n{group}")));
+            let min = r.flows.f64("rtt_min_s")[0];
+            let want = stated.unwrap_or(bn_two_way + 4.0 * 0.007) + serialization_s(100e6, 10e6);
+            assert!((min - want).abs() < 2e-9, "{group:?} on {bottleneck}: min RTT {min} s, expected {want} s");
         }
     }
 }
