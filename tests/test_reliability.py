@@ -72,7 +72,8 @@ def test_initial_window_has_an_upper_bound(write):
     "where, value, expected",
     [
         ("duration", '"1e12s"', "must be at most 1000000000s"),
-        ("duration", "1e300", "must be at most 1000000000s"),
+        ("duration", '"1e300s"', "must be at most 1000000000s"),
+        ("duration", "1e300", '1e300 has no unit; write a time such as "1e300ms"'),
         ("rate", '"1e30bps"', "must be at most 10000Gbps"),
         ("size", '"1e20B"', "must be at most 1000000GB"),
     ],
