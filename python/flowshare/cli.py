@@ -191,7 +191,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "model",
         help="evaluate an analytic throughput model",
         description="Evaluate an analytic model: KEY=VALUE prints its value, "
-        "KEY=START:STOP:COUNT a table (drawn with --plot FILE). "
+        "KEY=START:STOP:COUNT a table (drawn with --plot FILE). Keys that are times, sizes "
+        "or bit rates take a unit, as in scenarios (rtt=100ms, s=1460B, bandwidth=10Mbps); "
+        "counts and probabilities are bare numbers. "
         "'flowshare model --list' lists the models, their keys and units.",
     )
     from .models import cli as model_cli
