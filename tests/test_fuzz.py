@@ -479,8 +479,8 @@ def mostly(valid: list[Any], odd: list[Any], *, key: str = "", generic: bool = T
     )
 
 
-TIMES = mostly(["0s", "1ms", "10ms", "100ms", "0.3s", 0.01], ["-1ms", "1e300s", "1e-30s", "", "5"])
-RATES = mostly(["64Kbps", "1Mbps", "10Mbps", "100Mbps", "1Gbps", 2e6], ["0bps", "1e30bps", "-5Mbps", "10Tbps"])
+TIMES = mostly(["0s", "1ms", "10ms", "100ms", "0.3s", "250 us"], ["-1ms", 0.01, "1e300s", "1e-30s", "", "5"])
+RATES = mostly(["64Kbps", "1Mbps", "10Mbps", "100Mbps", "1Gbps", "10 Mbit/s"], [2e6, "10MB/s", "0bps", "1e30bps", "-5Mbps", "10Tbps"])
 SIZES = mostly(["1B", "40B", "536B", "1460B", "20KB", "1MB"], ["0B", "1e20B", "-1B", "1.5B"])
 LIMITS = mostly([1, 5, 30, 100, "30000B"], [0, -1, 2**32, "0B", 1.5], key="limit")
 NAMES = mostly(["a", "b", "bulk", "web"], ["", "x" * 65, "a\x01", 1])
@@ -808,7 +808,10 @@ def argvs(draw: Any, scenario: Path, work: Path) -> list[str]:
     if command == "model":
         tokens.append([draw(st.sampled_from(["pftk", "mathis", "bogus", "--list"]))])
         keys = st.sampled_from(["p", "rtt", "rto", "b", "x"])
-        values = st.sampled_from(["0.01", "0.1", "0", "-1", "nan", "1e308", "0.001:0.1:5", "x", ""])
+        values = st.sampled_from(
+            ["0.01", "0.1", "0", "-1", "nan", "1e308", "0.001:0.1:5", "x", "", "100ms", "1e308s",
+             "10ms:200ms:3", "2MB/s"]
+        )
         tokens.extend([f"{k}={v}"] for k, v in draw(st.lists(st.tuples(keys, values), max_size=4)))
     if draw(st.integers(0, 4)) == 0:
         tokens.append([draw(st.sampled_from(junk))])

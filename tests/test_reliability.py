@@ -72,7 +72,8 @@ def test_initial_window_has_an_upper_bound(write):
     "where, value, expected",
     [
         ("duration", '"1e12s"', "must be at most 1000000000s"),
-        ("duration", "1e300", "must be at most 1000000000s"),
+        ("duration", '"1e300s"', "must be at most 1000000000s"),
+        ("duration", "1e300", '1e300 has no unit; write a time such as "1e300ms"'),
         ("rate", '"1e30bps"', "must be at most 10000Gbps"),
         ("size", '"1e20B"', "must be at most 1000000GB"),
     ],
@@ -179,17 +180,17 @@ def test_a_terminated_run_leaves_no_partial_output(tmp_path, sig):
     [
         # Once a TypeError traceback.
         (
-            ["multfrc", "n=5", "p=0.01", "j=1", "rtt=0.1", "rto=0.4", "threshold=1:10:5"],
+            ["multfrc", "n=5", "p=0.01", "j=1", "rtt=100ms", "rto=400ms", "threshold=1:10:5"],
             "threshold cannot be a range for model multfrc",
         ),
         # Once an OverflowError traceback.
         (["hasegawa-tahoe-wmax", "b_f=1e308"], "has no finite result for b_f=1e+308"),
         # Once a 7.45 GiB allocation and a MemoryError traceback.
-        (["pftk", "p=0.001:0.1:1000000000", "rtt=0.1", "rto=0.4"], "must be at most 100000"),
+        (["pftk", "p=0.001:0.1:1000000000", "rtt=100ms", "rto=400ms"], "must be at most 100000"),
         # Once "inf pkt/s" with exit 0, after RuntimeWarnings on stderr.
-        (["mathis", "p=5e-324", "rtt=0.1"], "has no finite result"),
+        (["mathis", "p=5e-324", "rtt=100ms"], "has no finite result"),
         # Once "w must be > 0, got nan": an internal variable.
-        (["parallel-a", "n=1e308", "p=0.5", "rtt=0.5", "rto=0.5"], "has no finite result"),
+        (["parallel-a", "n=1e308", "p=0.5", "rtt=500ms", "rto=500ms"], "has no finite result"),
     ],
 )
 def test_model_cli_gives_one_line_errors_at_the_edges(capsys, argv, expected):
@@ -208,11 +209,11 @@ def test_model_cli_gives_one_line_errors_at_the_edges(capsys, argv, expected):
         (["run", "x.toml", "--out", "o", "--seed", "-1"], "--seed: expected an integer from 0"),
         (["run", "x.toml", "--out", ""], "--out: expected a directory path, got an empty one"),
         (
-            ["model", "pftk", "p=0.001:0.1:5", "rtt=0.1", "rto=0.4", "--plot", "/no/x.png"],
+            ["model", "pftk", "p=0.001:0.1:5", "rtt=100ms", "rto=400ms", "--plot", "/no/x.png"],
             "--plot /no/x.png: directory /no does not exist",
         ),
         (
-            ["model", "pftk", "p=0.001:0.1:5", "rtt=0.1", "rto=0.4", "--plot", "x.txt"],
+            ["model", "pftk", "p=0.001:0.1:5", "rtt=100ms", "rto=400ms", "--plot", "x.txt"],
             "--plot x.txt: the plot is a PNG",
         ),
     ],
@@ -232,7 +233,7 @@ def test_a_model_plot_gets_the_mode_of_other_output_files(tmp_path):
     from flowshare import cli
 
     plot = tmp_path / "m.png"
-    argv = ["model", "pftk", "p=0.001:0.1:5", "rtt=0.1", "rto=0.4", "--plot", str(plot)]
+    argv = ["model", "pftk", "p=0.001:0.1:5", "rtt=100ms", "rto=400ms", "--plot", str(plot)]
     assert cli.main(argv) == 0
     umask = os.umask(0)
     os.umask(umask)

@@ -59,9 +59,9 @@ def test_builders_leave_defaults_to_the_loader():
         bottleneck=sc.link(rate="10Mbps", delay="5ms"),
         access=sc.link(rate="1Gbps", delay="1ms"),
         flows=[sc.flows(), sc.flows(direction="reverse", src_access={"delay": "10ms"})],
-        duration=2,
+        duration="2s",
     )
-    assert scn["simulation"] == {"duration": 2}
+    assert scn["simulation"] == {"duration": "2s"}
     assert scn["topology"]["bottleneck"] == {"rate": "10Mbps", "delay": "5ms"}
     assert scn["flows"] == [{}, {"direction": "reverse", "src_access": {"delay": "10ms"}}]
 
@@ -250,7 +250,7 @@ def test_lan_and_change_builders_use_the_file_key_names():
         duration="2s",
         changes=[
             sc.change(at="1s", link="lan", rate="5Mbps"),
-            sc.change(at=1.5, link="srv-r", up=False),
+            sc.change(at="1.5s", link="srv-r", up=False),
         ],
     )
     assert scn["topology"]["lans"] == [
@@ -266,7 +266,7 @@ def test_lan_and_change_builders_use_the_file_key_names():
     ]
     assert scn["changes"] == [
         {"at": "1s", "link": "lan", "rate": "5Mbps"},
-        {"at": 1.5, "link": "srv-r", "up": False},
+        {"at": "1.5s", "link": "srv-r", "up": False},
     ]
     normalized = flowshare.load_scenario(scn)
     assert normalized["changes"][1] == {"at": "1500ms", "link": "srv-r", "up": False}
@@ -308,3 +308,147 @@ def test_flow_groups_take_a_start_jitter_drawn_from_the_seed():
     starts = [flowshare.run(scn, seed=s, progress=False).flows["start_s"].tolist() for s in (1, 2, 1)]
     assert starts[0] == starts[2] != starts[1]
     assert all(0.01 * k <= t <= 0.01 * k + 0.5 for run in starts for k, t in enumerate(run))
+
+
+# --- units, the rtt helper, queue and source helpers, and field paths of dict errors -----------
+
+
+def _tiny(**flow: object) -> dict:
+    return sc.dumbbell(
+        bottleneck=sc.link(rate="10Mbps", delay="10ms", queue=sc.droptail(limit=50)),
+        access=sc.link(rate="100Mbps", delay="1ms"),
+        flows=sc.flows(**flow),  # type: ignore[arg-type]
+        duration="1s",
+    )
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "expected"),
+    [
+        (("topology", "bottleneck", "rate"), 20,
+         'topology.bottleneck.rate: 20 has no unit; write a rate such as "20Mbps" (units: bps, '
+         'kbps, Mbps, Gbps, Tbps, also bit/s forms such as "10 Mbit/s")'),
+        (("topology", "bottleneck", "delay"), 20,
+         'topology.bottleneck.delay: 20 has no unit; write a time such as "20ms"'),
+        (("simulation", "duration"), 1.5, 'simulation.duration: 1.5 has no unit; write a time such as "1.5ms"'),
+        (("topology", "access", "rate"), "10MB/s",
+         'topology.access.rate: "MB/s" is bytes per second, and rates are in bits per second: write "80Mbps"'),
+        (("topology", "access", "rate"), "10 parsecs", 'topology.access.rate: expected a rate such as "100Mbps"'),
+    ],
+)
+def test_bare_numbers_and_byte_rates_name_the_field_and_the_units(where, value, expected):
+    scn = _tiny()
+    node = scn
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    with pytest.raises(ConfigError) as info:
+        sc.load_scenario(scn)
+    assert str(info.value).startswith(expected), str(info.value)
+
+
+@pytest.mark.parametrize("rate", ["10Mbps", "10mbps", "10 Mbit/s", "10Mbit/s", "10Mb/s", "10MBit/s", "0.01Gbps"])
+def test_rates_in_every_spelling_normalize_alike(rate):
+    scn = _tiny()
+    scn["topology"]["bottleneck"]["rate"] = rate
+    assert sc.load_scenario(scn)["topology"]["bottleneck"]["rate"] == "10Mbps"
+
+
+def test_zero_needs_no_unit():
+    scn = _tiny(start=0)
+    assert sc.load_scenario(scn)["flows"][0]["start"] == "0ns"
+
+
+@pytest.mark.parametrize(
+    ("flow", "expected"),
+    [
+        ({"tcp": {"cc": "newreno"}}, 'flows[0].tcp.cc: unknown algorithm "newreno"; NewReno is recovery'),
+        ({"tcp": {"mss": 1460}}, 'flows[0].tcp.mss: 1460 has no unit; write a size such as "1460B"'),
+        ({"tcp": {"recovery": "newrenoo"}}, "flows[0].tcp.recovery: unknown variant `newrenoo`"),
+        ({"tcp": {"rto_min": "1 sec"}}, 'flows[0].tcp.rto_min: expected a time such as "20ms"'),
+        ({"tcp": {"initial_window": "ten"}}, "flows[0].tcp.initial_window: invalid type: string"),
+        ({"count": -1}, "flows[0].count: invalid value: integer `-1`"),
+        ({"bogus": 1}, "flows[0].bogus: unknown field `bogus`"),
+    ],
+)
+def test_errors_of_a_dict_name_the_field_path_not_a_json_position(flow, expected):
+    scn = _tiny()
+    scn["flows"][0].update(flow)
+    with pytest.raises(ConfigError) as info:
+        sc.load_scenario(scn)
+    message = str(info.value)
+    assert message.startswith(expected), message
+    assert " line " not in message and "column" not in message, message
+
+
+def test_rtt_sets_the_access_delays():
+    scn = _tiny(name="far", rtt="80ms")
+    normalized = sc.load_scenario(scn)
+    assert normalized["flows"][0]["rtt"] == "80ms"
+    r = flowshare.run(scn, progress=False)
+    # 80 ms of propagation; a 1500 B segment on 100, 10 and 100 Mbit/s and its 40 B ACK back.
+    serialization = 2 * 12000 / 100e6 + 12000 / 10e6 + 2 * 320 / 100e6 + 320 / 10e6
+    assert r.flows.rtt_min_s[0] == pytest.approx(0.080 + serialization, abs=2e-9)
+
+
+def test_rtt_below_the_bottleneck_is_refused():
+    with pytest.raises(ConfigError, match=r"^flows\[0\]\.rtt: 10ms is less than the bottleneck's own two-way"):
+        sc.load_scenario(_tiny(rtt="10ms"))
+
+
+def test_red_helper():
+    q = sc.red(limit=100, min_th=5, max_th=15, max_p=0.1, w_q=0.002, mode="packets", target_delay="5ms")
+    assert q == {"kind": "red", "limit": 100, "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002,
+                 "mode": "packets", "target_delay": "5ms"}
+    scn = _tiny()
+    scn["topology"]["bottleneck"]["queue"] = q
+    assert sc.load_scenario(scn)["topology"]["bottleneck"]["queue"]["kind"] == "red"
+    scn["topology"]["bottleneck"]["queue"] = sc.red(target_delay=5)
+    with pytest.raises(ConfigError, match=r"^topology\.bottleneck\.queue\.target_delay: 5 has no unit"):
+        sc.load_scenario(scn)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        sc.cbr(rate="2 Mbit/s"),
+        sc.cbr(schedule=[["0.2s", "1Mbps"], ["0.6s", "3Mbps", "ramp"]], packet_size="500B"),
+        sc.poisson(rate="1Mbps", jitter="1ms"),
+        sc.on_off(rate="4Mbps", on="100ms", off="300ms", periods="pareto", shape=1.4),
+        sc.vbr(rate="1Mbps", peak="3Mbps", fps=25),
+    ],
+)
+def test_udp_source_helpers_build_what_the_loader_accepts(source):
+    scn = sc.dumbbell(
+        bottleneck=sc.link(rate="10Mbps", delay="10ms"),
+        access=sc.link(rate="100Mbps", delay="1ms"),
+        flows=[sc.flows(name="tcp"), sc.udp(source, name="udp", start="100ms")],
+        duration="1s",
+    )
+    normalized = sc.load_scenario(scn)
+    assert normalized["flows"][1]["transport"] == "udp"
+    assert normalized["flows"][1]["source"]["kind"] == source["kind"]
+    r = flowshare.run(scn, progress=False)
+    assert r.flows.set_index("name").loc["udp", "packets_sent"] > 0
+
+
+def test_udp_helper_refuses_tcp_options():
+    with pytest.raises(TypeError, match="set by udp"):
+        sc.udp(sc.cbr(rate="1Mbps"), tcp={"cc": "cubic"})
+
+
+def test_the_worked_examples_of_docs_rtt_run(capsys):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "rtt.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 2
+    for block in blocks:
+        exec(compile(block, "docs/rtt.md", "exec"), {})  # noqa: S102
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3
+    assert all("min RTT 81.4784 ms" in line for line in lines[:2]), lines
+    utilization = [float(line.rsplit(" ", 1)[1]) for line in lines]
+    # A buffer of one BDP keeps the link busier than a quarter of it.
+    assert utilization[0] > utilization[1]

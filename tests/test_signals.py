@@ -424,7 +424,7 @@ def test_model_interrupted_while_plotting_leaves_no_plot_file(tmp_path, env, sta
     plot = tmp_path / "pftk.png"
     outcome = interrupt_at_work(
         started, env, tmp_path,
-        ["model", "pftk", "p=0.001:0.1:100000", "rtt=0.1", "rto=0.4", "--plot", plot.name],
+        ["model", "pftk", "p=0.001:0.1:100000", "rtt=100ms", "rto=400ms", "--plot", plot.name],
         sig,
         at_work=lambda: any(tmp_path.glob(".model-*")),
         committed=plot.exists,
@@ -531,7 +531,7 @@ def test_a_signal_as_the_temporary_plot_file_is_created_leaves_no_file(
 
     monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     monkeypatch.chdir(tmp_path)
-    argv = ["model", "pftk", "p=0.01:0.1:5", "rtt=0.1", "rto=0.4", "--plot", "pftk.png"]
+    argv = ["model", "pftk", "p=0.01:0.1:5", "rtt=100ms", "rto=400ms", "--plot", "pftk.png"]
     assert cli.main(argv) == exit_status(sig)
     assert capsys.readouterr().err == INTERRUPTED + "\n"
     assert list(tmp_path.iterdir()) == []

@@ -33,6 +33,14 @@ def parse_scenario(text: str, fmt: Literal["toml", "json"], base_dir: str | None
     Raises ConfigError on bad input.
     """
 
+def parse_quantity(kind: Literal["time", "rate", "size"], text: str) -> float:
+    """A quantity with its unit (``"100ms"``, ``"10 Mbit/s"``, ``"1460B"``) in seconds, bits
+    per second or bytes, parsed as scenarios are; ``ValueError`` naming the accepted units."""
+
+def algorithms_json() -> str:
+    """The congestion-control algorithms of the registry with their parameters, defaults,
+    allowed values and references, the loss recoveries and the queue disciplines, as JSON."""
+
 _Column = list[str] | tuple[str, bytes]
 """A text column, or ``(numpy dtype string, raw little-endian buffer)``."""
 

@@ -8,6 +8,7 @@
     flowshare sweep FILE.toml --out DIR [--workers N] [--dask ADDR] [--resume]
     flowshare demo --out DIR
     flowshare model NAME KEY=VALUE ... [--plot FILE] | flowshare model --list
+    flowshare algorithms [NAME] [--json]
     flowshare report DIR [--out OUT] [--level L] [--rank-by PARAM]
 
 User errors (an invalid scenario, a missing file, a bad flag) print one line
@@ -205,7 +206,9 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "model",
         help="evaluate an analytic throughput model",
         description="Evaluate an analytic model: KEY=VALUE prints its value, "
-        "KEY=START:STOP:COUNT a table (drawn with --plot FILE). "
+        "KEY=START:STOP:COUNT a table (drawn with --plot FILE). Keys that are times, sizes "
+        "or bit rates take a unit, as in scenarios (rtt=100ms, s=1460B, bandwidth=10Mbps); "
+        "counts and probabilities are bare numbers. "
         "'flowshare model --list' lists the models, their keys and units.",
     )
     if command in (None, "model"):
@@ -213,6 +216,17 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
         model_cli.add_arguments(model)
     model.set_defaults(handler=_cmd_model)
+
+    algorithms = commands.add_parser(
+        "algorithms",
+        help="list the congestion-control algorithms, their parameters and defaults",
+        description="List every congestion-control algorithm the core accepts as tcp.cc, "
+        "with the loss recoveries (tcp.recovery) and queue disciplines (queue.kind). "
+        "With NAME: that algorithm's parameters, defaults, allowed values and reference.",
+    )
+    algorithms.add_argument("name", nargs="?", metavar="NAME", help="one algorithm, e.g. cubic")
+    algorithms.add_argument("--json", action="store_true", help="print JSON instead of text")
+    algorithms.set_defaults(handler=_cmd_algorithms)
 
     report = commands.add_parser(
         "report",
@@ -356,6 +370,23 @@ def _cmd_model(args: argparse.Namespace) -> int:
         return model_cli.run_cli(args)
     except model_cli.ModelUsageError as exc:
         return _fail(str(exc), status=2)
+
+
+def _cmd_algorithms(args: argparse.Namespace) -> int:
+    import json
+
+    from . import algorithms as alg
+
+    if args.name is None:
+        data = alg.listing()
+        print(json.dumps(data, indent=2, ensure_ascii=False) if args.json else alg.format_listing(data))
+        return 0
+    try:
+        entry = alg.describe(args.name)
+    except KeyError as exc:
+        raise _UserError(exc.args[0]) from None
+    print(json.dumps(entry, indent=2, ensure_ascii=False) if args.json else alg.format_one(entry))
+    return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:

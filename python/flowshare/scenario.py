@@ -35,6 +35,7 @@ from ._files import read_document_text
 
 __all__ = [
     "ConfigError",
+    "cbr",
     "change",
     "describe",
     "droptail",
@@ -48,10 +49,15 @@ __all__ = [
     "lan",
     "link",
     "load_scenario",
+    "on_off",
     "parking_lot",
+    "poisson",
     "priority",
     "qclass",
+    "red",
     "to_json",
+    "udp",
+    "vbr",
 ]
 
 Source = str | os.PathLike[str] | Mapping[str, Any]
@@ -233,6 +239,174 @@ def droptail(*, limit: int | str) -> dict[str, Any]:
     return {"kind": "droptail", "limit": limit}
 
 
+def red(
+    *,
+    limit: int | str | None = None,
+    min_th: float | Literal["auto"] | None = None,
+    max_th: float | Literal["auto"] | None = None,
+    max_p: float | None = None,
+    w_q: float | Literal["auto"] | None = None,
+    gentle: bool | None = None,
+    wait: bool | None = None,
+    mode: Literal["packets", "bytes"] | None = None,
+    mean_pktsize: str | None = None,
+    adaptive: bool | None = None,
+    target_delay: str | None = None,
+    ecn: bool | None = None,
+    mark_p: float | None = None,
+) -> dict[str, Any]:
+    """A FIFO with Random Early Detection (S. Floyd and V. Jacobson, "Random Early Detection
+    Gateways for Congestion Avoidance", IEEE/ACM ToN 1(4), 1993).
+
+    Omitted fields take ns-2.35's defaults (``docs/queues.md``: ``min_th`` and ``max_th``
+    ``"auto"``, ``max_p`` 0.1, ``w_q`` ``"auto"``, gentle, byte mode with ``mean_pktsize``
+    ``"500B"``). Thresholds are packets (numbers); ``mean_pktsize`` a size and
+    ``target_delay`` a time, with units.
+
+    >>> red(limit=250, min_th=5, max_th=15, max_p=0.1, w_q=0.002, mode="packets")
+    {'kind': 'red', 'limit': 250, 'min_th': 5, 'max_th': 15, 'max_p': 0.1, 'w_q': 0.002, 'mode': 'packets'}
+    """
+    return _drop_none(
+        kind="red",
+        limit=limit,
+        min_th=min_th,
+        max_th=max_th,
+        max_p=max_p,
+        w_q=w_q,
+        gentle=gentle,
+        wait=wait,
+        mode=mode,
+        mean_pktsize=mean_pktsize,
+        adaptive=adaptive,
+        target_delay=target_delay,
+        ecn=ecn,
+        mark_p=mark_p,
+    )
+
+
+def cbr(
+    *,
+    rate: str | None = None,
+    schedule: Sequence[Sequence[str]] | None = None,
+    packet_size: str | None = None,
+    header: str | None = None,
+    jitter: str | None = None,
+) -> dict[str, Any]:
+    """A constant-bit-rate UDP source (``docs/traffic.md``), for :func:`udp` or
+    ``flows(transport="udp", source=...)``.
+
+    ``rate`` is the payload rate with its unit (``"10Mbps"``, ``"10 Mbit/s"``); ``schedule`` a
+    list of ``[time, rate]`` steps or ``[time, rate, "ramp"]`` ramps; ``packet_size`` and
+    ``header`` sizes (defaults ``"1000B"`` and ``"28B"``); ``jitter`` a time.
+
+    >>> cbr(rate="2Mbps", packet_size="1000B")
+    {'kind': 'cbr', 'packet_size': '1000B', 'rate': '2Mbps'}
+    """
+    return _drop_none(
+        kind="cbr",
+        packet_size=packet_size,
+        header=header,
+        rate=rate,
+        schedule=None if schedule is None else [list(p) for p in schedule],
+        jitter=jitter,
+    )
+
+
+def poisson(
+    *,
+    rate: str | None = None,
+    schedule: Sequence[Sequence[str]] | None = None,
+    packet_size: str | None = None,
+    header: str | None = None,
+    jitter: str | None = None,
+) -> dict[str, Any]:
+    """A UDP source with exponential gaps of mean ``packet_size · 8 / rate`` (``docs/traffic.md``).
+
+    >>> poisson(rate="1Mbps")
+    {'kind': 'poisson', 'rate': '1Mbps'}
+    """
+    return {**cbr(rate=rate, schedule=schedule, packet_size=packet_size, header=header, jitter=jitter),
+            "kind": "poisson"}
+
+
+def on_off(
+    *,
+    rate: str,
+    on: str | None = None,
+    off: str | None = None,
+    periods: Literal["exponential", "pareto"] | None = None,
+    shape: float | None = None,
+    packet_size: str | None = None,
+    header: str | None = None,
+    jitter: str | None = None,
+) -> dict[str, Any]:
+    """An on/off UDP source: CBR at ``rate`` during on periods (mean ``on``, default
+    ``"500ms"``), silent during off periods (mean ``off``); ``periods`` exponential (default)
+    or Pareto with ``shape`` (``docs/traffic.md``).
+
+    >>> on_off(rate="4Mbps", on="200ms", off="800ms", periods="pareto", shape=1.4)
+    {'kind': 'on_off', 'rate': '4Mbps', 'on': '200ms', 'off': '800ms', 'periods': 'pareto', 'shape': 1.4}
+    """
+    return _drop_none(
+        kind="on_off",
+        packet_size=packet_size,
+        header=header,
+        rate=rate,
+        on=on,
+        off=off,
+        periods=periods,
+        shape=shape,
+        jitter=jitter,
+    )
+
+
+def vbr(
+    *,
+    rate: str,
+    peak: str,
+    fps: float | None = None,
+    gop: str | None = None,
+    pb_ratio: float | None = None,
+    variation: float | None = None,
+    spread: bool | None = None,
+    packet_size: str | None = None,
+    header: str | None = None,
+    jitter: str | None = None,
+) -> dict[str, Any]:
+    """An MPEG-like video source: frames at ``fps`` (default 30) in a group-of-pictures
+    pattern, mean payload rate ``rate`` and peak ``peak`` (``docs/traffic.md``).
+
+    >>> vbr(rate="4.5Mbps", peak="14.84Mbps")
+    {'kind': 'vbr', 'rate': '4.5Mbps', 'peak': '14.84Mbps'}
+    """
+    return _drop_none(
+        kind="vbr",
+        packet_size=packet_size,
+        header=header,
+        rate=rate,
+        peak=peak,
+        fps=fps,
+        gop=gop,
+        pb_ratio=pb_ratio,
+        variation=variation,
+        spread=spread,
+        jitter=jitter,
+    )
+
+
+def udp(source: Mapping[str, Any], **group: Any) -> dict[str, Any]:
+    """A UDP flow group sending ``source`` (:func:`cbr`, :func:`poisson`, :func:`on_off` or
+    :func:`vbr`); ``group`` takes the other arguments of :func:`flows` (``name``, ``count``,
+    ``start``, ...).
+
+    >>> udp(cbr(rate="5Mbps"), name="video", start="1s")
+    {'name': 'video', 'start': '1s', 'transport': 'udp', 'source': {'kind': 'cbr', 'rate': '5Mbps'}}
+    """
+    if "transport" in group or "source" in group or "tcp" in group:
+        raise TypeError("udp(): transport, source and tcp are set by udp() itself")
+    return flows(transport="udp", source=source, **group)
+
+
 def qclass(
     *flow_groups: str,
     limit: int | str | None = None,
@@ -380,8 +554,8 @@ def fq_codel(
 
 def link(
     *,
-    rate: str | float,
-    delay: str | float,
+    rate: str,
+    delay: str,
     queue: Mapping[str, Any] | None = None,
     loss: Mapping[str, Any] | None = None,
     reverse: Mapping[str, Any] | None = None,
@@ -392,10 +566,11 @@ def link(
 
     Parameters
     ----------
-    rate : str or float
-        Transmission rate, e.g. ``"100Mbps"``, or bits per second as a number.
-    delay : str or float
-        One-way propagation delay, e.g. ``"20ms"``, or seconds as a number.
+    rate : str
+        Transmission rate with its unit, e.g. ``"100Mbps"`` or ``"100 Mbit/s"`` (a bare
+        number is refused, see ``docs/scenarios.md``, "Units").
+    delay : str
+        One-way propagation delay with its unit, e.g. ``"20ms"``.
     queue : mapping, optional
         Queue of each direction, e.g. ``droptail(limit=250)``. Default: DropTail, 100 packets.
     loss : mapping, optional
@@ -423,8 +598,8 @@ def lan(
     *,
     name: str,
     nodes: Sequence[str],
-    rate: str | float,
-    delay: str | float,
+    rate: str,
+    delay: str,
     queue: Mapping[str, Any] | None = None,
     queues: Mapping[str, Mapping[str, Any]] | None = None,
     loss: Mapping[str, Any] | None = None,
@@ -441,9 +616,9 @@ def lan(
         Unique name, used in the results, trace selectors and :func:`change`.
     nodes : sequence of str
         The stations (at least two graph nodes).
-    rate : str or float
+    rate : str
         Capacity of the channel, e.g. ``"10Mbps"``.
-    delay : str or float
+    delay : str
         Propagation delay between any two stations, e.g. ``"0.5us"``.
     queue : mapping, optional
         Each station's queue, e.g. ``droptail(limit=50)``. Default: DropTail, 100 packets.
@@ -471,24 +646,24 @@ def lan(
 
 def change(
     *,
-    at: str | float,
+    at: str,
     link: str,
     direction: Literal["forward", "reverse", "both"] | None = None,
-    rate: str | float | None = None,
-    delay: str | float | None = None,
+    rate: str | None = None,
+    delay: str | None = None,
     up: bool | None = None,
 ) -> dict[str, Any]:
     """A change of a link or LAN at a given time (one ``[[changes]]`` table).
 
     Parameters
     ----------
-    at : str or float
+    at : str
         Simulated time of the change, within the run.
     link : str
         Name of the link or LAN (``"bottleneck"`` in a dumbbell).
     direction : {"forward", "reverse", "both"}, optional
         Point-to-point links only: which directions change (default both).
-    rate, delay : str or float, optional
+    rate, delay : str, optional
         New rate or propagation delay, for packets accepted from then on.
     up : bool, optional
         ``False`` takes the link down (packets on it are lost, routes avoid it), ``True``
@@ -506,13 +681,14 @@ def flows(
     *,
     count: int | None = None,
     name: str | None = None,
-    start: str | float | None = None,
-    start_spacing: str | float | None = None,
-    start_jitter: str | float | None = None,
-    stop: str | float | None = None,
+    start: str | None = None,
+    start_spacing: str | None = None,
+    start_jitter: str | None = None,
+    stop: str | None = None,
     size: str | int | None = None,
     tcp: Mapping[str, Any] | None = None,
     direction: str | None = None,
+    rtt: str | None = None,
     src_access: Mapping[str, Any] | None = None,
     dst_access: Mapping[str, Any] | None = None,
     from_: int | None = None,
@@ -530,14 +706,14 @@ def flows(
         Number of flows in the group (default 1).
     name : str, optional
         Label in the results (default ``"flow"``).
-    start : str or float, optional
+    start : str, optional
         Start of the group's first flow (default 0).
-    start_spacing : str or float, optional
+    start_spacing : str, optional
         Each further flow of the group starts this much later (default 0).
-    start_jitter : str or float, optional
+    start_jitter : str, optional
         Each flow starts a random time in ``[0, start_jitter]`` after its spaced start, drawn
         from the seed, so that replications differ (``docs/statistics.md``).
-    stop : str or float, optional
+    stop : str, optional
         No new data after this time.
     size : str or int, optional
         A finite transfer per flow, e.g. ``"1MB"``; omitted means bulk (unlimited) data.
@@ -545,6 +721,9 @@ def flows(
         Transport options (``recovery``, ``cc``, ``mss``, ...; see ``docs/scenarios.md``).
     direction : {"forward", "reverse"}, optional
         Dumbbell only: ``forward`` (default) sends from the ``r0`` side to the ``r1`` side.
+    rtt : str, optional
+        Dumbbell only: the base RTT of each flow's path (its two-way propagation delay),
+        e.g. ``"80ms"``; the access delays are derived from it (``docs/rtt.md``).
     src_access, dst_access : mapping, optional
         Dumbbell and parking lot: per-flow override of the sender's or receiver's access
         link, e.g. ``{"delay": "10ms"}``.
@@ -574,6 +753,7 @@ def flows(
         stop=stop,
         size=size,
         direction=direction,
+        rtt=rtt,
         src_access=_plain(src_access),
         dst_access=_plain(dst_access),
         **{"from": from_},
@@ -591,9 +771,9 @@ def dumbbell(
     bottleneck: Mapping[str, Any],
     access: Mapping[str, Any],
     flows: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-    duration: str | float,
+    duration: str,
     seed: int | None = None,
-    sample_interval: str | float | None = None,
+    sample_interval: str | None = None,
     changes: Sequence[Mapping[str, Any]] | None = None,
     warmup: str | float | None = None,
 ) -> dict[str, Any]:
@@ -610,11 +790,11 @@ def dumbbell(
         The access links' defaults, e.g. ``link(rate="1Gbps", delay="1ms")``.
     flows : mapping or sequence of mappings
         One flow group (see :func:`flows`) or a list of them.
-    duration : str or float
+    duration : str
         Simulated time, e.g. ``"60s"``.
     seed : int, optional
         Master seed of every random stream (default 1).
-    sample_interval : str or float, optional
+    sample_interval : str, optional
         Time-series period (default ``"100ms"``); ``"0s"`` turns time series off.
     changes : sequence of mappings, optional
         Link changes at given times, see :func:`change`.
@@ -637,9 +817,9 @@ def parking_lot(
     link: Mapping[str, Any],
     access: Mapping[str, Any],
     flows: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-    duration: str | float,
+    duration: str,
     seed: int | None = None,
-    sample_interval: str | float | None = None,
+    sample_interval: str | None = None,
     changes: Sequence[Mapping[str, Any]] | None = None,
     warmup: str | float | None = None,
 ) -> dict[str, Any]:
@@ -658,11 +838,11 @@ def parking_lot(
         The access links' defaults.
     flows : mapping or sequence of mappings
         One flow group or a list of them.
-    duration : str or float
+    duration : str
         Simulated time.
     seed : int, optional
         Master seed (default 1).
-    sample_interval : str or float, optional
+    sample_interval : str, optional
         Time-series period (default ``"100ms"``).
     changes : sequence of mappings, optional
         Link changes at given times, see :func:`change`.
@@ -689,9 +869,9 @@ def graph(
     links: Sequence[Mapping[str, Any]],
     lans: Sequence[Mapping[str, Any]] | None = None,
     flows: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-    duration: str | float,
+    duration: str,
     seed: int | None = None,
-    sample_interval: str | float | None = None,
+    sample_interval: str | None = None,
     changes: Sequence[Mapping[str, Any]] | None = None,
     warmup: str | float | None = None,
 ) -> dict[str, Any]:
@@ -711,11 +891,11 @@ def graph(
         Shared-medium LANs, see :func:`lan`.
     flows : mapping or sequence of mappings
         One flow group or a list of them, naming their ``src`` and ``dst`` nodes.
-    duration : str or float
+    duration : str
         Simulated time.
     seed : int, optional
         Master seed (default 1).
-    sample_interval : str or float, optional
+    sample_interval : str, optional
         Time-series period (default ``"100ms"``).
     changes : sequence of mappings, optional
         Link changes at given times, see :func:`change`.
@@ -740,9 +920,9 @@ def graph(
 def _scenario(
     topology: dict[str, Any],
     groups: Mapping[str, Any] | Sequence[Mapping[str, Any]],
-    duration: str | float,
+    duration: str,
     seed: int | None,
-    sample_interval: str | float | None,
+    sample_interval: str | None,
     changes: Sequence[Mapping[str, Any]] | None = None,
     warmup: str | float | None = None,
 ) -> dict[str, Any]:

@@ -398,6 +398,28 @@ fn render_seqplot(
     Ok(doc.to_string())
 }
 
+/// The congestion-control algorithms of the registry with their parameters and defaults, the
+/// loss recoveries and the queue disciplines, as JSON (`flowshare algorithms`).
+#[pyfunction]
+fn algorithms_json() -> String {
+    flowshare_core::cc::catalog::listing().to_string()
+}
+
+/// A quantity written with its unit, as a scenario reads it, in the base SI unit: `kind`
+/// `"time"` gives seconds, `"rate"` bits per second, `"size"` bytes. `ValueError` with the
+/// scenario loader's message (a bare number has no unit, an unknown unit lists the known ones).
+#[pyfunction]
+fn parse_quantity(kind: &str, text: &str) -> PyResult<f64> {
+    use flowshare_core::units::{Bytes, Dur, Rate};
+    let parsed = match kind {
+        "time" => Dur::parse(text).map(|d| secs(d.0)),
+        "rate" => Rate::parse(text).map(|r| r.0 as f64),
+        "size" => Bytes::parse(text).map(|b| b.0 as f64),
+        other => Err(format!("kind: expected \"time\", \"rate\" or \"size\", got \"{other}\"")),
+    };
+    parsed.map_err(PyValueError::new_err)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", flowshare_core::VERSION)?;
@@ -408,6 +430,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_timeseries, m)?)?;
     m.add_function(wrap_pyfunction!(render_plot, m)?)?;
     m.add_function(wrap_pyfunction!(render_seqplot, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms_json, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

@@ -3,13 +3,19 @@
 ::
 
     flowshare model --list
-    flowshare model pftk p=0.01 rtt=0.1 rto=0.4
-    flowshare model multfrc n=5 p=0.001:0.1:20 j=1 rtt=0.1 rto=0.4 --log --plot multfrc.png
+    flowshare model pftk p=0.01 rtt=100ms rto=400ms
+    flowshare model multfrc n=5 p=0.001:0.1:20 j=1 rtt=100ms rto=0.4s --log --plot multfrc.png
 
 Each ``KEY=VALUE`` sets one of the model's keys (see ``--list``); ``KEY=START:STOP:COUNT``
 sweeps one key over ``COUNT`` values (evenly spaced, or geometrically with ``--log``) and
 prints a table, which ``--plot FILE`` also draws as a PNG. A bad key or value is reported in
 one line naming the key and what is allowed, with exit status 2 and nothing written.
+
+A key that is a time, a size or a bit rate takes its value with a unit, written as in a
+scenario (``rtt=100ms``, ``s=1460B``, ``bandwidth=10Mbps`` or ``"bandwidth=10 Mbit/s"``), and
+the model receives it in the key's own unit (seconds for ``rtt``); a bare number there is
+refused, as in a scenario, because ``rtt=100`` could mean seconds or milliseconds. Counts,
+ratios and probabilities (``p``, ``n``, ``j``, packets, cells) stay bare numbers.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _core
 from .._files import interrupts_deferred
 from . import MODELS, get
 from ._spec import Key, ModelSpec
@@ -211,7 +218,38 @@ def _value(key: Key, text: str) -> Any:
     return number
 
 
+#: Key units that are dimensions: (kind of quantity, the key's unit per base unit, the unit a
+#: bare number is shown with in the suggestion).
+DIMENSIONS: dict[str, tuple[str, float, str]] = {
+    "s": ("time", 1.0, "s"),
+    "ms": ("time", 1e3, "ms"),
+    "B": ("size", 1.0, "B"),
+    "bytes": ("size", 1.0, "B"),
+    "bit/s": ("rate", 1.0, "bps"),
+}
+
+
+def _quantity(key: Key, text: str) -> float:
+    """A value with its unit, converted to the key's unit; bare numbers are refused."""
+    kind, per_base, shown = DIMENSIONS[key.unit]
+    try:
+        return _core.parse_quantity(kind, text) * per_base  # type: ignore[arg-type]
+    except ValueError as exc:
+        message = str(exc)
+    if " has no unit; " in message:
+        units = message[message.index("(units: "):]
+        raise ModelUsageError(
+            f"{key.name}: {text.strip()} has no unit; write {key.name}={text.strip()}{shown} {units}"
+        ) from None
+    raise ModelUsageError(f"{key.name}: {message}") from None
+
+
 def _number(key: Key, text: str) -> float:
+    if key.unit in DIMENSIONS:
+        number = _quantity(key, text)
+        if not np.isfinite(number):
+            raise ModelUsageError(f"{key.name} must be {key.describe_allowed()}, got {text!r}")
+        return number
     try:
         number = float(text)
     except ValueError:

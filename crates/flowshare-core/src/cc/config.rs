@@ -642,10 +642,7 @@ impl CcConfig {
             "compound" => CcConfig::Compound(compound_params(params(&algo, table)?)?),
             "bbr" => CcConfig::Bbr(bbr_params(params(&algo, table)?)?),
             "dctcp" => CcConfig::Dctcp(dctcp_params(params(&algo, table)?)?),
-            other => {
-                let allowed: Vec<String> = ALGORITHMS.iter().map(|a| format!("`{a}`")).collect();
-                return Err(format!("unknown algorithm `{other}`, expected one of {}", allowed.join(", ")));
-            }
+            other => return Err(super::catalog::unknown_algorithm(other)),
         };
         Ok(cfg)
     }
@@ -813,7 +810,12 @@ mod tests {
     #[test]
     fn bad_names_and_parameters_are_precise() {
         let e = parse("\"cubicc\"").unwrap_err();
-        assert!(e.starts_with("unknown algorithm `cubicc`, expected one of `reno`, `scalable`, `multcp`"), "{e}");
+        assert!(e.starts_with("unknown algorithm \"cubicc\"; did you mean \"cubic\"?"), "{e}");
+        let e = parse("\"newreno\"").unwrap_err();
+        assert!(
+            e.starts_with("unknown algorithm \"newreno\"; NewReno is recovery = \"newreno\" with cc = \"reno\""),
+            "{e}"
+        );
         let e = parse("{\"algo\": \"multcp\", \"n\": 0.5}").unwrap_err();
         assert!(e.starts_with("n: must be a number of flows from 1 to 10000, got 0.5"), "{e}");
         let e = parse("{\"algo\": \"multcp\", \"m\": 2}").unwrap_err();
@@ -1141,7 +1143,9 @@ mod tests {
                 ..paper_params
             })
         );
-        let plain = parse("{\"algo\": \"htcp\", \"rtt_scaling\": false, \"delta_l\": 2}").unwrap();
+        let plain = parse("{\"algo\": \"htcp\", \"rtt_scaling\": false, \"delta_l\": \"2s\"}").unwrap();
+        let bare = parse("{\"algo\": \"htcp\", \"delta_l\": 2}").unwrap_err();
+        assert!(bare.starts_with("delta_l: 2 has no unit; write a time such as \"2ms\""), "{bare}");
         assert_eq!(plain, CcConfig::Htcp(HtcpParams { rtt_scaling: false, delta_l: Dur::from_millis(2000), ..linux }));
         for cfg in [htcp, paper, tuned, plain] {
             let json = serde_json::to_string(&cfg).unwrap();

@@ -17,6 +17,7 @@
 
 pub mod bbr;
 pub mod bic;
+pub mod catalog;
 pub mod compound;
 mod config;
 pub mod cubic;

@@ -9,7 +9,7 @@ use super::{FlowGroup, Scenario};
 use crate::engine::{stream, uniform_delay};
 use crate::net::{Network, NodeId, RouteId, RouteTable, Router};
 use crate::traffic::Transport;
-use crate::units::Bytes;
+use crate::units::{Bytes, Dur};
 use crate::ConfigError;
 
 /// The network and connections a scenario describes.
@@ -170,6 +170,7 @@ impl Scenario {
             };
             let is_graph = kind == "graph";
             only("direction", group.direction.is_some() && kind != "dumbbell", "\"dumbbell\"")?;
+            only("rtt", group.rtt.is_some() && kind != "dumbbell", "\"dumbbell\"")?;
             only("from", group.from.is_some() && kind != "parking_lot", "\"parking_lot\"")?;
             only("to", group.to.is_some() && kind != "parking_lot", "\"parking_lot\"")?;
             only("src", group.src.is_some() && !is_graph, "\"graph\"")?;
@@ -405,6 +406,53 @@ impl Scenario {
         Ok(Built { net, conns, arrivals, routes, changes })
     }
 
+    /// Set the access delays of a dumbbell flow group with `rtt`: the four one-way access
+    /// delays (sender side forward and reverse, receiver side forward and reverse) share what
+    /// the bottleneck's two directions leave of the RTT, to the nanosecond.
+    fn derive_access_delays(
+        &self,
+        rtt: Dur,
+        group: &FlowGroup,
+        path: &str,
+        access: [&mut LinkCfg; 2],
+    ) -> Result<(), ConfigError> {
+        for (side, o) in [("src_access", &group.src_access), ("dst_access", &group.dst_access)] {
+            let Some(o) = o else { continue };
+            let reverse = o.reverse.as_ref().and_then(|r| r.delay).is_some();
+            if o.delay.is_some() || reverse {
+                let field = if o.delay.is_some() { "delay" } else { "reverse.delay" };
+                return Err(ConfigError::new(
+                    format!("{path}.{side}.{field}"),
+                    "cannot be given with the group's rtt, which sets the access delays; give one of them",
+                ));
+            }
+        }
+        let bn = self.topology.bottleneck.as_ref().expect("a dumbbell has a bottleneck");
+        let bn_fwd = bn.delay;
+        let bn_rev = bn.reverse.as_ref().and_then(|r| r.delay).unwrap_or(bn.delay);
+        let own = bn_fwd.0 + bn_rev.0;
+        if rtt.0 < own {
+            return Err(ConfigError::new(
+                format!("{path}.rtt"),
+                format!(
+                    "{rtt} is less than the bottleneck's own two-way propagation delay ({}); the RTT must be at least that",
+                    Dur(own)
+                ),
+            ));
+        }
+        let rest = rtt.0 - own;
+        let (q, r) = (rest / 4, rest % 4);
+        let share = |k: u64| Dur(q + u64::from(k < r));
+        for (i, cfg) in access.into_iter().enumerate() {
+            let i = 2 * i as u64;
+            cfg.delay = share(i);
+            let mut rev = cfg.reverse.clone().unwrap_or_default();
+            rev.delay = Some(share(i + 1));
+            cfg.reverse = Some(rev);
+        }
+        Ok(())
+    }
+
     /// Add a source host and a destination host called `names`, joined to routers `ends` by
     /// access links (`acc` with the group's overrides); returns the hosts.
     fn add_hosts(
@@ -417,8 +465,11 @@ impl Scenario {
         (s_name, d_name): (String, String),
     ) -> Result<(NodeId, NodeId), ConfigError> {
         let none = LinkOverride::default();
-        let s_cfg = group.src_access.as_ref().unwrap_or(&none).apply(acc);
-        let d_cfg = group.dst_access.as_ref().unwrap_or(&none).apply(acc);
+        let mut s_cfg = group.src_access.as_ref().unwrap_or(&none).apply(acc);
+        let mut d_cfg = group.dst_access.as_ref().unwrap_or(&none).apply(acc);
+        if let Some(rtt) = group.rtt {
+            self.derive_access_delays(rtt, group, path, [&mut s_cfg, &mut d_cfg])?;
+        }
         // Forward is the direction of the flow's data: host to router, router to host.
         let s_link = format!("{s_name}-{}", net.nodes[ingress as usize]);
         let d_link = format!("{}-{d_name}", net.nodes[egress as usize]);

@@ -51,6 +51,11 @@ pub struct FlowGroup {
     /// Dumbbell: direction.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub direction: Option<Direction>,
+    /// Dumbbell: the base RTT of each flow's path, its two-way propagation delay. The delays
+    /// of the group's access links (both directions, sender and receiver side) are derived so
+    /// that the path's propagation delays add up to it; `topology.access.delay` does not apply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<Dur>,
     /// Dumbbell and parking lot: sender access link override.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub src_access: Option<LinkOverride>,

@@ -118,13 +118,21 @@ pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let scenario: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
-        let msg = inner.to_string();
-        // serde_json appends " at line L column C"; keep the message on one line.
-        ConfigError::new(path, first_line(&msg))
+        ConfigError::new(path, first_line(&without_position(&e.into_inner())))
     })?;
     tables_written_as_tables(&written, &scenario)?;
     Ok(scenario)
+}
+
+/// The message of a JSON error without serde_json's " at line L column C": the error names
+/// the field path instead, and a scenario given as a Python mapping has no lines of its own.
+fn without_position(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    match msg.strip_suffix(&position) {
+        Some(head) if e.line() > 0 => head.to_string(),
+        _ => msg,
+    }
 }
 
 /// Serde also reads a struct from an array of its fields in declaration order; a scenario

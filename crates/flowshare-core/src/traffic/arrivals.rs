@@ -512,7 +512,8 @@ mod tests {
     #[test]
     fn fixed_values_and_tables_resolve_with_the_right_means() {
         assert_eq!(dist("\"100KB\"").unwrap(), Dist::Constant(100_000.0));
-        assert_eq!(dist("1460").unwrap(), Dist::Constant(1460.0));
+        assert_eq!(dist("\"1460 B\"").unwrap(), Dist::Constant(1460.0));
+        assert!(dist("1460").unwrap_err().contains("1460 has no unit; write a size such as \"1460B\""));
         for (t, mean) in [
             ("{ dist = \"exponential\", mean = \"10KB\" }", 10_000.0),
             ("{ dist = \"pareto\", mean = \"70KB\", shape = 2.5 }", 70_000.0),
