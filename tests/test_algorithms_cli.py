@@ -59,6 +59,9 @@ def test_every_listed_default_is_accepted_by_the_core(name):
             assert p["kind"] in ("number", "boolean", "time", "choice"), p
             if p["kind"] == "choice" and p["name"] != "variant":
                 assert str(p["default"]) in p["allowed"].split(", ") or isinstance(p["default"], dict)
+        # Options of a group whose switch is off by default (hystart_*) are refused then.
+        off = [f"{k}_" for k, v in table.items() if v is False]
+        table = {k: v for k, v in table.items() if not k.startswith(tuple(off))} if off else table
         given = sc.load_scenario(_scenario_with_cc(table))["flows"][0]["tcp"]["cc"]
         plain = {"algo": name} if variant is None else {"algo": name, "variant": variant}
         assert given == sc.load_scenario(_scenario_with_cc(plain))["flows"][0]["tcp"]["cc"]

@@ -65,7 +65,15 @@ class _Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
+_received: list[int] = []
+"""The termination signals received while a command runs. A signal that arrives inside a C
+extension's argument conversion (matplotlib's, numpy's) can reach Python as that library's
+own error (a ``TypeError``) instead of :class:`_Terminated`; the command is interrupted all
+the same."""
+
+
 def _raise_terminated(signum: int, _frame: object) -> None:
+    _received.append(signum)
     raise _Terminated(signum)
 
 
@@ -97,20 +105,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc), status=2)
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else 0
+    _received.clear()
     try:
         with _termination_unwinds():
             return int(args.handler(args) or 0)
     except KeyboardInterrupt as exc:
-        written = getattr(args, "written", None)
-        what = f"{written} was written whole" if written else "no output written"
-        print(f"{PROG}: interrupted; {what}", file=sys.stderr)
-        return 128 + exc.signum if isinstance(exc, _Terminated) else 130
+        return _interrupted(args, 128 + exc.signum if isinstance(exc, _Terminated) else 130)
     except _UsageError as exc:
         return _fail(str(exc), status=2)
     except (ConfigError, _UserError) as exc:
         return _fail(str(exc))
     except OSError as exc:
+        if _received:
+            return _interrupted(args, 128 + _received[0])
         return _fail(_os_message(exc))
+    except Exception:
+        if _received:
+            return _interrupted(args, 128 + _received[0])
+        raise
+
+
+def _interrupted(args: argparse.Namespace, status: int) -> int:
+    written = getattr(args, "written", None)
+    what = f"{written} was written whole" if written else "no output written"
+    print(f"{PROG}: interrupted; {what}", file=sys.stderr)
+    return status
 
 
 def _command(argv: Sequence[str]) -> str | None:

@@ -267,8 +267,34 @@ pub fn describe(algo: &str) -> Option<Value> {
         .iter()
         .map(|name| {
             let prose = doc.and_then(|d| d.params.iter().find(|p| p.0 == name));
-            let values: Vec<(Option<String>, Value)> =
-                per_variant.iter().map(|(v, m)| (v.clone(), m.get(name).cloned().unwrap_or(Value::Null))).collect();
+            // An option of a group switched on by a boolean (`hystart_detect` by `hystart`) is
+            // written out only when its switch is on: its default is the one it then takes.
+            let gated = |variant: &Option<String>| -> Value {
+                names
+                    .iter()
+                    .filter(|switch| name.starts_with(&format!("{switch}_")))
+                    .find_map(|switch| {
+                        let mut set = Map::new();
+                        if let Some(v) = variant {
+                            set.insert("variant".into(), json!(v));
+                        }
+                        set.insert(switch.clone(), json!(true));
+                        defaults(algo, &set).ok()?.get(name).cloned()
+                    })
+                    .unwrap_or_else(|| {
+                        // The switch itself, left out of the normalized form when off.
+                        let prefix = format!("{name}_");
+                        if names.iter().any(|n| n.starts_with(&prefix)) {
+                            json!(false)
+                        } else {
+                            Value::Null
+                        }
+                    })
+            };
+            let values: Vec<(Option<String>, Value)> = per_variant
+                .iter()
+                .map(|(v, m)| (v.clone(), m.get(name).cloned().unwrap_or_else(|| gated(v))))
+                .collect();
             let default = if name == "variant" {
                 default_variant.clone().unwrap_or(Value::Null)
             } else {
@@ -431,6 +457,11 @@ mod tests {
                         table.insert(name.into(), value);
                     }
                 }
+                // Options of a group whose switch is off by default are not written (the
+                // parser refuses them there).
+                let off: Vec<String> =
+                    table.iter().filter(|(_, v)| **v == json!(false)).map(|(k, _)| format!("{k}_")).collect();
+                table.retain(|k, _| !off.iter().any(|p| k.starts_with(p)));
                 let written = Value::Object(table.clone());
                 let cfg: CcConfig = serde_json::from_value(written.clone())
                     .unwrap_or_else(|e| panic!("{algo} {variant:?}: listed defaults refused: {e}"));

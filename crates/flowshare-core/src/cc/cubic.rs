@@ -92,7 +92,7 @@ pub const HYSTART_DELAY_MIN: Time = 4_000_000;
 pub const HYSTART_DELAY_MAX: Time = 16_000_000;
 
 /// CUBIC parameters (validated by `CcConfig`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 pub struct CubicParams {
     /// Rule set.
     pub variant: CubicVariant,
@@ -105,36 +105,45 @@ pub struct CubicParams {
     /// The Reno-friendly region (Linux `tcp_friendliness`).
     pub tcp_friendliness: bool,
     /// HyStart in slow start (off by default here; on by default in Linux).
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default)]
     pub hystart: bool,
     /// HyStart's detectors.
-    #[serde(default, skip_serializing_if = "is_both")]
+    #[serde(default)]
     pub hystart_detect: HystartDetect,
     /// HyStart acts from this window on, segments (16).
-    #[serde(default = "low_window", skip_serializing_if = "is_low_window")]
+    #[serde(default = "low_window")]
     pub hystart_low_window: f64,
     /// Largest gap between ACKs of a train (2 ms).
-    #[serde(default = "ack_delta", skip_serializing_if = "is_ack_delta")]
+    #[serde(default = "ack_delta")]
     pub hystart_ack_delta: Dur,
 }
 
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-fn is_both(d: &HystartDetect) -> bool {
-    *d == HystartDetect::Both
-}
 fn low_window() -> f64 {
     16.0
 }
-fn is_low_window(w: &f64) -> bool {
-    *w == low_window()
+/// The normalized form: HyStart's options are written only when HyStart is on (then all of
+/// them, defaults included), so that a scenario without HyStart normalizes as it always has.
+impl Serialize for CubicParams {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("variant", &self.variant)?;
+        m.serialize_entry("c", &self.c)?;
+        m.serialize_entry("beta", &self.beta)?;
+        m.serialize_entry("fast_convergence", &self.fast_convergence)?;
+        m.serialize_entry("tcp_friendliness", &self.tcp_friendliness)?;
+        if self.hystart {
+            m.serialize_entry("hystart", &true)?;
+            m.serialize_entry("hystart_detect", &self.hystart_detect)?;
+            m.serialize_entry("hystart_low_window", &self.hystart_low_window)?;
+            m.serialize_entry("hystart_ack_delta", &self.hystart_ack_delta)?;
+        }
+        m.end()
+    }
 }
+
 fn ack_delta() -> Dur {
     Dur::from_millis(2)
-}
-fn is_ack_delta(d: &Dur) -> bool {
-    *d == ack_delta()
 }
 
 impl CubicParams {
