@@ -40,6 +40,11 @@ ROWS_PER_SLICE = 1_000_000
 """Time-series rows and traced events the core holds before they are taken (the run is cut
 into more slices when there would be more)."""
 
+EVENTS_PER_SLICE = 1_000_000
+"""A run is cut into no more slices than it has millions of events (the core runs 10 to 30
+million a second): a slice then lasts tens of milliseconds, short enough for Ctrl-C and the
+progress bar, and a short run is not slowed by hundreds of round trips to Python."""
+
 SPILLED_ROW_BYTES = 80
 """Disk bytes of a spilled time-series row (Arrow IPC, uncompressed)."""
 
@@ -180,10 +185,12 @@ class Cost(_Frozen):
 
 
 def cost(estimate: Mapping[str, Any], *, base_slices: int) -> Cost:
-    """What the guard counts of the core's ``estimate`` for a run cut into at least
-    ``base_slices`` slices."""
+    """What the guard counts of the core's ``estimate`` for a run cut into ``base_slices``
+    slices, fewer for a run of few events (``EVENTS_PER_SLICE``), more for one of many rows
+    (``ROWS_PER_SLICE``)."""
     rows = float(estimate["series_rows"]) + float(estimate["trace_rows"])
-    slices = max(base_slices, math.ceil(rows / ROWS_PER_SLICE))
+    by_events = min(base_slices, math.ceil(float(estimate["events"]) / EVENTS_PER_SLICE))
+    slices = max(by_events, math.ceil(rows / ROWS_PER_SLICE), 1)
     per_slice = rows / slices
     row_bytes = max(int(estimate["series_row_bytes"]), int(estimate["trace_row_bytes"]))
     from ._series import SPILL_BYTES

@@ -21,10 +21,11 @@ from .scenario import ConfigError, Source, scenario_text
 __all__ = ["run", "validate"]
 
 SLICES = 200
-"""The run advances in at least this many equal slices of simulated time, so that the progress
-bar can move and Ctrl-C is noticed between slices (the core holds no Python state while it
-runs); after each, the time series, traced events and transfers recorded are taken from the
-core. A run with many time-series rows is cut into more slices (``guard.ROWS_PER_SLICE``)."""
+"""A long run advances in this many equal slices of simulated time, so that the progress bar can
+move and Ctrl-C is noticed between slices (the core holds no Python state while it runs); after
+each, the time series, traced events and transfers recorded are taken from the core. A run of
+few events is cut into fewer (``guard.EVENTS_PER_SLICE``), one with many time-series rows into
+more (``guard.ROWS_PER_SLICE``)."""
 
 PROGRESS_DELAY_S = 3.0
 """A progress bar appears only once a run has taken this many seconds of wall time."""
