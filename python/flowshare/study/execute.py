@@ -287,6 +287,10 @@ def execute_run(task: Mapping[str, Any]) -> Outcome:
 # Backends
 
 
+_MANAGER_EXIT_S = 5.0
+"""How long a stopping sweep waits for its process pool's manager thread to exit."""
+
+
 def _run_local(
     tasks: Sequence[Outcome], workers: int, on_outcome: Callable[[Outcome], None]
 ) -> None:
@@ -319,10 +323,17 @@ def _run_local(
         with interrupts_deferred():
             if pool is not None:
                 processes = list(getattr(pool, "_processes", {}).values())
+                manager = getattr(pool, "_executor_manager_thread", None)
                 pool.shutdown(wait=False, cancel_futures=True)
                 for process in processes:
                     with contextlib.suppress(Exception):
                         process.terminate()
+                # The pool's manager thread closes its wake-up pipe once it sees the workers
+                # gone; if that raced with the interpreter's exit hook, which writes to the
+                # pipe, Python 3.11 would print an ignored OSError (fixed in 3.12). Wait for it
+                # a bounded time.
+                if manager is not None:
+                    manager.join(timeout=_MANAGER_EXIT_S)
         raise
     pool.shutdown(wait=True)
 
