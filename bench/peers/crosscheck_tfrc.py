@@ -110,6 +110,8 @@ def _cases() -> list[Case]:
 
 
 CASES = _cases()
+# The case whose agents and queue show every ns-2 variable the reference runs use.
+RED_1 = next(c for c in CASES if c.key == "red-1")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -417,11 +419,15 @@ def main() -> int:
     print(text)
     out = Path(args.json) if args.json else (REFERENCE if cases == CASES and args.runs == 10 else None)
     if out:
+        defaults = subprocess.run([shutil.which(args.ns), str(NS2_SCRIPT), *ns2_args(RED_1, 1), "defaults=1"],
+                                  capture_output=True, text=True, check=True).stdout
         out.write_text(json.dumps({
             "network": {"bottleneck_mbps": MBPS, "delay_ms": DELAY_MS, "queue_pkts": QUEUE, "access_mbps": 1000,
                         "access_delay_ms": 1, "payload_bytes": PAYLOAD, "header_bytes": HEADER,
                         "seconds": SECONDS, "warmup_s": WARMUP_S, "jitter_s": JITTER_S},
-            "seeds": list(range(1, args.runs + 1)), "cases": rows}, indent=1) + "\n")
+            "seeds": list(range(1, args.runs + 1)),
+            "ns2_variables": [line.split(" ", 2) for line in defaults.splitlines()],
+            "cases": rows}, indent=1) + "\n")
         print(f"wrote {out}", file=sys.stderr)
     if args.write_docs:
         write_docs(text)

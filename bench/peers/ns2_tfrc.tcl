@@ -31,6 +31,8 @@
 #   access=MBPS   access link rate (1000)
 #   jitter=S      start-time jitter bound (1)
 #   size=B hdr=B  payload and header bytes of every data packet (1000, 40)
+#   defaults=1    print the variables of the agents (and of RED) that this run would use, one
+#                 `CLASS VARIABLE VALUE` line each, and exit without running (0)
 #
 # Output. The TFRC sink runs with `printLoss_ 1`: each time it computes the loss event rate it
 # puts in a feedback report (`est_loss_WALI`, the RFC 5348 average loss interval) it prints
@@ -74,6 +76,7 @@ set opt(access) 1000
 set opt(jitter) 1
 set opt(size) 1000
 set opt(hdr) 40
+set opt(defaults) 0
 foreach a $argv {
   set kv [split $a =]
   if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
@@ -260,5 +263,36 @@ proc finish {} {
   puts "\n$line"
   exit 0
 }
+# The values the agents of this run hold (ns-2's defaults, with the settings above), to record
+# what the reference numbers were made with.
+proc show_defaults {} {
+  global snd rcv nflows qtype ns r0 r1 trfd tracefile
+  close $trfd
+  file delete $tracefile
+  set vars(Agent/TFRC) {packetSize_ headersize_ useHeaders_ df_ tcp_tick_ InitRate_ overhead_
+    ssmult_ bval_ ca_ conservative_ minrto_ SndrType_ oldCode_ rate_init_ rate_init_option_
+    slow_increase_ idleFix_ maxHeavyRounds_ scmult_ voip_ fsize_ ecn_ srtt_init_ rttvar_init_
+    rtxcur_init_ rttvar_exp_ T_SRTT_BITS T_RTTVAR_BITS}
+  set vars(Agent/TFRCSink) {packetSize_ InitHistorySize_ NumFeedback_ AdjustHistoryAfterSS_
+    printLoss_ algo_ PreciseLoss_ numPkts_ minDiscountRatio_ NumSamples_ discount_ smooth_
+    ShortIntervals_ ShortRtts_}
+  set vars(Agent/TCP/Sack1) {packetSize_ tcpip_base_hdr_size_ window_ windowInit_ maxburst_
+    tcpTick_ minrto_ maxrto_ numdupacks_ singledup_ syn_ delay_growth_ timestamps_}
+  set vars(Agent/TCPSink/Sack1) {packetSize_ maxSackBlocks_}
+  set objs [list Agent/TFRC $snd(0) Agent/TFRCSink $rcv(0)]
+  if {$nflows > 1} { lappend objs Agent/TCP/Sack1 $snd(1) Agent/TCPSink/Sack1 $rcv(1) }
+  foreach {cls o} $objs {
+    foreach v $vars($cls) { puts "$cls $v [$o set $v]" }
+  }
+  if {$qtype eq "RED"} {
+    set q [[$ns link $r0 $r1] queue]
+    foreach v {limit_ thresh_ maxthresh_ q_weight_ gentle_ queue_in_bytes_ bytes_ mean_pktsize_
+               linterm_ wait_ targetdelay_ setbit_} {
+      puts "Queue/RED $v [$q set $v]"
+    }
+  }
+  exit 0
+}
+if {$opt(defaults)} { show_defaults }
 $ns at $opt(time) "finish"
 $ns run
