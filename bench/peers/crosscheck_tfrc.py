@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import fnmatch
+import functools
 import json
 import re
 import shutil
@@ -201,8 +202,24 @@ def scenario(case: Case, seed: int, starts: list[float]) -> dict:
     return sc
 
 
-def _tfrc_unknown(msg: str) -> bool:
-    return "tfrc" in msg.lower() and any(w in msg.lower() for w in ("unknown", "expected", "variant"))
+def _flowshare():
+    try:
+        import flowshare
+    except ImportError:
+        sys.exit("--sims flowshare: the flowshare package is not importable (pip install -e . or maturin develop)")
+    return flowshare
+
+
+def check_tfrc(sc: dict) -> None:
+    """Exit with one line if this flowshare build does not know the TFRC flow group."""
+    flowshare = _flowshare()
+    try:
+        flowshare.validate(sc)
+    except flowshare.ConfigError as e:
+        first = (str(e).splitlines() or [type(e).__name__])[0]
+        if "tfrc" in first.lower():
+            sys.exit(f'--sims flowshare: this flowshare build does not know transport = "tfrc" ({first})')
+        raise
 
 
 def loss_events(drop_times: list[float], rtt: float, start: float, stop: float) -> int:
@@ -216,26 +233,18 @@ def loss_events(drop_times: list[float], rtt: float, start: float, stop: float) 
 
 
 def run_flowshare(sc: dict) -> dict:
-    try:
-        import flowshare
-    except ImportError:
-        sys.exit("--sims flowshare: the flowshare package is not importable (pip install -e . or maturin develop)")
-    try:
-        res = flowshare.run(sc, progress=False)
-    except flowshare.ConfigError as e:
-        first = str(e).splitlines()[0] if str(e) else type(e).__name__
-        if _tfrc_unknown(first):
-            sys.exit(f"--sims flowshare: this flowshare build does not know transport = \"tfrc\" ({first})")
-        raise
+    res = _flowshare().run(sc, progress=False)
     flows = res.flows
     window = SECONDS - WARMUP_S
     mbps = [float(b) * 8 / window / 1e6 for b in flows["steady_bytes_delivered"]]
+    # TFRC's data packets, told from its feedback by their size on the wire.
     ev = res.events
-    ev = ev[(ev["flow"] == 0) & (ev["time_s"] >= 0)]
-    data = ev[ev["packet"] != "ack"]
-    sent = int(((data["kind"] == "send") & (data["time_s"] >= WARMUP_S)).sum())
-    drops = sorted(float(t) for t in data.loc[data["kind"] == "drop", "time_s"])
+    ev = ev[(ev["flow"] == 0) & (ev["size"] == WIRE)]
+    sent = int(((ev["kind"] == "send") & (ev["time_s"] >= WARMUP_S)).sum())
+    drops = sorted(float(t) for t in ev.loc[ev["kind"] == "drop", "time_s"])
     rtt = float(flows["rtt_mean_s"].iloc[0])
+    if rtt != rtt:
+        sys.exit("--sims flowshare: the TFRC flow reports no rtt_mean_s; its loss events need its mean RTT")
     events = loss_events(drops, rtt, WARMUP_S, SECONDS)
     lost = sum(1 for t in drops if t >= WARMUP_S)
     p_col = next((c for c in P_COLUMNS if c in flows.columns), None)
@@ -243,6 +252,14 @@ def run_flowshare(sc: dict) -> dict:
             "loss_events": events, "p_trace": events / sent if sent else 0.0,
             "p_tfrc": float(flows[p_col].iloc[0]) if p_col else None,
             "loss_rate": lost / sent if sent else 0.0, "rtt": rtt}
+
+
+@functools.cache
+def fs_build() -> str:
+    """What identifies the flowshare build, for the cache: its version and native module."""
+    flowshare = _flowshare()
+    from flowshare import _core
+    return f"{flowshare.__version__}:{_digest(Path(_core.__file__).read_bytes())}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -437,8 +454,9 @@ def main() -> int:
     for c in cases:
         for seed in range(1, args.runs + 1):
             sc = scenario(c, seed, results[("ns2", c.key, seed)]["starts"])
-            fs_jobs.append(Job("flowshare", c, seed, RUNS_DIR / f"{c.key}__s{seed}__fs-{_digest(_fs_build(), json.dumps(sc, sort_keys=True))}.json",
+            fs_jobs.append(Job("flowshare", c, seed, RUNS_DIR / f"{c.key}__s{seed}__fs-{_digest(fs_build(), json.dumps(sc, sort_keys=True))}.json",
                                scenario=sc))
+    check_tfrc(fs_jobs[0].scenario)
     run_all(fs_jobs, 1)
     fs = {c.key: [results[("flowshare", c.key, s)] for s in range(1, args.runs + 1)] for c in cases}
     table, ok, total = comparison(rows, fs)
@@ -446,16 +464,6 @@ def main() -> int:
     print(table)
     print(f"\nAgreement: {ok} of {total} compared figures (target: all).")
     return 0 if ok == total else 1
-
-
-def _fs_build() -> str:
-    """What identifies the flowshare build, for the cache: its version and native module."""
-    try:
-        import flowshare
-        from flowshare import _core
-    except ImportError:
-        sys.exit("--sims flowshare: the flowshare package is not importable (pip install -e . or maturin develop)")
-    return f"{getattr(flowshare, '__version__', '')}:{_digest(Path(_core.__file__).read_bytes())}"
 
 
 if __name__ == "__main__":
