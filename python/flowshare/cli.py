@@ -10,6 +10,7 @@
     flowshare model NAME KEY=VALUE ... [--plot FILE] | flowshare model --list
     flowshare algorithms [NAME] [--json]
     flowshare report DIR [--out OUT] [--level L] [--rank-by PARAM]
+    flowshare reproduce STUDY --out DIR [--quick] [--workers N] [--dask ADDR]
 
 User errors (an invalid scenario, a missing file, a bad flag) print one line
 ``flowshare: error: ...`` on stderr and exit with status 1 (2 for a bad command line); no
@@ -267,11 +268,73 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "'flows[0].tcp.cc') in each condition, rank 1 the best (rank matrices)",
     )
     report.set_defaults(handler=_cmd_report)
+    reproduce = commands.add_parser(
+        "reproduce",
+        help="reproduce a study's published numbers and write targets.csv and report.html",
+        description="Simulate a study, compare every numeric target with the published value "
+        "and write DIR/targets.csv, DIR/runs.csv and DIR/report.html (docs/reproduce.md). "
+        "Running the same command again reuses the finished runs in DIR/store.",
+    )
+    reproduce.add_argument(
+        "study", metavar="STUDY", help="efcm, pamultcp, multfrc, nist or hasegawa"
+    )
+    reproduce.add_argument(
+        "--out", required=True, type=output_dir, metavar="DIR", help="output directory"
+    )
+    reproduce.add_argument(
+        "--quick", action="store_true", help="a reduced version: fewer, shorter runs"
+    )
+    reproduce.add_argument(
+        "--workers", type=positive_int, metavar="N",
+        help="local worker processes (default: every core)",
+    )
+    reproduce.add_argument(
+        "--dask", metavar="ADDR", help="run on the dask.distributed scheduler at ADDR"
+    )
+    reproduce.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    reproduce.set_defaults(handler=_cmd_reproduce)
     return parser
 
 
 # ---------------------------------------------------------------------------------------------
 # Commands
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from .reproduce import check_study, reproduce
+
+    check_study(args.study)  # before anything is written
+    if args.dask is not None and args.workers is not None:
+        raise _UsageError("--workers applies to local runs; drop it with --dask")
+    try:
+        done = reproduce(
+            args.study, args.out, scale="quick" if args.quick else "full",
+            workers=args.workers, dask=args.dask, progress=_progress(args),
+            names={"out": "--out", "scale": "--quick", "workers": "--workers",
+                   "dask": "--dask"},
+        )
+    except KeyboardInterrupt as exc:
+        if (Path(args.out) / "store" / "sweep.json").is_file():
+            message = f"finished runs are kept in {args.out}; run the same command to continue"
+        else:
+            message = f"no run had finished; nothing was written to {args.out}"
+        print(f"{PROG}: interrupted; {message}", file=sys.stderr)
+        return 128 + exc.signum if isinstance(exc, _Terminated) else 130
+    tally = done.counts()
+    reused = done.runs - done.ran
+    print(
+        f"{_plural(done.runs, 'run')}: {done.ran} ran"
+        + (f", {reused} reused" if reused else "")
+        + (f", {done.failed} failed" if done.failed else "")
+    )
+    print(
+        f"{_plural(len(done.targets), 'target')}: {tally['passed']} passed, "
+        f"{tally['failed']} failed, {tally['not_measured']} not measured"
+    )
+    print("wrote:")
+    for name in ("targets.csv", "runs.csv", "report.html"):
+        print(f"  {Path(args.out) / name}")
+    return 0
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
