@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +96,7 @@ class Point:
     n: int
     loss: float = 0.0     # S1: Bernoulli loss probability
     burst: int = 0        # S3: packets lost per burst
+    prefix: bool = False  # the same run stopped at the end of the warm-up
 
     @property
     def label(self) -> str:
@@ -140,16 +141,16 @@ def plan(scale: str) -> Plan:
         )
     if scale == "quick":
         return Plan(
-            s1={(30, "red"): (5, 10), (30, "droptail"): (5,), (100, "red"): (10,)},
-            s1_loss=(0.001, 0.009, 0.03, 0.08),
+            s1={(30, "red"): (5, 10, 50), (30, "droptail"): (5,), (100, "red"): (10,)},
+            s1_loss=(0.0003, 0.001, 0.003, 0.009, 0.03, 0.06, 0.08),
             s1_low_loss=(),
-            s2_capacity=(2, 16, 256),
+            s2_capacity=(1, 2, 4, 16, 128, 256),
             s2_flows=(5, 10),
             s2_queues=("droptail", "red"),
-            s3_burst=(2, 4),
+            s3_burst=(2, 3, 4, 6),
             s3_flows=(5,),
             s3_queues=("red",),
-            durations={"S1": (60.0, 15.0), "S2": (60.0, 20.0), "S3": (60.0, 15.0)},
+            durations={"S1": (120.0, 15.0), "S2": (150.0, 50.0), "S3": (150.0, 50.0)},
         )
     if scale == "tiny":
         return Plan(
@@ -183,7 +184,10 @@ def points(p: Plan) -> list[Point]:
         for n in p.s3_flows:
             for length in p.s3_burst:
                 out.append(Point("S3", queue, 30, 1000.0, n, burst=length))
-    return out
+    # Each condition's twin stopped at the end of its warm-up: the flows table counts events
+    # over the whole run, so the steady-state counts are the differences (same seed, same
+    # random streams, hence the same first seconds).
+    return out + [replace(x, prefix=True) for x in out]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,6 +216,8 @@ def scenario(point: Point, p: Plan, options: Options = OPTIONS) -> dict[str, Any
     elif point.setup == "S3":
         bottleneck["loss"] = {"model": "two_state", "q": 0.001, "length": point.burst}
     access_rate = "1Gbps" if point.setup == "S2" else "10Gbps"
+    if point.prefix:
+        duration, warmup = warmup, 0.0
     return {
         "simulation": {"duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
                        "sample_interval": f"{p.sample_s:g}s"},
@@ -264,26 +270,34 @@ def _steady_samples(series: pd.DataFrame, warmup: float, interval: float) -> pd.
     return series[series["time_s"] - interval >= warmup - 1e-9]
 
 
-def measure(run_dir: Path, point: Point, p: Plan, options: Options = OPTIONS) -> dict[str, Any]:
-    """Loss measures, throughput, model values and errors of one run directory."""
+def measure(run_dir: Path, prefix_dir: Path, point: Point, p: Plan,
+            options: Options = OPTIONS) -> dict[str, Any]:
+    """Loss measures, throughput, model values and errors of one condition.
+
+    ``run_dir`` holds the run, ``prefix_dir`` the same run stopped at the end of the warm-up;
+    counts after the warm-up are the differences of their flows tables.
+    """
     duration, warmup = p.durations[point.setup]
-    flows = pd.read_csv(run_dir / "flows.csv")
+    span = duration - warmup
+    whole = pd.read_csv(run_dir / "flows.csv").set_index("flow")
+    early = pd.read_csv(prefix_dir / "flows.csv").set_index("flow")
+
+    def steady(column: str) -> float:
+        return float((whole[column] - early[column]).sum())
+
+    packets = steady("packets_sent")        # data packets sent after the warm-up
+    throughput = packets / span              # pkt/s, retransmissions included (§3.2.4)
+    # Model A's p: fast recoveries and time-outs per packet sent (§3.2.4).
+    timeouts = steady("timeouts")
+    events = steady("fast_retransmits") + timeouts
+    p_flow = events / packets if packets else math.nan
+    weights = whole["rtt_samples"].to_numpy(float)
+    rtt = float(np.average(whole["rtt_mean_s"].to_numpy(float), weights=weights))
     series = pd.read_parquet(run_dir / "timeseries.parquet")
     series = series[series["kind"].astype(str) == "flow"]
-    steady = _steady_samples(series, warmup, p.sample_s)
-    span = duration - warmup
-    sent_bytes = float(steady["send_rate_bps"].sum()) * p.sample_s / 8
-    packets = sent_bytes / PAYLOAD_B           # data packets sent after the warm-up
-    throughput = packets / span                # pkt/s, retransmissions included (§3.2.4)
-
-    # Model A's p: fast recoveries and time-outs per packet sent (§3.2.4).
-    events = float((flows["fast_retransmits"] + flows["timeouts"]).sum())
-    timeouts = float(flows["timeouts"].sum())
-    p_flow = events / float(flows["packets_sent"].sum())
-    weights = flows["rtt_samples"].to_numpy(float)
-    rtt = float(np.average(flows["rtt_mean_s"].to_numpy(float), weights=weights))
+    after = _steady_samples(series, warmup, p.sample_s)
     # The timeout armed without back-off: samples taken while no timeout was backed off.
-    unbacked = steady[steady["backoff"] == 1]["rto_s"]  # the multiplier: 1 = none
+    unbacked = after[after["backoff"] == 1]["rto_s"]  # the multiplier: 1 = none
     rto = float(unbacked.mean()) if len(unbacked) else math.nan
 
     # Model B's p_e, p_r and j: losses of data packets after the warm-up, grouped by the RTT.
@@ -828,12 +842,18 @@ def rows_from_store(store: Path, p: Plan, options: Options = OPTIONS,
     """One measured row per done run of the store."""
     catalog = pd.read_parquet(store / "catalog.parquet")
     conditions = list(points(p)) if conditions is None else list(conditions)
+    half = len(conditions) // 2
+    done = {
+        (int(r["arm"]), int(r["replication"])): str(r["run_id"])
+        for _, r in catalog.iterrows() if r["status"] == "done"
+    }
     out = []
-    for _, run in catalog.iterrows():
-        if run["status"] != "done":
+    for (arm, rep), run_id in sorted(done.items()):
+        if arm >= half or (arm + half, rep) not in done:
             continue
-        row = measure(store / "runs" / str(run["run_id"]), conditions[int(run["arm"])], p, options)
-        row["run_id"] = run["run_id"]
-        row["replication"] = int(run["replication"])
+        row = measure(store / "runs" / run_id, store / "runs" / done[(arm + half, rep)],
+                      conditions[arm], p, options)
+        row["run_id"] = run_id
+        row["replication"] = rep
         out.append(row)
     return pd.DataFrame(out)
