@@ -184,7 +184,7 @@ def test_a_second_invocation_reuses_every_run(tiny):
     assert (out / "targets.csv").is_file()
 
 
-def test_the_command_line_resumes_and_prints_the_tally(tiny, capsys):
+def test_a_quick_run_into_a_tiny_reproduction_is_refused(tiny, capsys):
     out, _ = tiny
     # The tiny scale is not the CLI's: a full or quick run into it is refused, not mixed.
     status, _, err = run_cli(["reproduce", "multfrc", "--out", str(out), "--quick"], capsys)

@@ -30,6 +30,7 @@ from .. import __version__
 from .. import sim as _sim
 from .._core import ConfigError
 from .._files import INTERRUPT_SIGNALS, interrupts_deferred
+from ..guard import Budget
 from . import stats
 from .store import PYTHON_NAMES, RunStore
 from .sweep import Response, Run, Sweep, evaluate_responses, load_sweep
@@ -79,6 +80,7 @@ def run_sweep(
     dask: Any = None,
     resume: bool = False,
     progress: bool | None = None,
+    force: bool = False,
 ) -> SweepOutcome:
     """Run every run of a sweep and write the run store ``out``.
 
@@ -102,6 +104,10 @@ def run_sweep(
         Continue the sweep in ``out``: done runs are kept, pending and failed ones run.
     progress : bool, optional
         Progress bar with ETA on stderr; default only when stderr is a terminal.
+    force : bool
+        Run every arm whatever the resource guard estimates (``docs/reliability.md``): for
+        sweeps known to fit although the estimate says otherwise, such as runs whose event
+        trace keeps only a few kinds of events, which the estimate counts in full.
 
     Raises
     ------
@@ -116,7 +122,7 @@ def run_sweep(
     """
     return sweep_with_names(
         source, out, workers=workers, dask=dask, resume=resume, progress=progress,
-        names=PYTHON_NAMES,
+        names=PYTHON_NAMES, force=force,
     )
 
 
@@ -129,6 +135,7 @@ def sweep_with_names(
     resume: bool,
     progress: bool | None,
     names: Mapping[str, str],
+    force: bool = False,
 ) -> SweepOutcome:
     """:func:`run_sweep`, with errors naming the arguments as ``names`` says (the command line
     passes :data:`~flowshare.study.store.CLI_NAMES`)."""
@@ -136,12 +143,12 @@ def sweep_with_names(
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise ConfigError(f"{names['workers']}: expected an integer >= 1, got {workers!r}")
-    runs = sweep.runs(sweep.validate())
+    runs = sweep.runs(sweep.validate(force=force))
     # Connect before the store is created, so that a wrong address leaves nothing behind.
     client, own_client = _dask_client(dask, names) if dask is not None else (None, False)
     try:
         return _execute(sweep, runs, out, client, workers, resume=resume, progress=progress,
-                        names=names)
+                        names=names, force=force)
     finally:
         if own_client:
             client.close()
@@ -157,10 +164,12 @@ def _execute(
     resume: bool,
     progress: bool | None,
     names: Mapping[str, str],
+    force: bool = False,
 ) -> SweepOutcome:
     store = RunStore.open(out, sweep, runs, resume=resume, names=names)
     try:
-        return _execute_in(store, sweep, runs, out, client, workers, progress=progress)
+        return _execute_in(store, sweep, runs, out, client, workers, progress=progress,
+                           force=force)
     except BaseException:
         # A sweep that stops before its first run finished (an interrupt, workers that could
         # not start) leaves no store behind: nothing in it would be worth resuming.
@@ -178,11 +187,13 @@ def _execute_in(
     workers: int | None,
     *,
     progress: bool | None,
+    force: bool = False,
 ) -> SweepOutcome:
     todo = store.to_run()
     response_specs = [{"name": r.name, **r.to_dict()} for r in sweep.responses]
     tasks = [
-        {"run_id": run.run_id, "scenario": run.scenario, "responses": response_specs}
+        {"run_id": run.run_id, "scenario": run.scenario, "responses": response_specs,
+         "force": force}
         for run in todo
     ]
     if progress is None:
@@ -238,7 +249,8 @@ def execute_run(task: Mapping[str, Any]) -> Outcome:
     Parameters
     ----------
     task : mapping
-        ``run_id``, ``scenario`` (normalized, seed set) and ``responses`` (definitions).
+        ``run_id``, ``scenario`` (normalized, seed set), ``responses`` (definitions) and,
+        optionally, ``force`` (run whatever the resource guard estimates).
 
     Returns
     -------
@@ -259,7 +271,8 @@ def execute_run(task: Mapping[str, Any]) -> Outcome:
         with interrupts_deferred():
             directory = tempfile.mkdtemp(prefix="flowshare-run-")
         # pcap captures (trace.pcap) stream into the same directory as the other files.
-        result = _sim.run(task["scenario"], progress=False, pcap_dir=directory)
+        budget = Budget(force=True) if task.get("force") else None
+        result = _sim.run(task["scenario"], progress=False, pcap_dir=directory, budget=budget)
         definitions = [Response(**spec) for spec in task["responses"]]
         responses = evaluate_responses(result, definitions)
         for name in result.write_into(directory):

@@ -39,6 +39,7 @@ from .. import __version__
 from .. import sim as _sim
 from .._core import ConfigError
 from .._files import read_document_text
+from ..guard import Budget
 from ..results import RunResult
 from . import design as _design
 
@@ -332,8 +333,11 @@ class Sweep:
                 raise ConfigError(f"{self.label}: {self._arm_label(arm)}: {path}: {exc}") from None
         return scenario
 
-    def validate(self) -> list[dict[str, Any]]:
+    def validate(self, *, force: bool = False) -> list[dict[str, Any]]:
         """Check every arm: apply its parameters, validate the scenario and build its network.
+
+        With ``force`` the resource guard's estimate does not refuse an arm (see
+        :func:`flowshare.study.run_sweep`).
 
         Returns
         -------
@@ -349,7 +353,9 @@ class Sweep:
         for arm in range(len(self.arms)):
             scenario = self.arm_scenario(arm)
             try:
-                normalized.append(_sim.validate(scenario))
+                normalized.append(
+                    _sim.validate(scenario, budget=Budget(force=True) if force else None)
+                )
             except ConfigError as exc:
                 raise ConfigError(f"{self.label}: {self._arm_label(arm)}: {exc}") from None
         return normalized
