@@ -76,6 +76,14 @@ def test_a_directory_holding_something_else_is_refused(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
 
 
+def test_a_bad_choice_is_refused_naming_the_option(tmp_path):
+    with pytest.raises(ConfigError, match=r"options.model_b_j: expected one of old, measured, "
+                                          r"improved, got 'best'"):
+        multfrc.Options(model_b_j="best")
+    with pytest.raises(ConfigError, match="options.b"):
+        multfrc.Options(b=0)
+
+
 def test_unknown_scale_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="scale: expected one of full, quick, tiny"):
         reproduce("multfrc", tmp_path / "x", scale="huge")
@@ -258,3 +266,14 @@ def test_every_multfrc_target_states_a_published_value_and_tolerance():
     by_id = {t.id: t for t in multfrc.targets()}
     assert by_id["B.S1.lowest.n5.j_measured"].published == 1.124352
     assert by_id["B.S2.red.n5.lowest.throughput"].published == 25403.79
+
+
+def test_a_choice_reaches_the_measurement(tmp_path):
+    out = tmp_path / "model-denominator"
+    options = multfrc.Options(error_denominator="model", model_rto="rtt4")
+    reproduce("multfrc", out, scale="tiny", workers=1, progress=False, options=options)
+    runs = pd.read_csv(out / "runs.csv")
+    expected = 100 * (runs["model_a"] - runs["throughput"]) / runs["model_a"]
+    assert (expected - runs["err_a"]).abs().max() < 1e-3
+    assert ((runs["rto"] - 4 * runs["rtt"]).abs() < 1e-5).all()
+    assert '"error_denominator": "model"' in (out / "reproduce.json").read_text(encoding="utf-8")

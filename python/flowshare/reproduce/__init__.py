@@ -82,6 +82,7 @@ def reproduce(
     workers: int | None = None,
     dask: Any = None,
     progress: bool | None = None,
+    options: Any = None,
     names: dict[str, str] | None = None,
 ) -> Reproduction:
     """Reproduce ``study`` into ``out``; calling it again with the same arguments resumes.
@@ -101,6 +102,9 @@ def reproduce(
         Run the simulations on this dask.distributed scheduler instead.
     progress : bool, optional
         Progress bar on stderr; default when stderr is a terminal.
+    options : optional
+        The study's choices where the publication leaves them open (for ``multfrc``,
+        :class:`flowshare.reproduce.multfrc.Options`); default the documented resolutions.
     names : dict, optional
         How errors name the arguments (the command line passes its option names).
 
@@ -120,11 +124,14 @@ def reproduce(
             f"{names['scale']}: expected one of {', '.join(module.SCALES)}, got {scale!r}"
         )
     out = Path(out)
-    manifest = {"study": study, "scale": scale, "options": asdict(module.OPTIONS)}
+    options = module.OPTIONS if options is None else options
+    if not isinstance(options, module.Options):
+        raise ConfigError(f"options: expected a {module.__name__}.Options, got {options!r}")
+    manifest = {"study": study, "scale": scale, "options": asdict(options)}
     _check_out(out, manifest, names)
     created = not out.exists()
     try:
-        return _run(module, study, out, manifest, scale, workers, dask, progress, names)
+        return _run(module, out, manifest, scale, options, workers, dask, progress, names)
     except BaseException:
         # Nothing worth resuming (no run finished): leave no directory behind.
         if created and not any((out / STORE / "runs").glob("a*")):
@@ -152,7 +159,7 @@ def _check_out(out: Path, manifest: dict[str, Any], names: dict[str, str]) -> No
         )
 
 
-def _run(module: Any, study: str, out: Path, manifest: dict[str, Any], scale: str,
+def _run(module: Any, out: Path, manifest: dict[str, Any], scale: str, options: Any,
          workers: int | None, dask: Any, progress: bool | None,
          names: dict[str, str]) -> Reproduction:
     from ..study.execute import sweep_with_names
@@ -161,7 +168,7 @@ def _run(module: Any, study: str, out: Path, manifest: dict[str, Any], scale: st
     from .report import render
 
     plan = module.plan(scale)
-    sweep = load_sweep(module.sweep_document(plan))
+    sweep = load_sweep(module.sweep_document(plan, options))
     out.mkdir(parents=True, exist_ok=True)
     _write_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     store = out / STORE
@@ -173,7 +180,7 @@ def _run(module: Any, study: str, out: Path, manifest: dict[str, Any], scale: st
         force=True,
         names={**PYTHON_NAMES, **{k: v for k, v in names.items() if k in PYTHON_NAMES}},
     )
-    rows = module.rows_from_store(store, plan)
+    rows = module.rows_from_store(store, plan, options)
     targets = module.evaluate(rows)
     if outcome.failed:
         first = outcome.failures[0]
@@ -182,7 +189,7 @@ def _run(module: Any, study: str, out: Path, manifest: dict[str, Any], scale: st
                                                                f"(first: {first[0]}: {first[1]})")
             for t in targets
         ]
-    html = render(module.TITLE, module.intro(scale), targets, module.sections(rows))
+    html = render(module.TITLE, module.intro(scale, options), targets, module.sections(rows))
     with atomic_directory(out) as stage:
         write_targets(targets, stage / "targets.csv")
         module.write_rows(rows, stage / "runs.csv")

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._core import ConfigError
 from ..analysis import loss_events
 from ..models import parallel
 from .report import Section, figure_html, table_html
@@ -56,30 +57,57 @@ NO_MULTFRC = "MulTFRC is not implemented in this version"
 
 @dataclass(frozen=True)
 class Options:
-    """Resolutions of what the thesis leaves open (``docs/reproduce.md``, "Choices")."""
+    """Resolutions of what the thesis leaves open (``docs/reproduce.md``, "Choices").
+
+    Each field's allowed values are in :data:`CHOICES` (``b`` is any number > 0).
+    """
 
     recovery: str = "reno"
     """TCP loss recovery of the simulated flows: the thesis does not name the ns-2 agent of its
     model validation; its models describe Reno (§2.1, §3.2.1)."""
     per_flow_loss: str = "recovery_events"
-    """Model A's p: fast recoveries plus time-outs over packets sent (the thesis traced ns-2's
-    fast-recovery and time-out events, §3.2.4)."""
+    """Model A's p: ``recovery_events``, fast recoveries plus time-outs over packets sent (the
+    thesis traced ns-2's fast-recovery and time-out events, §3.2.4); or ``trace``, each flow's
+    drops grouped into loss events within one RTT (the definition of §3.1)."""
     cumulative_rtt: str = "mean"
-    """The RTT that groups losses into cumulative loss events (§3.3.4, "t ≤ t_le1 + RTT"): the
-    mean measured RTT of the run's flows."""
+    """The RTT that groups losses into cumulative loss events (§3.3.4, "t ≤ t_le1 + RTT"):
+    ``mean``, the mean measured RTT of the run's flows; or ``min``, the smallest sample."""
     model_rto: str = "measured"
-    """T of the models: the mean retransmission timeout of the flows after the warm-up, without
-    back-off (the thesis does not state it)."""
+    """T of the models: ``measured``, the mean retransmission timeout of the flows after the
+    warm-up, without back-off; or ``rtt4``, 4 × RTT (TFRC's rule)."""
     b: float = 1.0
     """Packets per ACK: no delayed ACKs, as ns-2's one-way TCP sink."""
     model_b_j: str = "old"
-    """The j of Model B's main curve: ``old`` = min(n, p_r/p_e) (the thesis's default)."""
+    """The j of Model B's main curve and of its error targets: ``old`` = p_r/p_e capped at n
+    (the thesis's default), ``measured`` or ``improved`` (eq. 3.52)."""
     error_denominator: str = "measured"
-    """Errors are (model − measured) / measured (the thesis does not state the denominator)."""
+    """Errors are (model − measured) / ``measured`` or / ``model`` (the thesis does not state
+    the denominator)."""
     red_limit: str = "max(bdp, 50)"
-    """Buffer of a RED bottleneck: the BDP, but at least ns-2's default 50 packets."""
-    droptail_limit: str = "bdp"
-    """Buffer of a DropTail bottleneck: the bandwidth-delay product (base RTT), in packets."""
+    """Buffer of a RED bottleneck: ``max(bdp, 50)``, the BDP but at least ns-2's default of 50
+    packets; or ``bdp``."""
+
+    def __post_init__(self) -> None:
+        for name, allowed in CHOICES.items():
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ConfigError(
+                    f"options.{name}: expected one of {', '.join(allowed)}, got {value!r}"
+                )
+        if not (isinstance(self.b, int | float) and not isinstance(self.b, bool) and self.b > 0):
+            raise ConfigError(f"options.b: expected a number > 0, got {self.b!r}")
+
+
+CHOICES: dict[str, tuple[str, ...]] = {
+    "recovery": ("reno", "newreno", "sack"),
+    "per_flow_loss": ("recovery_events", "trace"),
+    "cumulative_rtt": ("mean", "min"),
+    "model_rto": ("measured", "rtt4"),
+    "model_b_j": ("old", "measured", "improved"),
+    "error_denominator": ("measured", "model"),
+    "red_limit": ("max(bdp, 50)", "bdp"),
+}
+"""The values each field of :class:`Options` allows."""
 
 
 OPTIONS = Options()
@@ -204,7 +232,8 @@ def scenario(point: Point, p: Plan, options: Options = OPTIONS) -> dict[str, Any
     duration, warmup = p.durations[point.setup]
     bdp = _bdp_packets(point)
     if point.queue == "red":
-        queue = {"kind": "red", "limit": max(bdp, 50), "gentle": True,
+        limit = max(bdp, 50) if options.red_limit == "max(bdp, 50)" else bdp
+        queue = {"kind": "red", "limit": limit, "gentle": True,
                  "w_q": "auto", "min_th": "auto", "max_th": "auto"}
     else:
         queue = {"kind": "droptail", "limit": bdp}
@@ -290,24 +319,36 @@ def measure(run_dir: Path, prefix_dir: Path, point: Point, p: Plan,
     # Model A's p: fast recoveries and time-outs per packet sent (§3.2.4).
     timeouts = steady("timeouts")
     events = steady("fast_retransmits") + timeouts
-    p_flow = events / packets if packets else math.nan
     weights = whole["rtt_samples"].to_numpy(float)
     rtt = float(np.average(whole["rtt_mean_s"].to_numpy(float), weights=weights))
     series = pd.read_parquet(run_dir / "timeseries.parquet")
     series = series[series["kind"].astype(str) == "flow"]
     after = _steady_samples(series, warmup, p.sample_s)
-    # The timeout armed without back-off: samples taken while no timeout was backed off.
-    unbacked = after[after["backoff"] == 1]["rto_s"]  # the multiplier: 1 = none
-    rto = float(unbacked.mean()) if len(unbacked) else math.nan
+    if options.model_rto == "measured":
+        # The timeout armed without back-off: samples taken while no timeout was backed off.
+        unbacked = after[after["backoff"] == 1]["rto_s"]  # the multiplier: 1 = none
+        rto = float(unbacked.mean()) if len(unbacked) else math.nan
+    else:
+        rto = 4 * rtt
 
-    # Model B's p_e, p_r and j: losses of data packets after the warm-up, grouped by the RTT.
+    # Losses of data packets after the warm-up.
     trace = pd.read_parquet(run_dir / "events.parquet")
     drops = trace[(trace["kind"].astype(str) == "drop") & (trace["packet"].astype(str) == "data")
                   & (trace["time_s"] >= warmup)]
     times = drops["time_s"].to_numpy(float)
+    lost_by = drops["flow"].to_numpy()
+    if options.per_flow_loss == "recovery_events":
+        p_flow = events / packets if packets else math.nan
+    else:
+        flow_events = sum(int(loss_events(times[lost_by == f], rtt)[-1] + 1)
+                          for f in np.unique(lost_by))
+        p_flow = flow_events / packets if packets else math.nan
+
+    # Model B's p_e, p_r and j: the losses of all flows grouped by one RTT.
+    group_rtt = rtt if options.cumulative_rtt == "mean" else float(whole["rtt_min_s"].min())
     order = np.argsort(times, kind="stable")
-    event_of = loss_events(times[order], rtt) if len(times) else np.empty(0, dtype=np.int64)
-    grouped = pd.DataFrame({"event": event_of, "flow": drops["flow"].to_numpy()[order]})
+    event_of = loss_events(times[order], group_rtt) if len(times) else np.empty(0, dtype=np.int64)
+    grouped = pd.DataFrame({"event": event_of, "flow": lost_by[order]})
     n_events = int(event_of[-1] + 1) if len(event_of) else 0
     p_e = n_events / packets if packets else math.nan
     p_r = len(times) / packets if packets else math.nan
@@ -328,15 +369,19 @@ def measure(run_dir: Path, prefix_dir: Path, point: Point, p: Plan,
         row["model_a"] = float(parallel.model_a(n, p_flow, rtt, rto, b=b))
         row["model_a_ca"] = float(parallel.model_a_ca(n, p_flow, rtt, b=b))
     if n_events and 0 < p_e < 1:
-        for name, j in (("old", j_raw), ("measured", j_measured),
-                        ("improved", row["j_improved"])):
+        js = {"old": j_raw, "measured": j_measured, "improved": row["j_improved"]}
+        for name, j in js.items():
             row[f"model_b_{name}"] = float(parallel.model_b(n, p_e, j, rtt, rto, b=b))
-        row["model_b_ca"] = float(parallel.model_b_ca(n, p_e, max(1.0, min(n, j_raw)), rtt, b=b))
-    for model in ("model_a", "model_a_ca", "model_b_old", "model_b_measured",
+        row["model_b"] = row[f"model_b_{options.model_b_j}"]
+        j_main = max(1.0, min(n, js[options.model_b_j]))
+        row["model_b_ca"] = float(parallel.model_b_ca(n, p_e, j_main, rtt, b=b))
+    for model in ("model_a", "model_a_ca", "model_b", "model_b_old", "model_b_measured",
                   "model_b_improved", "model_b_ca"):
         value = row.get(model, math.nan)
         row[model] = value
-        row["err_" + model[6:]] = 100 * (value - throughput) / throughput if throughput else math.nan
+        reference = throughput if options.error_denominator == "measured" else value
+        row["err_" + model[6:]] = (100 * (value - throughput) / reference if reference
+                                   else math.nan)
     return row
 
 
@@ -400,10 +445,10 @@ MEASURED_TARGETS: tuple[Target, ...] = (
        "S1 30 ms RED, 10 flows, 0.9% loss: measured flows hit per cumulative loss event",
        1.96, J_REL, kind="relative"),
     _t("B.S1.max_error_below_2pct",
-       "S1 30 ms RED: largest |error| of Model B (old j) for 0.01% <= packet loss < 2%, %",
+       "S1 30 ms RED: largest |error| of Model B for 0.01% <= packet loss < 2%, %",
        3.0, 0.0, "at_most"),
     _t("B.S1.underestimate_below_0.01pct",
-       "S1 30 ms RED: largest underestimate of Model B (old j) for packet loss < 0.01%, %",
+       "S1 30 ms RED: largest underestimate of Model B for packet loss < 0.01%, %",
        5.0, 0.0, "at_most"),
     _t("B.S1.lowest.n5.j_old", "S1 30 ms RED, 5 flows, lowest loss: old j = min(n, p_r/p_e)",
        1.175302, J_REL, kind="relative"),
@@ -418,9 +463,9 @@ MEASURED_TARGETS: tuple[Target, ...] = (
     _t("B.S1.lowest.n5.error_improved_j",
        "S1 30 ms RED, 5 flows, lowest loss: |error| of Model B with improved j, %", 3.87, PP2),
     _t("B.S1.min_error_above_4.5pct",
-       "S1 30 ms RED: smallest |error| of Model B (old j) for packet loss > 4.5%, %",
+       "S1 30 ms RED: smallest |error| of Model B for packet loss > 4.5%, %",
        7.0, 0.0, "at_least"),
-    _t("B.S1.max_error", "S1 30 ms RED: largest |error| of Model B (old j), %",
+    _t("B.S1.max_error", "S1 30 ms RED: largest |error| of Model B, %",
        10.5, 0.0, "at_most"),
     _t("B.S2.droptail.128_256.max_error_n10_plus",
        "S2 DropTail 128 and 256 Mbit/s, 10 or more flows: largest |error| of Model B, %",
@@ -612,16 +657,16 @@ def _measurements(rows: pd.DataFrame) -> dict[str, Measure]:
 
     def b_low(_: pd.DataFrame) -> tuple[float | None, str]:
         f = s1[(s1["p_r"] >= 1e-4) & (s1["p_r"] < 0.02)]
-        return _max_abs(f, "err_b_old", "0.01% <= loss < 2% in S1 30 ms RED")
+        return _max_abs(f, "err_b", "0.01% <= loss < 2% in S1 30 ms RED")
 
     def b_very_low(_: pd.DataFrame) -> tuple[float | None, str]:
-        f = s1[s1["p_r"] < 1e-4]["err_b_old"].dropna()
+        f = s1[s1["p_r"] < 1e-4]["err_b"].dropna()
         if f.empty:
             return None, "no S1 30 ms RED run below 0.01% loss at this scale"
         return float(max(0.0, -f.min())), ""
 
     def b_high(_: pd.DataFrame) -> tuple[float | None, str]:
-        f = s1[s1["p_r"] > 0.045]["err_b_old"].dropna()
+        f = s1[s1["p_r"] > 0.045]["err_b"].dropna()
         if f.empty:
             return None, "no S1 30 ms RED run above 4.5% loss at this scale"
         return float(f.abs().min()), ""
@@ -630,7 +675,7 @@ def _measurements(rows: pd.DataFrame) -> dict[str, Measure]:
         def m(_: pd.DataFrame) -> tuple[float | None, str]:
             f = s2_dt[s2_dt["capacity_mbps"].isin([128.0, 256.0])]
             f = f[f["n"] >= 10] if wide else f[f["n"] == 5]
-            return _max_abs(f, "err_b_old", "S2 DropTail at 128 or 256 Mbit/s"
+            return _max_abs(f, "err_b", "S2 DropTail at 128 or 256 Mbit/s"
                             + (" and 10 or more flows" if wide else " and 5 flows"))
         return m
 
@@ -644,12 +689,12 @@ def _measurements(rows: pd.DataFrame) -> dict[str, Measure]:
         return m
 
     def s3_under(_: pd.DataFrame) -> tuple[float | None, str]:
-        return _share(s3["err_b_old"].dropna() < 0, "S3")
+        return _share(s3["err_b"].dropna() < 0, "S3")
 
     def s3_a_better(_: pd.DataFrame) -> tuple[float | None, str]:
         if s3.empty:
             return None, "no S3 run at this scale"
-        return float(s3["err_b_old"].abs().mean() - s3["err_a"].abs().mean()), ""
+        return float(s3["err_b"].abs().mean() - s3["err_a"].abs().mean()), ""
 
     return {
         "A.S1.30ms.max_error": lambda _: _max_abs(s1, "err_a", "S1 30 ms RED"),
@@ -688,7 +733,7 @@ def _measurements(rows: pd.DataFrame) -> dict[str, Measure]:
         "B.S1.lowest.n5.error_measured_j": lowest(s1_n5, "err_b_measured", absolute=True),
         "B.S1.lowest.n5.error_improved_j": lowest(s1_n5, "err_b_improved", absolute=True),
         "B.S1.min_error_above_4.5pct": b_high,
-        "B.S1.max_error": lambda _: _max_abs(s1, "err_b_old", "S1 30 ms RED"),
+        "B.S1.max_error": lambda _: _max_abs(s1, "err_b", "S1 30 ms RED"),
         "B.S2.droptail.128_256.max_error_n10_plus": s2_b(True),
         "B.S2.droptail.128_256.n5.error": s2_b(False),
         "B.S2.red.n5.lowest.j_measured": lowest(s2_red_n5, "j_measured"),
@@ -732,7 +777,7 @@ def _plot_groups(rows: pd.DataFrame, x: str, xlabel: str, title: str, log_x: boo
         ax.plot(xs, f["throughput"], "ko", label="simulation")
         ax.plot(xs, f["model_a"], "b-", label="Model A")
         ax.plot(xs, f["model_a_ca"], "b:", label="Model A, no time-outs")
-        ax.plot(xs, f["model_b_old"], "r-", label="Model B (old j)")
+        ax.plot(xs, f["model_b"], "r-", label="Model B")
         ax.plot(xs, f["model_b_ca"], "r:", label="Model B, no time-outs")
         ax.set_title(f"n = {n}")
         ax.set_xlabel(xlabel)
@@ -756,7 +801,7 @@ def _plot_errors(rows: pd.DataFrame, x: str, xlabel: str, title: str, log_x: boo
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
     markers = "osd^v<>"
-    panels = (("a", "err_a", "Model A"), ("b", "err_b_old", "Model B (old j)"))
+    panels = (("a", "err_a", "Model A"), ("b", "err_b", "Model B"))
     for ax, (model, column, name) in zip(axes, panels, strict=True):
         for k, n in enumerate(sorted(rows["n"].unique())):
             f = rows[rows["n"] == n].sort_values(x)
