@@ -319,8 +319,11 @@ def measure(run_dir: Path, prefix_dir: Path, point: Point, p: Plan,
     # Model A's p: fast recoveries and time-outs per packet sent (§3.2.4).
     timeouts = steady("timeouts")
     events = steady("fast_retransmits") + timeouts
-    weights = whole["rtt_samples"].to_numpy(float)
-    rtt = float(np.average(whole["rtt_mean_s"].to_numpy(float), weights=weights))
+    # Mean of every RTT sample after the warm-up (a starved flow may have none).
+    means = whole["rtt_mean_s"].to_numpy(float)
+    weights = np.where(np.isfinite(means), whole["rtt_samples"].to_numpy(float), 0.0)
+    rtt = (float(np.sum(np.where(weights > 0, means, 0.0) * weights) / weights.sum())
+           if weights.sum() > 0 else math.nan)
     series = pd.read_parquet(run_dir / "timeseries.parquet")
     series = series[series["kind"].astype(str) == "flow"]
     after = _steady_samples(series, warmup, p.sample_s)
@@ -365,10 +368,11 @@ def measure(run_dir: Path, prefix_dir: Path, point: Point, p: Plan,
                            "j_improved": float(parallel.improved_j(n, j_raw)) if n_events
                            else math.nan}
     b = options.b
-    if 0 < p_flow < 1:
+    usable = rtt > 0 and rto > 0  # False for NaN: no RTT sample or no timeout sampled
+    if usable and 0 < p_flow < 1:
         row["model_a"] = float(parallel.model_a(n, p_flow, rtt, rto, b=b))
         row["model_a_ca"] = float(parallel.model_a_ca(n, p_flow, rtt, b=b))
-    if n_events and 0 < p_e < 1:
+    if usable and n_events and 0 < p_e < 1:
         js = {"old": j_raw, "measured": j_measured, "improved": row["j_improved"]}
         for name, j in js.items():
             row[f"model_b_{name}"] = float(parallel.model_b(n, p_e, j, rtt, rto, b=b))
