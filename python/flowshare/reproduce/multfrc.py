@@ -86,6 +86,10 @@ class Options:
     red_limit: str = "max(bdp, 50)"
     """Buffer of a RED bottleneck: ``max(bdp, 50)``, the BDP but at least ns-2's default of 50
     packets; or ``bdp``."""
+    send_jitter: str = "bottleneck_packet"
+    """ns-2's ``overhead_``, which the thesis set against phase effects (§3.2.4) without giving
+    its value: ``bottleneck_packet``, each segment leaves a random time in [0, one packet's
+    transmission time at the bottleneck] after the previous one; or ``none``."""
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
@@ -106,6 +110,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "model_b_j": ("old", "measured", "improved"),
     "error_denominator": ("measured", "model"),
     "red_limit": ("max(bdp, 50)", "bdp"),
+    "send_jitter": ("bottleneck_packet", "none"),
 }
 """The values each field of :class:`Options` allows."""
 
@@ -245,6 +250,14 @@ def scenario(point: Point, p: Plan, options: Options = OPTIONS) -> dict[str, Any
     elif point.setup == "S3":
         bottleneck["loss"] = {"model": "two_state", "q": 0.001, "length": point.burst}
     access_rate = "1Gbps" if point.setup == "S2" else "10Gbps"
+    tcp: dict[str, Any] = {
+        "recovery": options.recovery, "mss": f"{PAYLOAD_B}B", "header": f"{HEADER_B}B",
+        "ack_size": "40B", "initial_window": 2, "rwnd": 100000, "delayed_ack": False,
+        "rto_initial": "3s", "rto_min": "200ms", "timer_tick": "10ms",
+    }
+    if options.send_jitter == "bottleneck_packet":
+        packet_ns = (PAYLOAD_B + HEADER_B) * 8 * 1000 / point.capacity_mbps
+        tcp["send_jitter"] = f"{round(packet_ns)}ns"
     if point.prefix:
         duration, warmup = warmup, 0.0
     return {
@@ -259,11 +272,7 @@ def scenario(point: Point, p: Plan, options: Options = OPTIONS) -> dict[str, Any
             "name": "tcp",
             "count": point.n,
             "start_jitter": "1s",
-            "tcp": {
-                "recovery": options.recovery, "mss": f"{PAYLOAD_B}B", "header": f"{HEADER_B}B",
-                "ack_size": "40B", "initial_window": 2, "rwnd": 100000, "delayed_ack": False,
-                "rto_initial": "3s", "rto_min": "200ms", "timer_tick": "10ms",
-            },
+            "tcp": tcp,
         }],
         "trace": {"events": True, "kinds": ["drop"]},
     }
@@ -284,6 +293,7 @@ def sweep_document(p: Plan, options: Options = OPTIONS) -> dict[str, Any]:
                 "topology.bottleneck": s["topology"]["bottleneck"],
                 "topology.access": s["topology"]["access"],
                 "flows[0].count": s["flows"][0]["count"],
+                "flows[0].tcp": s["flows"][0]["tcp"],
             }
             for s in scenarios
         ],
