@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import html.parser
 import math
-from pathlib import Path
 
 import pandas as pd
 import pytest
