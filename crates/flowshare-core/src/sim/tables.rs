@@ -518,6 +518,7 @@ impl Simulation {
         t.push("setup_time_s", floats(&|i| st(i).established_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))));
         // TFRC: the receiver's loss event rate and the sender's allowed rate at the end.
         t.push("loss_event_rate", floats(&|i| tfrc_rx(i).map_or(f64::NAN, |k| k.loss_event_rate())));
+        t.push("loss_events", ints(&|i| tfrc_rx(i).map_or(0, |k| k.history().loss_events() as i64)));
         t.push("tfrc_rate_final_bps", floats(&|i| tfrc(i).map_or(f64::NAN, |s| s.rate() * 8.0)));
         t
     }
