@@ -133,3 +133,28 @@ transport = "tfrc"
     assert!(after > 0.5 * before, "it recovers: {after} vs {before}");
     assert!(r.flows.i64("ack_link_losses")[0] > 0);
 }
+
+#[test]
+fn scenario_errors_name_the_field_and_defaults_are_written_out() {
+    use flowshare_core::scenario;
+    let base = lossy(0.01, 10, "");
+    let err = |extra: &str| match scenario::from_toml(&format!("{base}{extra}")).and_then(|s| s.build().map(|_| ())) {
+        Ok(()) => panic!("accepted {extra}"),
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(
+        err("[flows.tfrc]\nss_mult = 0.5\n"),
+        "flows[0].tfrc.ss_mult: expected a number > 1 and at most 100, got 0.5"
+    );
+    assert!(err("[flows.tfrc]\nss_mult = \"fast\"\n").starts_with("flows[0].tfrc.ss_mult:"));
+    assert!(err("[flows.tfrc]\nssmult = 2\n").contains("unknown field `ssmult`"));
+    assert!(err("[flows.tcp]\nmss = \"500B\"\n").starts_with("flows[0].tcp: not used with transport = \"tfrc\""));
+    let tcp_with_tfrc = base.replace("transport = \"tfrc\"", "[flows.tfrc]\nsqrt_rtt = true");
+    let e = scenario::from_toml(&tcp_with_tfrc).unwrap().build().map(|_| ()).unwrap_err().to_string();
+    assert_eq!(e, "flows[0].tfrc: only allowed with transport = \"tfrc\"");
+    // Left out, the table is written in full in the normalized scenario.
+    let json = scenario::from_toml(&base).unwrap().to_json();
+    assert!(json.contains("\"tfrc\":{\"profile\":\"rfc5348\",\"packet_size\":\"1KB\""), "{json}");
+    let again = scenario::from_json(&json).unwrap();
+    assert_eq!(again.to_json(), json, "the normalized form reads back the same");
+}
