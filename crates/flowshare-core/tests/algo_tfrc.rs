@@ -158,3 +158,27 @@ fn scenario_errors_name_the_field_and_defaults_are_written_out() {
     let again = scenario::from_json(&json).unwrap();
     assert_eq!(again.to_json(), json, "the normalized form reads back the same");
 }
+
+#[test]
+fn dropped_packets_make_the_loss_events_the_receiver_counts() {
+    // No random loss; packets 2000 and 2001 (one RTT apart at most) are one loss event,
+    // 5000 another.
+    let base = lossy(0.0, 10, "drop_segments = [2000, 2001, 5000]");
+    let r = run(&base.replace("warmup = \"5s\"\n", ""));
+    assert_conservation(&r);
+    let f = &r.flows;
+    assert_eq!(f.i64("drops")[0], 3);
+    assert_eq!(f.i64("loss_events")[0], 2);
+    assert!(f.f64("loss_event_rate")[0] > 0.0);
+}
+
+#[test]
+fn the_ns2_profile_runs_and_still_follows_the_equation_roughly() {
+    let r = run(&lossy(0.01, 60, "[flows.tfrc]\nprofile = \"ns2\""));
+    assert_conservation(&r);
+    let (x, eq, p, _) = rate_vs_equation(&r);
+    eprintln!("ns2 profile: goodput {x:.0} B/s, equation (4R) {eq:.0} B/s, p {p:.5}");
+    // t_RTO is TCP's estimator on a 100 ms grid (above 4R here), so the rate is at most the 4R
+    // equation's, and not far below at 1 % loss.
+    assert!(x < 1.1 * eq && x > 0.6 * eq, "{x} vs {eq}");
+}
