@@ -75,6 +75,8 @@ pub struct Sender {
     tld: Option<Time>,
     /// Receive rates of the last two RTTs: (time, bytes/s).
     x_recv_set: VecDeque<(Time, f64)>,
+    /// Entries `x_recv_set` keeps at most (the oldest go first).
+    recv_set_max: usize,
     loss_events: u64,
     last_sent: Time,
     next_send: Option<Time>,
@@ -92,6 +94,8 @@ impl Sender {
         Sender {
             conn,
             x: f64::from(cfg.payload),
+            x_recv_set: VecDeque::with_capacity(2 * cfg.num_feedback as usize + 4),
+            recv_set_max: 2 * cfg.num_feedback as usize + 4,
             cfg,
             total,
             last_payload,
@@ -107,7 +111,6 @@ impl Sender {
             rttvar: 0.0,
             t_rto: 0.0,
             tld: None,
-            x_recv_set: VecDeque::with_capacity(8),
             loss_events: 0,
             last_sent: 0,
             next_send: None,
@@ -279,7 +282,7 @@ impl Sender {
         // X_recv_set: the receive rates of the last two RTTs.
         let horizon = (2.0 * r * 1e9) as Time;
         self.x_recv_set.retain(|&(t, _)| now.saturating_sub(t) <= horizon);
-        if self.x_recv_set.len() == self.x_recv_set.capacity() {
+        if self.x_recv_set.len() >= self.recv_set_max {
             self.x_recv_set.pop_front();
         }
         self.x_recv_set.push_back((now, x_recv));
