@@ -105,7 +105,7 @@ pub struct TfrcCfg {
     /// Loss-interval averaging: `"wali"`, the weighted average of RFC 5348 §5.4 (ns-2
     /// `algo_ = 1`).
     pub weights: String,
-    /// Loss intervals averaged, `n` (RFC 5348 §5.4; ns-2 `numsamples`).
+    /// Loss intervals averaged, `n` (RFC 5348 §5.4; ns-2 `NumSamples_`).
     pub intervals: u32,
     /// The no-feedback timer runs this many RTTs (at least two packet intervals).
     pub no_feedback_rtts: f64,
