@@ -66,6 +66,25 @@ def test_builders_leave_defaults_to_the_loader():
     assert scn["flows"] == [{}, {"direction": "reverse", "src_access": {"delay": "10ms"}}]
 
 
+def test_a_tfrc_group_from_the_builder_runs_and_reports_its_loss_event_rate():
+    scn = sc.dumbbell(
+        bottleneck=sc.link(rate="10Mbps", delay="20ms", queue={"limit": 30}),
+        access=sc.link(rate="100Mbps", delay="1ms"),
+        flows=[sc.flows(name="tfrc", transport="tfrc", tfrc={"sqrt_rtt": True}), sc.flows(name="tcp")],
+        duration="8s",
+    )
+    assert scn["flows"][0] == {"name": "tfrc", "transport": "tfrc", "tfrc": {"sqrt_rtt": True}}
+    normalized = sc.load_scenario(scn)
+    assert normalized["flows"][0]["tfrc"]["df"] == 0.9, "defaults are filled in"
+    flows = flowshare.run(scn).flows
+    tfrc = flows[flows["name"] == "tfrc"].iloc[0]
+    assert tfrc["transport"] == "tfrc"
+    assert 0 < tfrc["loss_event_rate"] < 1
+    assert tfrc["goodput_bps"] > 1e6
+    with pytest.raises(ConfigError, match=r"flows\[0\]\.tfrc\.ss_mult: expected a number > 1"):
+        sc.load_scenario({**scn, "flows": [sc.flows(transport="tfrc", tfrc={"ss_mult": 0.5})]})
+
+
 def test_parking_lot_and_graph_builders_use_the_file_key_names():
     lot = sc.parking_lot(
         routers=4,

@@ -697,6 +697,7 @@ def flows(
     dst: str | None = None,
     transport: str | None = None,
     source: Mapping[str, Any] | None = None,
+    tfrc: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One flow group (one ``[[flows]]`` table).
 
@@ -732,12 +733,16 @@ def flows(
         defaults: the two ends of the chain).
     src, dst : str, optional
         Graph only: end nodes of the flows.
-    transport : {"tcp", "udp"}, optional
-        ``tcp`` (default) or ``udp``: the flows send the packets of ``source`` without
-        congestion control or acknowledgements.
+    transport : {"tcp", "udp", "tfrc"}, optional
+        ``tcp`` (default); ``udp``: the flows send the packets of ``source`` without
+        congestion control or acknowledgements; ``tfrc``: TCP-Friendly Rate Control
+        (RFC 5348, ``docs/tfrc.md``).
     source : mapping, optional
         UDP only: the traffic source, e.g. ``{"kind": "cbr", "rate": "10Mbps"}`` or
         ``{"kind": "vbr", "rate": "4.5Mbps", "peak": "14.84Mbps"}`` (see ``docs/traffic.md``).
+    tfrc : mapping, optional
+        TFRC only: its options, e.g. ``{"packet_size": "1000B", "profile": "ns2"}`` (see
+        ``docs/tfrc.md``).
 
     Returns
     -------
@@ -763,6 +768,7 @@ def flows(
         tcp=_plain(tcp),
         transport=transport,
         source=_plain(source),
+        tfrc=_plain(tfrc),
     )
 
 

@@ -16,6 +16,7 @@
 use crate::cc::CcHost;
 use crate::packet::{Dir, Packet};
 use crate::tcp::{Sender, Sink};
+use crate::tfrc;
 use crate::traffic::{UdpSender, UdpSink};
 use crate::units::Time;
 
@@ -67,6 +68,10 @@ pub enum Agent {
     UdpSource(Box<UdpSender>),
     /// A UDP receiver (destination side).
     UdpSink(UdpSink),
+    /// A TFRC sender (source side).
+    TfrcSender(Box<tfrc::Sender>),
+    /// A TFRC receiver (destination side).
+    TfrcReceiver(Box<tfrc::Receiver>),
     /// A free slot: no connection uses it.
     Vacant,
 }
@@ -78,7 +83,8 @@ impl Agent {
         match self {
             Agent::TcpSender(s) => s.start(io.now, io.cc, io.out),
             Agent::UdpSource(s) => s.start(io.now),
-            Agent::TcpSink(_) | Agent::UdpSink(_) | Agent::Vacant => {}
+            Agent::TfrcSender(s) => s.start(io.now),
+            Agent::TcpSink(_) | Agent::UdpSink(_) | Agent::TfrcReceiver(_) | Agent::Vacant => {}
         }
         self.next_wake()
     }
@@ -88,7 +94,8 @@ impl Agent {
         match self {
             Agent::TcpSender(s) => s.stop(),
             Agent::UdpSource(s) => s.stop(now),
-            Agent::TcpSink(_) | Agent::UdpSink(_) | Agent::Vacant => {}
+            Agent::TfrcSender(s) => s.stop(now),
+            Agent::TcpSink(_) | Agent::UdpSink(_) | Agent::TfrcReceiver(_) | Agent::Vacant => {}
         }
     }
 
@@ -108,6 +115,14 @@ impl Agent {
                 k.on_packet(io.now, p);
                 None
             }
+            Agent::TfrcSender(s) => {
+                s.on_feedback(io.now, p);
+                s.next_wake()
+            }
+            Agent::TfrcReceiver(k) => {
+                k.on_packet(io.now, p, io.out);
+                k.next_wake()
+            }
             Agent::UdpSource(s) => {
                 debug_assert!(false, "a UDP source receives nothing");
                 s.next_wake()
@@ -126,6 +141,8 @@ impl Agent {
             Agent::TcpSender(s) => s.on_wake(io.now, io.cc, io.out),
             Agent::TcpSink(k) => k.on_timer(io.now, io.out),
             Agent::UdpSource(s) => s.on_wake(io.now, io.out),
+            Agent::TfrcSender(s) => s.on_wake(io.now, io.out),
+            Agent::TfrcReceiver(k) => k.on_timer(io.now, io.out),
             Agent::UdpSink(_) | Agent::Vacant => {}
         }
         self.next_wake()
@@ -147,6 +164,8 @@ impl Agent {
             Agent::TcpSender(s) => s.next_wake(),
             Agent::TcpSink(k) => k.next_wake(),
             Agent::UdpSource(s) => s.next_wake(),
+            Agent::TfrcSender(s) => s.next_wake(),
+            Agent::TfrcReceiver(k) => k.next_wake(),
             Agent::UdpSink(_) | Agent::Vacant => None,
         }
     }
@@ -179,6 +198,22 @@ impl Agent {
     pub fn udp_source(&self) -> Option<&UdpSender> {
         match self {
             Agent::UdpSource(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The TFRC sender, if this is one.
+    pub fn tfrc_sender(&self) -> Option<&tfrc::Sender> {
+        match self {
+            Agent::TfrcSender(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The TFRC receiver, if this is one.
+    pub fn tfrc_receiver(&self) -> Option<&tfrc::Receiver> {
+        match self {
+            Agent::TfrcReceiver(k) => Some(k),
             _ => None,
         }
     }

@@ -7,7 +7,7 @@
 //!
 //! Layers: [`engine`] (time, events, random streams) → [`net`] (nodes, links, queues,
 //! routes) → [`agent`] (the endpoints: [`tcp`] sender and sink mechanism, [`traffic`] sources
-//! and their UDP transport) → [`cc`] (congestion-control policy, run by one host for every
+//! and their UDP transport, [`tfrc`]) → [`cc`] (congestion-control policy, run by one host for every
 //! connection).
 #![warn(missing_docs)]
 
@@ -24,6 +24,7 @@ pub mod sim;
 pub mod stats;
 pub mod table;
 pub mod tcp;
+pub mod tfrc;
 pub mod trace;
 pub mod traffic;
 pub mod units;

@@ -19,6 +19,13 @@ pub enum Kind {
     SynAck,
     /// A UDP datagram of a traffic source; `seq` numbers the flow's packets from 0.
     Udp,
+    /// A TFRC data packet: `seq` numbers the flow's packets from 0, `ts` is its send time and
+    /// word 0 the sender's RTT estimate in ns (RFC 5348 §3.2.1).
+    TfrcData,
+    /// A TFRC feedback report (RFC 5348 §3.2.2): `ts` echoes the timestamp of the latest data
+    /// packet plus the time the receiver held it, `seq` counts the loss events the receiver
+    /// has seen, and words 0, 1 and 2 hold `X_recv` (bytes/s), `p` and `j` as `f64` bits.
+    TfrcFeedback,
 }
 
 impl Kind {
@@ -27,8 +34,8 @@ impl Kind {
     #[inline]
     pub const fn dir(self) -> Dir {
         match self {
-            Kind::Data | Kind::Syn | Kind::Udp => Dir::Forward,
-            Kind::Ack | Kind::SynAck => Dir::Reverse,
+            Kind::Data | Kind::Syn | Kind::Udp | Kind::TfrcData => Dir::Forward,
+            Kind::Ack | Kind::SynAck | Kind::TfrcFeedback => Dir::Reverse,
         }
     }
 }
@@ -143,6 +150,21 @@ impl Packet {
     /// The SACK blocks as segment numbers.
     pub fn sack_blocks(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         (0..self.n_sack as usize).map(|i| self.sack_block(i))
+    }
+
+    /// Word `i` (0..3) of a TFRC packet. TFRC packets keep their fields in the room of the SACK
+    /// blocks, which they never carry, so that a packet stays small.
+    #[inline]
+    pub fn word(&self, i: usize) -> u64 {
+        let (hi, lo) = self.sack[i];
+        (u64::from(hi) << 32) | u64::from(lo)
+    }
+
+    /// Set word `i` (0..3) of a TFRC packet (see [`Packet::word`]).
+    #[inline]
+    pub fn set_word(&mut self, i: usize, v: u64) {
+        debug_assert_eq!(self.n_sack, 0, "a packet with SACK blocks has no words");
+        self.sack[i] = ((v >> 32) as u32, v as u32);
     }
 
     /// Append a SACK block `[start, end)`, which must lie above the cumulative ACK and within

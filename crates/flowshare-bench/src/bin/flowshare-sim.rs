@@ -4,7 +4,7 @@
 //! This is what `python3 -m bench` times against ns-2 and ns-3 as a whole process, and what a
 //! profiler should be pointed at. Output keys: `wall_s` (seconds in the event loop), `events`,
 //! `acked_pkts` and `goodput_mbps` (computed as the ns-2 reference script does: segments
-//! cumulatively acknowledged × MSS × 8 / duration; UDP flows count packets received), `drops` (all queues), `flows`.
+//! cumulatively acknowledged × MSS × 8 / duration; UDP and TFRC flows count packets received), `drops` (all queues), `flows`.
 //!
 //! With arrival processes, the line also gives `transfers` (transfers recorded) and `slots`
 //! (connection slots, i.e. the most connections open at once plus the listed flows), and
@@ -90,9 +90,14 @@ fn main() -> ExitCode {
     let delivered = results.flows.i64("bytes_delivered");
     let drops: i64 = results.queues.i64("drops").iter().sum();
     // Segments delivered in order, as ns-2's `ack_` counts them, flow by flow.
-    // Packets per flow: TCP segments of `mss` bytes, UDP packets of the source's `packet_size`.
+    // Packets per flow: TCP segments of `mss` bytes, UDP and TFRC packets of their
+    // `packet_size`.
     let mss = scenario.flows.iter().filter(|g| g.arrivals.is_none()).flat_map(|g| {
-        let size = g.source.as_ref().map_or(g.tcp.mss.0, |s| s.packet_size.0);
+        let size = match (&g.source, &g.tfrc) {
+            (Some(s), _) => s.packet_size.0,
+            (None, Some(t)) => t.packet_size.0,
+            (None, None) => g.tcp.mss.0,
+        };
         std::iter::repeat_n(size as i64, g.count as usize)
     });
     let per_flow_acked: Vec<i64> = delivered.iter().zip(mss).map(|(d, m)| d / m).collect();

@@ -11,6 +11,7 @@ use crate::net::{Network, NodeId, RouteId, RouteTable, Router};
 use crate::traffic::Transport;
 use crate::units::{Bytes, Dur};
 use crate::ConfigError;
+use std::sync::Arc;
 
 /// The network and connections a scenario describes.
 #[derive(Debug)]
@@ -187,9 +188,26 @@ impl Scenario {
                 return Err(ConfigError::new(format!("{path}.size"), "must be at least 1B (omit it for bulk data)"));
             }
             let tcp = group.tcp.resolve(&format!("{path}.tcp"))?;
+            if group.tfrc.is_some() && group.transport != Transport::Tfrc {
+                return Err(ConfigError::new(format!("{path}.tfrc"), "only allowed with transport = \"tfrc\""));
+            }
+            let tfrc = match group.transport {
+                Transport::Tfrc => {
+                    let default_tcp = serde_json::to_value(TcpCfg::default()).expect("serializes");
+                    if serde_json::to_value(group.tcp).expect("serializes") != default_tcp {
+                        return Err(ConfigError::new(
+                            format!("{path}.tcp"),
+                            "not used with transport = \"tfrc\"; its options are in `tfrc`",
+                        ));
+                    }
+                    let cfg = group.tfrc.clone().unwrap_or_default();
+                    Some(Arc::new(cfg.resolve(&format!("{path}.tfrc"))?))
+                }
+                _ => None,
+            };
             let source = match (group.transport, &group.source) {
-                (Transport::Tcp, None) => None,
-                (Transport::Tcp, Some(_)) => {
+                (Transport::Tcp | Transport::Tfrc, None) => None,
+                (Transport::Tcp | Transport::Tfrc, Some(_)) => {
                     return Err(ConfigError::new(format!("{path}.source"), "only allowed with transport = \"udp\""));
                 }
                 (Transport::Udp, None) => {
@@ -282,7 +300,10 @@ impl Scenario {
                 if group.transport != Transport::Tcp {
                     return Err(ConfigError::new(
                         format!("{path}.arrivals"),
-                        "opens TCP transfers; it is not available with transport = \"udp\"",
+                        format!(
+                            "opens TCP transfers; it is not available with transport = \"{}\"",
+                            group.transport.as_str()
+                        ),
                     ));
                 }
                 // The transfers table and the random streams tell arrival groups apart by name.
@@ -373,6 +394,7 @@ impl Scenario {
                     cc: group.tcp.cc,
                     drop_segments: drop_segments.clone(),
                     source: source.clone(),
+                    tfrc: tfrc.clone(),
                     key,
                 });
             }

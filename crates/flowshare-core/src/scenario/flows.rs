@@ -6,10 +6,12 @@ use super::topology::LinkOverride;
 use crate::cc::CcConfig;
 use crate::net::{NodeId, RouteId};
 use crate::tcp::TcpConfig;
+use crate::tfrc::{TfrcCfg, TfrcConfig};
 use crate::traffic::arrivals::{ArrivalsCfg, Process};
 use crate::traffic::{SourceCfg, SourceSpec, Transport};
 use crate::units::{Bytes, Dur, Time};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Which way a dumbbell flow goes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,9 +83,12 @@ pub struct FlowGroup {
     /// Transport options.
     #[serde(default)]
     pub tcp: TcpCfg,
-    /// `tcp` (default) or `udp`.
+    /// `tcp` (default), `udp` or `tfrc`.
     #[serde(default, skip_serializing_if = "Transport::is_tcp")]
     pub transport: Transport,
+    /// TFRC: its options (see `docs/tfrc.md`); the normalized scenario has them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tfrc: Option<TfrcCfg>,
     /// UDP: the traffic source (see `docs/traffic.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceCfg>,
@@ -128,9 +133,22 @@ pub struct ConnSpec {
     pub drop_segments: Vec<u64>,
     /// UDP flows: the source (`None` for TCP).
     pub source: Option<SourceSpec>,
+    /// TFRC flows: the options (`None` for TCP and UDP).
+    pub tfrc: Option<Arc<TfrcConfig>>,
     /// Stable name of the flow's random streams: `flow/<group name>/<k>`, with `k` counting
     /// the flows of that name in scenario order.
     pub key: String,
+}
+
+impl ConnSpec {
+    /// Its transport's name, as in results.
+    pub fn transport(&self) -> &'static str {
+        match (&self.source, &self.tfrc) {
+            (Some(_), _) => "udp",
+            (None, Some(_)) => "tfrc",
+            (None, None) => "tcp",
+        }
+    }
 }
 
 /// A flow group whose connections an arrival process opens while the run goes on.

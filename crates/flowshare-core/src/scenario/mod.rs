@@ -98,7 +98,7 @@ pub fn from_toml(text: &str) -> Result<Scenario, ConfigError> {
     let written: toml::Table = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     let written = serde_json::to_value(written).expect("a TOML table converts to JSON");
     tables_written_as_tables(&written, &scenario)?;
-    Ok(scenario)
+    Ok(fill_defaults(scenario))
 }
 
 /// Parse a JSON document.
@@ -121,7 +121,18 @@ pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
         ConfigError::new(path, first_line(&without_position(&e.into_inner())))
     })?;
     tables_written_as_tables(&written, &scenario)?;
-    Ok(scenario)
+    Ok(fill_defaults(scenario))
+}
+
+/// Fill in the option tables a scenario may leave out but the normalized form writes in full:
+/// a TFRC group's `tfrc` table.
+fn fill_defaults(mut scenario: Scenario) -> Scenario {
+    for g in &mut scenario.flows {
+        if g.transport == crate::traffic::Transport::Tfrc && g.tfrc.is_none() {
+            g.tfrc = Some(Default::default());
+        }
+    }
+    scenario
 }
 
 /// The message of a JSON error without serde_json's " at line L column C": the error names

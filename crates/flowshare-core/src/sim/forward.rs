@@ -18,7 +18,7 @@ impl Simulation {
         let jittered = self.jitter[c as usize].is_some();
         for i in 0..self.out.len() {
             let p = self.out[i];
-            if p.kind == Kind::Data && !p.retx() && self.forced_drop(c, p.seq) {
+            if matches!(p.kind, Kind::Data | Kind::TfrcData) && !p.retx() && self.forced_drop(c, p.seq) {
                 self.counters[c as usize].data_dropped += 1;
                 if self.trace.is_some() {
                     self.trace_forced_drop(i);

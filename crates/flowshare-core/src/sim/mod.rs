@@ -25,6 +25,7 @@ use crate::results::{fnv1a, RunResults, Summary};
 use crate::scenario::{ConnSpec, LinkChange, Scenario};
 use crate::stats::{DelayStats, FctStats};
 use crate::tcp::{Controller, RttTiming, Sender, Sink, TcpConfig};
+use crate::tfrc;
 use crate::trace::{FlowWire, Tracer};
 use crate::traffic::{UdpSender, UdpSink};
 use crate::units::{secs, Time};
@@ -202,6 +203,17 @@ impl Simulation {
         for (i, c) in built.conns.iter().enumerate() {
             let i = i as u32;
             match &c.source {
+                None if c.tfrc.is_some() => {
+                    let cfg = c.tfrc.clone().expect("a TFRC flow");
+                    let stop = c.stop.unwrap_or(Time::MAX).min(end.saturating_add(1));
+                    let s = u64::from(cfg.payload);
+                    let (total, last) = match c.size {
+                        Some(bytes) => (Some(bytes.div_ceil(s)), (bytes - (bytes.div_ceil(s) - 1) * s) as u32),
+                        None => (None, cfg.payload),
+                    };
+                    agents.push(Agent::TfrcSender(Box::new(tfrc::Sender::new(i, cfg.clone(), total, last, stop))));
+                    agents.push(Agent::TfrcReceiver(Box::new(tfrc::Receiver::new(i, cfg))));
+                }
                 Some(src) => {
                     let stop = c.stop.unwrap_or(Time::MAX).min(end.saturating_add(1));
                     agents.push(Agent::UdpSource(Box::new(UdpSender::new(i, src, c.start, stop, seed, &c.key))));
@@ -239,9 +251,10 @@ impl Simulation {
                 let wire = built
                     .conns
                     .iter()
-                    .map(|c| match &c.source {
-                        Some(s) => FlowWire { mss: s.payload, header: s.header, size: None },
-                        None => FlowWire { mss: c.tcp.mss, header: c.tcp.header, size: c.size },
+                    .map(|c| match (&c.source, &c.tfrc) {
+                        (Some(s), _) => FlowWire { mss: s.payload, header: s.header, size: None },
+                        (None, Some(t)) => FlowWire { mss: t.payload, header: t.header, size: c.size },
+                        (None, None) => FlowWire { mss: c.tcp.mss, header: c.tcp.header, size: c.size },
                     })
                     .collect();
                 Some(Box::new(Tracer::new(spec, built.net.links.len(), wire, end)))

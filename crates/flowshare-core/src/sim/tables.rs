@@ -138,11 +138,13 @@ impl Simulation {
             let (src, dst) = (&self.agents[2 * i], &self.agents[2 * i + 1]);
             let (Agent::TcpSender(snd), Agent::TcpSink(sink)) = (src, dst) else {
                 // No window, no RTT: NaN, as for an algorithm metric a flow does not have.
-                let sent = src.udp_source().map_or(0, |u| u.stats.bytes_sent);
-                let delivered = dst.udp_sink().map_or(0, |k| k.bytes);
+                let sent = src.udp_source().map(|u| u.stats.bytes_sent);
+                let sent = sent.or(src.tfrc_sender().map(|t| t.stats.bytes_sent)).unwrap_or(0);
+                let delivered = dst.udp_sink().map(|k| k.bytes);
+                let delivered = delivered.or(dst.tfrc_receiver().map(|k| k.bytes)).unwrap_or(0);
                 s.f_cwnd.push(f64::NAN);
                 s.f_ssthresh.push(f64::NAN);
-                s.f_srtt.push(f64::NAN);
+                s.f_srtt.push(src.tfrc_sender().and_then(|t| t.rtt()).unwrap_or(f64::NAN));
                 s.f_rttvar.push(f64::NAN);
                 s.f_rto.push(f64::NAN);
                 s.f_backoff.push(0);
@@ -221,11 +223,20 @@ impl Simulation {
                     }
                 }
                 Agent::UdpSource(u) => w.sent = u.stats.packets_sent,
+                Agent::TfrcSender(t) => {
+                    let st = &mut t.stats;
+                    w.sent = st.packets_sent;
+                    w.rtt_n = st.rtt_n;
+                    w.rtt_sum = st.rtt_sum;
+                    st.rtt_min = u64::MAX;
+                    st.rtt_max = 0;
+                }
                 _ => {}
             }
             w.delivered = match &dst[0] {
                 Agent::TcpSink(k) => k.bytes_delivered,
                 Agent::UdpSink(k) => k.bytes,
+                Agent::TfrcReceiver(k) => k.bytes,
                 _ => 0,
             };
             flows.push(w);
@@ -365,7 +376,11 @@ impl Simulation {
         // UDP flows have no TCP sender: their TCP counters read as a sender's that never ran.
         let never = SenderStats { rtt_min: u64::MAX, ..SenderStats::default() };
         let sender = |i: usize| self.agents[2 * i].tcp_sender();
-        let st = |i: usize| sender(i).map_or(&never, |s| &s.stats);
+        // TFRC senders keep the counters they share with TCP (packets, bytes, RTT samples)
+        // in the same struct.
+        let tfrc = |i: usize| self.agents[2 * i].tfrc_sender();
+        let tfrc_rx = |i: usize| self.agents[2 * i + 1].tfrc_receiver();
+        let st = |i: usize| sender(i).map(|s| &s.stats).or(tfrc(i).map(|s| &s.stats)).unwrap_or(&never);
         let nan_or = |o: Option<Time>| o.map_or(f64::NAN, secs);
         let active_end = |i: usize| {
             let spec = &self.specs[i];
@@ -378,9 +393,10 @@ impl Simulation {
         let tcp_sink = |i: usize| self.agents[2 * i + 1].tcp_sink();
         let tcp = |i: usize| sender(i).is_some();
         let bytes_sent = |i: usize| source(i).map_or(st(i).bytes_sent, |u| u.stats.bytes_sent);
-        let delivered = |i: usize| match (tcp_sink(i), udp_sink(i)) {
-            (Some(k), _) => k.bytes_delivered,
-            (_, Some(k)) => k.bytes,
+        let delivered = |i: usize| match (tcp_sink(i), udp_sink(i), tfrc_rx(i)) {
+            (Some(k), _, _) => k.bytes_delivered,
+            (_, Some(k), _) => k.bytes,
+            (_, _, Some(k)) => k.bytes,
             _ => 0,
         };
         let started = |i: usize| source(i).map_or(st(i).started_at, |u| u.stats.started_at).is_some();
@@ -396,7 +412,7 @@ impl Simulation {
         t.push("name", names(&|i| self.specs[i].name.clone()));
         t.push("src", names(&|i| self.net.nodes[self.specs[i].src as usize].clone()));
         t.push("dst", names(&|i| self.net.nodes[self.specs[i].dst as usize].clone()));
-        t.push("transport", names(&|i| if tcp(i) { "tcp" } else { "udp" }.to_string()));
+        t.push("transport", names(&|i| self.specs[i].transport().to_string()));
         t.push("source", names(&|i| self.specs[i].source.as_ref().map_or("", |s| s.kind.as_str()).to_string()));
         t.push("cc", names(&|i| tcp_s(i, self.specs[i].cc.as_str())));
         t.push("recovery", names(&|i| tcp_s(i, self.specs[i].tcp.recovery.as_str())));
@@ -482,10 +498,16 @@ impl Simulation {
                 }
             }),
         );
-        t.push("cwnd_max", floats(&|i| if st(i).started_at.is_some() { st(i).cwnd_max } else { f64::NAN }));
+        t.push("cwnd_max", floats(&|i| if st(i).started_at.is_some() && tcp(i) { st(i).cwnd_max } else { f64::NAN }));
         t.push("cwnd_final", floats(&|i| sender(i).map_or(f64::NAN, |s| s.reported_cwnd(&s.cc_state(&self.cc)))));
         let rtt_final = |i: usize| sender(i).map(|s| s.cc_state(&self.cc).rtt).filter(|r| r.samples > 0);
-        t.push("srtt_final_s", floats(&|i| rtt_final(i).map_or(f64::NAN, |r| r.srtt / 1e9)));
+        t.push(
+            "srtt_final_s",
+            floats(&|i| match tfrc(i) {
+                Some(s) => s.rtt().unwrap_or(f64::NAN),
+                None => rtt_final(i).map_or(f64::NAN, |r| r.srtt / 1e9),
+            }),
+        );
         t.push("rttvar_final_s", floats(&|i| rtt_final(i).map_or(f64::NAN, |r| r.rttvar / 1e9)));
         t.push("rto_final_s", floats(&|i| sender(i).map_or(f64::NAN, |s| secs(s.cc_state(&self.cc).rtt.rto))));
         t.push("backoff_max", ints(&|i| i64::from(st(i).backoff_max)));
@@ -494,6 +516,10 @@ impl Simulation {
             floats(&|i| st(i).completed_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))),
         );
         t.push("setup_time_s", floats(&|i| st(i).established_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))));
+        // TFRC: the receiver's loss event rate and the sender's allowed rate at the end.
+        t.push("loss_event_rate", floats(&|i| tfrc_rx(i).map_or(f64::NAN, |k| k.loss_event_rate())));
+        t.push("loss_events", ints(&|i| tfrc_rx(i).map_or(0, |k| k.history().loss_events() as i64)));
+        t.push("tfrc_rate_final_bps", floats(&|i| tfrc(i).map_or(f64::NAN, |s| s.rate() * 8.0)));
         t
     }
 

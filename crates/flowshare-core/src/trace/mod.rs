@@ -122,11 +122,13 @@ pub fn packet_code(kind: Kind) -> u8 {
         Kind::Syn => 2,
         Kind::SynAck => 3,
         Kind::Udp => 4,
+        Kind::TfrcData => 5,
+        Kind::TfrcFeedback => 6,
     }
 }
 
 /// Names of the `packet` codes, in code order.
-pub const PACKET_NAMES: [&str; 5] = ["data", "ack", "syn", "synack", "udp"];
+pub const PACKET_NAMES: [&str; 7] = ["data", "ack", "syn", "synack", "udp", "tfrc_data", "tfrc_feedback"];
 
 /// The `[trace]` section of a scenario.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -130,17 +130,21 @@ fn transport_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, len: u32, header: &
     fold(checksum(checksum(0, &pseudo), header))
 }
 
-/// Write the IPv4 and UDP headers of UDP packet `p`; returns (header bytes, IPv4 total length).
+/// Write the IPv4 and UDP headers of UDP packet `p` (a UDP source's datagram, or a TFRC data
+/// or feedback packet, which travel over UDP); returns (header bytes, IPv4 total length).
 fn udp_headers(buf: &mut [u8], p: &Packet, wire: &FlowWire, ip_id: u16) -> (usize, u32) {
-    let (src, dst, sport) = flow_addresses(p.conn);
-    let payload = p.size.saturating_sub(wire.header);
+    let (sender, receiver, sport) = flow_addresses(p.conn);
+    let forward = p.dir == crate::packet::Dir::Forward;
+    let (src, dst, sp, dp) =
+        if forward { (sender, receiver, sport, DST_PORT) } else { (receiver, sender, DST_PORT, sport) };
+    let payload = if p.kind == Kind::TfrcFeedback { 0 } else { p.size.saturating_sub(wire.header) };
     let udp_len = 8 + payload;
     let total = 20 + udp_len;
     ipv4(buf, src, dst, 17, total, ip_id);
     let udp = &mut buf[20..28];
     udp.fill(0);
-    udp[0..2].copy_from_slice(&sport.to_be_bytes());
-    udp[2..4].copy_from_slice(&DST_PORT.to_be_bytes());
+    udp[0..2].copy_from_slice(&sp.to_be_bytes());
+    udp[2..4].copy_from_slice(&dp.to_be_bytes());
     udp[4..6].copy_from_slice(&(udp_len.min(u32::from(u16::MAX)) as u16).to_be_bytes());
     let ck = match transport_checksum(src, dst, 17, udp_len, udp) {
         0 => 0xffff, // RFC 768: a computed zero is sent as all ones
@@ -153,7 +157,7 @@ fn udp_headers(buf: &mut [u8], p: &Packet, wire: &FlowWire, ip_id: u16) -> (usiz
 /// Write the IPv4 and TCP (or UDP) headers of `p` into `buf`; returns (header bytes, IPv4
 /// total length).
 pub fn headers(buf: &mut [u8], p: &Packet, wire: &FlowWire, ip_id: u16) -> (usize, u32) {
-    if p.kind == Kind::Udp {
+    if matches!(p.kind, Kind::Udp | Kind::TfrcData | Kind::TfrcFeedback) {
         return udp_headers(buf, p, wire, ip_id);
     }
     const SYN: u8 = 0x02;
@@ -170,7 +174,7 @@ pub fn headers(buf: &mut [u8], p: &Packet, wire: &FlowWire, ip_id: u16) -> (usiz
         Kind::Syn => (true, u32::MAX, 0, SYN, 0),
         Kind::SynAck => (false, u32::MAX, 0, SYN | ACK, 0),
         Kind::Ack => (false, 0, bytes(p.seq), ACK, 0),
-        Kind::Udp => unreachable!("UDP packets are written by udp_headers"),
+        Kind::Udp | Kind::TfrcData | Kind::TfrcFeedback => unreachable!("written by udp_headers"),
     };
     let (src, dst, sp, dp) =
         if forward { (sender, receiver, sport, DST_PORT) } else { (receiver, sender, DST_PORT, sport) };

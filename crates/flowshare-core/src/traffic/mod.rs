@@ -52,6 +52,8 @@ pub enum Transport {
     Tcp,
     /// UDP carrying the packets of a `source`.
     Udp,
+    /// TFRC, RFC 5348 (the `tfrc` table applies; see `docs/tfrc.md`).
+    Tfrc,
 }
 
 impl Transport {
@@ -60,6 +62,7 @@ impl Transport {
         match self {
             Transport::Tcp => "tcp",
             Transport::Udp => "udp",
+            Transport::Tfrc => "tfrc",
         }
     }
 

@@ -1,0 +1,304 @@
+//! TFRC options as written in a scenario (`[flows.tfrc]`), their defaults and their check
+//! into a [`TfrcConfig`].
+//!
+//! The defaults are RFC 5348's behaviour. `profile = "ns2"` takes ns-2.35's `Agent/TFRC` and
+//! `Agent/TFRCSink` defaults instead; a key written next to a profile overrides it. The
+//! normalized scenario has every key filled in.
+
+use super::equation::Equation;
+use super::loss_history::wali_weights;
+use crate::units::{Bytes, Dur, Time};
+use crate::ConfigError;
+use serde::{Deserialize, Serialize};
+
+/// Whose defaults fill the keys not written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// RFC 5348.
+    #[default]
+    Rfc5348,
+    /// ns-2.35's `Agent/TFRC` and `Agent/TFRCSink`.
+    Ns2,
+}
+
+/// How the sender computes the `t_RTO` of the throughput equation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TRto {
+    /// `t_RTO = 4R` (RFC 5348 §4.3), at least `min_rto`.
+    #[serde(rename = "4r")]
+    FourR,
+    /// TCP's estimator, SRTT + 4·RTTVAR on a `clock_tick` grid, at least `min_rto` (ns-2's
+    /// `tzero_`; the RFC 2988 estimator the MulTFRC draft recommends).
+    Tcp,
+}
+
+/// `rate_init`: RFC 3390's initial window, or a number of packets per RTT.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RateInit {
+    /// `"rfc3390"`.
+    Name(String),
+    /// Packets per RTT.
+    Packets(f64),
+}
+
+/// The options as written; absent keys take the profile's default.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Written {
+    profile: Option<Profile>,
+    packet_size: Option<Bytes>,
+    header: Option<Bytes>,
+    feedback_size: Option<Bytes>,
+    ss_mult: Option<f64>,
+    rate_init: Option<RateInit>,
+    sqrt_rtt: Option<bool>,
+    discount: Option<bool>,
+    df: Option<f64>,
+    t_rto: Option<TRto>,
+    min_rto: Option<Dur>,
+    clock_tick: Option<Dur>,
+    conservative: Option<bool>,
+    num_feedback: Option<u32>,
+    weights: Option<String>,
+    intervals: Option<u32>,
+    no_feedback_rtts: Option<f64>,
+    b: Option<f64>,
+}
+
+/// TFRC options of a flow group, every key filled in (see `docs/tfrc.md`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "Written")]
+pub struct TfrcCfg {
+    /// Whose defaults filled the keys not written.
+    pub profile: Profile,
+    /// Payload bytes per packet (ns-2 `packetSize_`).
+    pub packet_size: Bytes,
+    /// Header bytes added to each data packet on the wire (ns-2 `headersize_`).
+    pub header: Bytes,
+    /// Wire size of a feedback packet (ns-2 `Agent/TFRCSink packetSize_`).
+    pub feedback_size: Bytes,
+    /// Slow-start rate multiplier per RTT (ns-2 `ssmult_`).
+    pub ss_mult: f64,
+    /// Initial rate: `"rfc3390"` or packets per RTT (ns-2 `rate_init_option_`, `rate_init_`).
+    pub rate_init: RateInit,
+    /// Space packets by the square root of the latest RTT sample over its mean (RFC 5348
+    /// §4.5; ns-2 `ca_`).
+    pub sqrt_rtt: bool,
+    /// History discounting (RFC 5348 §5.5; ns-2 `discount_`).
+    pub discount: bool,
+    /// Weight of the old RTT estimate in its moving average, `q` (RFC 5348 §4.3; ns-2 `df_`).
+    pub df: f64,
+    /// The equation's `t_RTO`: `"4r"` or `"tcp"`.
+    pub t_rto: TRto,
+    /// Smallest `t_RTO` (ns-2 `minrto_`).
+    pub min_rto: Dur,
+    /// Clock granularity of the `"tcp"` `t_RTO` estimator (ns-2 `tcp_tick_`).
+    pub clock_tick: Dur,
+    /// After a loss, cap the rate at the receive rate, else at 1.5 times it, instead of
+    /// twice it (ns-2 `conservative_`, `scmult_`).
+    pub conservative: bool,
+    /// Feedback packets per RTT (ns-2 `NumFeedback_`).
+    pub num_feedback: u32,
+    /// Loss-interval averaging: `"wali"`, the weighted average of RFC 5348 §5.4 (ns-2
+    /// `algo_ = 1`).
+    pub weights: String,
+    /// Loss intervals averaged, `n` (RFC 5348 §5.4; ns-2 `NumSamples_`).
+    pub intervals: u32,
+    /// The no-feedback timer runs this many RTTs (at least two packet intervals).
+    pub no_feedback_rtts: f64,
+    /// Packets acknowledged per ACK in the equation (ns-2 `bval_`).
+    pub b: f64,
+}
+
+impl Default for TfrcCfg {
+    fn default() -> Self {
+        Written::default().into()
+    }
+}
+
+impl From<Written> for TfrcCfg {
+    fn from(w: Written) -> Self {
+        let profile = w.profile.unwrap_or_default();
+        let ns2 = profile == Profile::Ns2;
+        fn pick<T>(ns2: bool, rfc: T, ns: T) -> T {
+            if ns2 {
+                ns
+            } else {
+                rfc
+            }
+        }
+        TfrcCfg {
+            profile,
+            packet_size: w.packet_size.unwrap_or(Bytes(1000)),
+            header: w.header.unwrap_or(Bytes(pick(ns2, 40, 32))),
+            feedback_size: w.feedback_size.unwrap_or(Bytes(40)),
+            ss_mult: w.ss_mult.unwrap_or(2.0),
+            rate_init: w.rate_init.unwrap_or_else(|| RateInit::Name("rfc3390".into())),
+            sqrt_rtt: w.sqrt_rtt.unwrap_or(ns2),
+            discount: w.discount.unwrap_or(ns2),
+            df: w.df.unwrap_or(pick(ns2, 0.9, 0.95)),
+            t_rto: w.t_rto.unwrap_or(pick(ns2, TRto::FourR, TRto::Tcp)),
+            min_rto: w.min_rto.unwrap_or(Dur(0)),
+            clock_tick: w.clock_tick.unwrap_or(Dur(pick(ns2, 0, 100_000_000))),
+            conservative: w.conservative.unwrap_or(false),
+            num_feedback: w.num_feedback.unwrap_or(1),
+            weights: w.weights.unwrap_or_else(|| "wali".into()),
+            intervals: w.intervals.unwrap_or(8),
+            no_feedback_rtts: w.no_feedback_rtts.unwrap_or(pick(ns2, 4.0, 2.0)),
+            b: w.b.unwrap_or(1.0),
+        }
+    }
+}
+
+/// Checked TFRC parameters of one flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TfrcConfig {
+    /// Payload bytes per packet, `s`.
+    pub payload: u32,
+    /// Header bytes per data packet.
+    pub header: u32,
+    /// Wire bytes of a feedback packet.
+    pub feedback_size: u32,
+    /// Slow-start multiplier.
+    pub ss_mult: f64,
+    /// Initial window in packets; `None`: RFC 3390's `min(4s, max(2s, 4380 B))`.
+    pub init_packets: Option<f64>,
+    /// RFC 5348 §4.5 spacing.
+    pub sqrt_rtt: bool,
+    /// RFC 5348 §5.5.
+    pub discount: bool,
+    /// RTT moving-average weight `q`.
+    pub q: f64,
+    /// `t_RTO` rule.
+    pub t_rto: TRto,
+    /// Smallest `t_RTO`, ns.
+    pub min_rto: Time,
+    /// Clock tick of the `"tcp"` rule, ns.
+    pub clock_tick: Time,
+    /// ns-2's conservative cap.
+    pub conservative: bool,
+    /// Feedback packets per RTT.
+    pub num_feedback: u32,
+    /// Loss-interval weights, most recent first.
+    pub weights: Vec<f64>,
+    /// No-feedback timer length in RTTs.
+    pub no_feedback_rtts: f64,
+    /// The throughput equation.
+    pub equation: Equation,
+}
+
+impl TfrcCfg {
+    /// Check the options; `path` is the table's field path (`flows[0].tfrc`).
+    pub fn resolve(&self, path: &str) -> Result<TfrcConfig, ConfigError> {
+        let err = |field: &str, msg: String| Err(ConfigError::new(format!("{path}.{field}"), msg));
+        if self.packet_size.0 == 0 || self.packet_size.0 + self.header.0 > 65_535 {
+            return err(
+                "packet_size",
+                format!("must be at least 1B, and with the header at most 65535B, got {}", self.packet_size),
+            );
+        }
+        if self.feedback_size.0 == 0 || self.feedback_size.0 > 65_535 {
+            return err("feedback_size", format!("must be 1B to 65535B, got {}", self.feedback_size));
+        }
+        if !(self.ss_mult > 1.0 && self.ss_mult <= 100.0) {
+            return err("ss_mult", format!("expected a number > 1 and at most 100, got {}", self.ss_mult));
+        }
+        let init_packets = match &self.rate_init {
+            RateInit::Name(n) if n == "rfc3390" => None,
+            RateInit::Name(n) => {
+                return err("rate_init", format!("expected \"rfc3390\" or a number of packets, got \"{n}\""))
+            }
+            RateInit::Packets(k) if *k >= 1.0 && *k <= 1e6 => Some(*k),
+            RateInit::Packets(k) => {
+                return err("rate_init", format!("expected \"rfc3390\" or a number of packets from 1 to 1e6, got {k}"))
+            }
+        };
+        if !(0.0..1.0).contains(&self.df) {
+            return err("df", format!("expected a number at least 0 and below 1, got {}", self.df));
+        }
+        if self.num_feedback == 0 || self.num_feedback > 100 {
+            return err(
+                "num_feedback",
+                format!("expected 1 to 100 feedback packets per RTT, got {}", self.num_feedback),
+            );
+        }
+        if self.weights != "wali" {
+            return err("weights", format!("expected \"wali\", got \"{}\"", self.weights));
+        }
+        if self.intervals == 0 || self.intervals > 64 {
+            return err("intervals", format!("expected 1 to 64 loss intervals, got {}", self.intervals));
+        }
+        if !(self.no_feedback_rtts >= 1.0 && self.no_feedback_rtts <= 100.0) {
+            return err("no_feedback_rtts", format!("expected a number from 1 to 100, got {}", self.no_feedback_rtts));
+        }
+        if !(self.b >= 1.0 && self.b <= 100.0) {
+            return err("b", format!("expected a number from 1 to 100, got {}", self.b));
+        }
+        Ok(TfrcConfig {
+            payload: self.packet_size.0 as u32,
+            header: self.header.0 as u32,
+            feedback_size: self.feedback_size.0 as u32,
+            ss_mult: self.ss_mult,
+            init_packets,
+            sqrt_rtt: self.sqrt_rtt,
+            discount: self.discount,
+            q: self.df,
+            t_rto: self.t_rto,
+            min_rto: self.min_rto.0,
+            clock_tick: self.clock_tick.0,
+            conservative: self.conservative,
+            num_feedback: self.num_feedback,
+            weights: wali_weights(self.intervals as usize),
+            no_feedback_rtts: self.no_feedback_rtts,
+            equation: Equation::Tcp { b: self.b },
+        })
+    }
+}
+
+impl TfrcConfig {
+    /// The default options, checked.
+    pub fn rfc5348() -> Self {
+        TfrcCfg::default().resolve("tfrc").expect("the defaults are valid")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(json: &str) -> String {
+        let cfg: TfrcCfg = serde_json::from_str(json).unwrap();
+        cfg.resolve("flows[0].tfrc").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn defaults_are_rfc5348_and_the_ns2_profile_is_ns2s() {
+        let d = TfrcCfg::default();
+        assert_eq!((d.packet_size, d.header, d.feedback_size), (Bytes(1000), Bytes(40), Bytes(40)));
+        assert_eq!((d.sqrt_rtt, d.discount, d.df, d.t_rto), (false, false, 0.9, TRto::FourR));
+        let n: TfrcCfg = serde_json::from_str(r#"{"profile": "ns2", "df": 0.8}"#).unwrap();
+        assert_eq!((n.sqrt_rtt, n.discount, n.t_rto, n.header), (true, true, TRto::Tcp, Bytes(32)));
+        assert_eq!(n.clock_tick, Dur(100_000_000));
+        assert_eq!(n.df, 0.8, "a written key overrides the profile");
+        // Normalized: every key written out, and it reads back the same.
+        let json = serde_json::to_string(&n).unwrap();
+        assert!(json.contains("\"ss_mult\":2.0") && json.contains("\"rate_init\":\"rfc3390\""), "{json}");
+        assert_eq!(serde_json::from_str::<TfrcCfg>(&json).unwrap(), n);
+    }
+
+    #[test]
+    fn bad_values_name_the_field() {
+        assert_eq!(e(r#"{"ss_mult": 0.5}"#), "flows[0].tfrc.ss_mult: expected a number > 1 and at most 100, got 0.5");
+        assert_eq!(
+            e(r#"{"rate_init": "fast"}"#),
+            "flows[0].tfrc.rate_init: expected \"rfc3390\" or a number of packets, got \"fast\""
+        );
+        assert!(e(r#"{"df": 1.0}"#).starts_with("flows[0].tfrc.df: expected"));
+        assert!(e(r#"{"weights": "ewma"}"#).starts_with("flows[0].tfrc.weights: expected \"wali\""));
+        assert!(e(r#"{"num_feedback": 0}"#).starts_with("flows[0].tfrc.num_feedback:"));
+        assert!(serde_json::from_str::<TfrcCfg>(r#"{"ssmult": 2}"#).is_err(), "unknown keys are refused");
+    }
+}

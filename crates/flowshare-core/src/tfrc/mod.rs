@@ -1,0 +1,24 @@
+//! TFRC, TCP-Friendly Rate Control: a rate-based transport whose sender sets its rate from a
+//! TCP throughput equation, fed by the loss event rate and receive rate its receiver reports.
+//!
+//! S. Floyd, M. Handley, J. Padhye, J. Widmer, "TCP Friendly Rate Control (TFRC): Protocol
+//! Specification", RFC 5348, 2008. One file per concept: the throughput [`equation`], the
+//! receiver's [`loss_history`] (usable alone, for trace analysis), the [`sender`] and the
+//! [`receiver`] agents, and the scenario options ([`config`]). What is modelled and the
+//! options are described in `docs/tfrc.md`.
+//!
+//! Built so that a controller emulating several flows (MulTFRC) is an [`Equation`] variant
+//! taking `n` and `j`: the receiver already counts the packets lost per loss event and
+//! reports their weighted mean `j`.
+
+pub mod config;
+pub mod equation;
+pub mod loss_history;
+pub mod receiver;
+pub mod sender;
+
+pub use config::{TfrcCfg, TfrcConfig};
+pub use equation::Equation;
+pub use loss_history::LossHistory;
+pub use receiver::Receiver;
+pub use sender::Sender;
