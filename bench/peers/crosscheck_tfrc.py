@@ -175,8 +175,9 @@ def parse_ns2(out: str) -> dict:
 # ---------------------------------------------------------------------------------------------
 # flowshare.
 
-# Where a TFRC build may report its receiver's loss-event rate in the flows table (first found).
-P_COLUMNS = ("tfrc_p", "loss_event_rate", "p")
+# The flows-table column of TFRC's own loss event rate: the rate its receiver reported, averaged
+# over time in the steady state, as the sink's printLoss_ lines are averaged on the ns-2 side.
+P_COLUMNS = ("loss_event_rate_mean",)
 
 
 def scenario(case: Case, seed: int, starts: list[float]) -> dict:
@@ -196,7 +197,7 @@ def scenario(case: Case, seed: int, starts: list[float]) -> dict:
     for g in tcp_groups:
         g["tcp"]["mss"] = f"{PAYLOAD}B"
     tfrc = {"name": "tfrc", "count": 1, "start": f"{round(starts[0] * 1e9)}ns", "transport": "tfrc",
-            "tfrc": {"packet_size": f"{PAYLOAD}B", "header": f"{HEADER}B"}}
+            "tfrc": {"profile": "ns2", "packet_size": f"{PAYLOAD}B", "header": f"{HEADER}B"}}
     sc["flows"] = [tfrc, *tcp_groups]
     sc["trace"] = {"events": True, "flows": [0], "kinds": ["send", "drop"]}
     return sc

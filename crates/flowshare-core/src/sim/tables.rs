@@ -51,6 +51,8 @@ struct WarmFlow {
     rtt_n: u64,
     rtt_sum: f64,
     cwnd_integral: f64,
+    /// TFRC: the time integral of the loss event rate its receiver reported.
+    p_integral: f64,
 }
 
 /// Sampled time series, column by column.
@@ -236,7 +238,10 @@ impl Simulation {
             w.delivered = match &dst[0] {
                 Agent::TcpSink(k) => k.bytes_delivered,
                 Agent::UdpSink(k) => k.bytes,
-                Agent::TfrcReceiver(k) => k.bytes,
+                Agent::TfrcReceiver(k) => {
+                    w.p_integral = k.reported_p_integral(now);
+                    k.bytes
+                }
                 _ => 0,
             };
             flows.push(w);
@@ -518,6 +523,16 @@ impl Simulation {
         t.push("setup_time_s", floats(&|i| st(i).established_at.map_or(f64::NAN, |c| secs(c - self.specs[i].start))));
         // TFRC: the receiver's loss event rate and the sender's allowed rate at the end.
         t.push("loss_event_rate", floats(&|i| tfrc_rx(i).map_or(f64::NAN, |k| k.loss_event_rate())));
+        // Its time average over the steady state, as a trace of the reports would give it.
+        t.push(
+            "loss_event_rate_mean",
+            floats(&|i| match tfrc_rx(i) {
+                Some(k) if self.end > from(i) => {
+                    (k.reported_p_integral(self.end) - warm(i).p_integral) / secs(self.end - from(i))
+                }
+                _ => f64::NAN,
+            }),
+        );
         t.push("loss_events", ints(&|i| tfrc_rx(i).map_or(0, |k| k.history().loss_events() as i64)));
         t.push("tfrc_rate_final_bps", floats(&|i| tfrc(i).map_or(f64::NAN, |s| s.rate() * 8.0)));
         t

@@ -29,9 +29,14 @@ pub enum TRto {
     /// `t_RTO = 4R` (RFC 5348 §4.3), at least `min_rto`.
     #[serde(rename = "4r")]
     FourR,
-    /// TCP's estimator, SRTT + 4·RTTVAR on a `clock_tick` grid, at least `min_rto` (ns-2's
-    /// `tzero_`; the RFC 2988 estimator the MulTFRC draft recommends).
+    /// TCP's estimator, SRTT + max(4·RTTVAR, `clock_tick`) rounded up to the tick, at least
+    /// `min_rto` (RFC 6298; the RFC 2988 estimator the MulTFRC draft recommends).
     Tcp,
+    /// ns-2's `tzero_`: TCP's estimator in whole `clock_tick`s with ns-2's integer
+    /// arithmetic (`TfrcAgent::update_rtt`: samples rounded to ticks, at least one; 3 and 2
+    /// fraction bits; SRTT + 4·RTTVAR), at least `min_rto`. With a 100 ms tick and RTTs under
+    /// 150 ms it stays at 300 ms.
+    Ns2,
 }
 
 /// `rate_init`: RFC 3390's initial window, or a number of packets per RTT.
@@ -91,11 +96,11 @@ pub struct TfrcCfg {
     pub discount: bool,
     /// Weight of the old RTT estimate in its moving average, `q` (RFC 5348 §4.3; ns-2 `df_`).
     pub df: f64,
-    /// The equation's `t_RTO`: `"4r"` or `"tcp"`.
+    /// The equation's `t_RTO`: `"4r"`, `"tcp"` or `"ns2"`.
     pub t_rto: TRto,
     /// Smallest `t_RTO` (ns-2 `minrto_`).
     pub min_rto: Dur,
-    /// Clock granularity of the `"tcp"` `t_RTO` estimator (ns-2 `tcp_tick_`).
+    /// Clock granularity of the `"tcp"` and `"ns2"` `t_RTO` estimators (ns-2 `tcp_tick_`).
     pub clock_tick: Dur,
     /// After a loss, cap the rate at the receive rate, else at 1.5 times it, instead of
     /// twice it (ns-2 `conservative_`, `scmult_`).
@@ -140,7 +145,7 @@ impl From<Written> for TfrcCfg {
             sqrt_rtt: w.sqrt_rtt.unwrap_or(ns2),
             discount: w.discount.unwrap_or(ns2),
             df: w.df.unwrap_or(pick(ns2, 0.9, 0.95)),
-            t_rto: w.t_rto.unwrap_or(pick(ns2, TRto::FourR, TRto::Tcp)),
+            t_rto: w.t_rto.unwrap_or(pick(ns2, TRto::FourR, TRto::Ns2)),
             min_rto: w.min_rto.unwrap_or(Dur(0)),
             clock_tick: w.clock_tick.unwrap_or(Dur(pick(ns2, 0, 100_000_000))),
             conservative: w.conservative.unwrap_or(false),
@@ -219,6 +224,9 @@ impl TfrcCfg {
         if !(0.0..1.0).contains(&self.df) {
             return err("df", format!("expected a number at least 0 and below 1, got {}", self.df));
         }
+        if self.t_rto == TRto::Ns2 && self.clock_tick.0 == 0 {
+            return err("clock_tick", "must be above 0s with t_rto = \"ns2\" (ns-2 counts in ticks)".into());
+        }
         if self.num_feedback == 0 || self.num_feedback > 100 {
             return err(
                 "num_feedback",
@@ -280,7 +288,7 @@ mod tests {
         assert_eq!((d.packet_size, d.header, d.feedback_size), (Bytes(1000), Bytes(40), Bytes(40)));
         assert_eq!((d.sqrt_rtt, d.discount, d.df, d.t_rto), (false, false, 0.9, TRto::FourR));
         let n: TfrcCfg = serde_json::from_str(r#"{"profile": "ns2", "df": 0.8}"#).unwrap();
-        assert_eq!((n.sqrt_rtt, n.discount, n.t_rto, n.header), (true, true, TRto::Tcp, Bytes(32)));
+        assert_eq!((n.sqrt_rtt, n.discount, n.t_rto, n.header), (true, true, TRto::Ns2, Bytes(32)));
         assert_eq!(n.clock_tick, Dur(100_000_000));
         assert_eq!(n.df, 0.8, "a written key overrides the profile");
         // Normalized: every key written out, and it reads back the same.

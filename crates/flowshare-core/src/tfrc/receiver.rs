@@ -38,6 +38,10 @@ pub struct Receiver {
     last_report: Option<Time>,
     x_recv_last: f64,
     p_prev: f64,
+    /// The time integral of the loss event rate reported, up to the last report
+    /// (rate · seconds): the mean reported rate over a window is what ns-2's `printLoss_`
+    /// output gives when averaged over time.
+    p_integral: f64,
     next_report: Option<Time>,
     /// Distinct data packets received.
     pub packets: u64,
@@ -60,6 +64,7 @@ impl Receiver {
             last_report: None,
             x_recv_last: 0.0,
             p_prev: 0.0,
+            p_integral: 0.0,
             next_report: None,
             packets: 0,
             bytes: 0,
@@ -75,6 +80,12 @@ impl Receiver {
     /// The loss event rate now (0 before the first loss event).
     pub fn loss_event_rate(&self) -> f64 {
         self.history.estimate().map_or(0.0, |e| e.p)
+    }
+
+    /// The time integral of the reported loss event rate from the first report to `now`
+    /// (each reported value holds until the next report).
+    pub fn reported_p_integral(&self, now: Time) -> f64 {
+        self.p_integral + self.last_report.map_or(0.0, |t| self.p_prev * secs(now.saturating_sub(t)))
     }
 
     /// When the feedback timer fires next.
@@ -158,6 +169,7 @@ impl Receiver {
         fb.set_word(1, p.to_bits());
         fb.set_word(2, j.to_bits());
         out.push(fb);
+        self.p_integral = self.reported_p_integral(now);
         self.reports += 1;
         self.bytes_since = 0;
         self.last_report = Some(now);

@@ -70,6 +70,10 @@ pub struct Sender {
     /// TCP-style estimator for `t_rto = "tcp"`, s.
     srtt: f64,
     rttvar: f64,
+    /// ns-2's estimator for `t_rto = "ns2"`: SRTT and RTTVAR in ticks with 3 and 2 fraction
+    /// bits (0 before the first sample).
+    ns2_srtt: i64,
+    ns2_rttvar: i64,
     t_rto: f64,
     /// When the rate last doubled in slow start.
     tld: Option<Time>,
@@ -109,6 +113,8 @@ impl Sender {
             r_sqmean: 0.0,
             srtt: 0.0,
             rttvar: 0.0,
+            ns2_srtt: 0,
+            ns2_rttvar: 0,
             t_rto: 0.0,
             tld: None,
             loss_events: 0,
@@ -273,6 +279,9 @@ impl Sender {
         };
         self.r = Some(r);
         self.r_sample = sample;
+        if self.cfg.t_rto == TRto::Ns2 {
+            self.ns2_rtt_sample(sample);
+        }
         self.t_rto = self.compute_t_rto(r);
         let x_recv = f64::from_bits(fb.word(0));
         self.p = f64::from_bits(fb.word(1));
@@ -304,9 +313,27 @@ impl Sender {
         self.reschedule(now);
     }
 
+    /// ns-2's `TfrcAgent::update_rtt`, in ticks: the sample rounded to the nearest tick (at
+    /// least one), then TCP's gains 1/8 and 1/4 in integer arithmetic.
+    fn ns2_rtt_sample(&mut self, sample: f64) {
+        let tick = secs(self.cfg.clock_tick);
+        let t_rtt = ((sample / tick + 0.5) as i64).max(1);
+        if self.ns2_srtt == 0 {
+            self.ns2_srtt = t_rtt << 3;
+            self.ns2_rttvar = t_rtt << 1;
+            return;
+        }
+        let mut delta = t_rtt - (self.ns2_srtt >> 3);
+        self.ns2_srtt = (self.ns2_srtt + delta).max(1);
+        delta = delta.abs() - (self.ns2_rttvar >> 2);
+        self.ns2_rttvar = (self.ns2_rttvar + delta).max(1);
+    }
+
     fn compute_t_rto(&self, r: f64) -> f64 {
         let t = match self.cfg.t_rto {
             TRto::FourR => 4.0 * r,
+            // SRTT + 2^2 · RTTVAR, both in eighths of a tick (ns-2's rttvar_exp_ = 2).
+            TRto::Ns2 => ((((self.ns2_rttvar << 3) + self.ns2_srtt) >> 3) as f64) * secs(self.cfg.clock_tick),
             TRto::Tcp => {
                 let tick = secs(self.cfg.clock_tick);
                 let t = self.srtt + (4.0 * self.rttvar).max(tick);
@@ -397,6 +424,23 @@ mod tests {
         // Two RTTs later the old entry has expired: 2·10 kB/s.
         s.on_feedback(600 * MS, &report(500 * MS, 10_000.0, 0.01, 1));
         assert!((s.rate() - 20_000.0).abs() < 1e-6, "{}", s.rate());
+    }
+
+    #[test]
+    fn the_ns2_t_rto_counts_whole_ticks_as_ns2_does() {
+        let cfg: super::super::config::TfrcCfg = serde_json::from_str(r#"{"profile": "ns2"}"#).unwrap();
+        let mut s = Sender::new(0, Arc::new(cfg.resolve("tfrc").unwrap()), None, 1000, Time::MAX);
+        s.start(0);
+        // 45 ms samples with a 100 ms tick: each counts one tick; SRTT = 8/8, RTTVAR = 2/4
+        // ticks, and RTTVAR never decays (|1 - 1| - 2 >> 2 = 0): (2 << 3) + 8 >> 3 = 3 ticks.
+        for k in 0..50u64 {
+            s.on_feedback(k * 100 * MS + 45 * MS, &report(k * 100 * MS, 1e6, 0.01, 1));
+            assert!((s.t_rto() - 0.3).abs() < 1e-12, "sample {k}: {}", s.t_rto());
+        }
+        // 450 ms samples: 5 ticks (4.5 rounds up), and the estimate climbs towards 5 + 4·var.
+        s.on_feedback(5045 * MS, &report(4595 * MS, 1e6, 0.01, 1));
+        // delta = 5 - 1 = 4: SRTT 12/8; |4| - 0 = 4: RTTVAR 6/4; (6 << 3) + 12 >> 3 = 7 ticks.
+        assert!((s.t_rto() - 0.7).abs() < 1e-12, "{}", s.t_rto());
     }
 
     #[test]
