@@ -1,9 +1,11 @@
-"""The algorithm lines of the benchmark: R1 run once per congestion-control algorithm.
+"""The algorithm lines of the benchmark: R1 run once per congestion-control algorithm, and once
+with TFRC in place of TCP.
 
 R1 (16 flows, 100 Mbps / 20 ms, 250-packet queue, 60 s) is rerun with every flow group's
 ``tcp.cc`` replaced by each algorithm at its defaults. What matters is the cost per event: an
 algorithm whose per-ACK work is heavy shows up as more nanoseconds per event than Reno's,
-whatever its goodput or event count. Scenarios are written as JSON next to the snapshot of the
+whatever its goodput or event count. TFRC sends one report per RTT where TCP sends an ACK per
+segment, so its events are not TCP's: it is compared by the time per data packet delivered. Scenarios are written as JSON next to the snapshot of the
 binary, so the run uses exactly the R1 file of the checkout with one field changed.
 """
 
@@ -31,41 +33,60 @@ ALGORITHMS: tuple[tuple[str, Any], ...] = (
     ("fast_at", "fast_at"),
 )
 
-#: An algorithm costing more than this many times Reno's time per event is flagged.
+#: The rows: (label, what changes in every flow group), each algorithm's ``tcp.cc``, then TFRC
+#: in place of TCP (RFC 5348's defaults, R1's segment and header sizes).
+ROWS: tuple[tuple[str, Any], ...] = (
+    *((label, {"tcp.cc": cc}) for label, cc in ALGORITHMS),
+    ("tfrc", {"transport": "tfrc"}),
+)
+
+#: A row costing more than this many times Reno's time per event (TFRC: per delivered packet)
+#: is flagged.
 SLOW_FACTOR = 1.5
 
 
-def algorithm_scenario(base: Mapping[str, Any], cc: Any) -> dict[str, Any]:
-    """``base`` (a parsed scenario) with every flow group running ``cc``."""
+def row_scenario(base: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` (a parsed scenario) with ``change`` (a row of :data:`ROWS`) in every flow
+    group."""
     scen = json.loads(json.dumps(base))
     groups = scen.get("flows")
     if not isinstance(groups, list) or not groups:
         raise ValueError("flows: the base scenario has no [[flows]] groups")
     for group in groups:
-        group.setdefault("tcp", {})["cc"] = cc
+        if "tcp.cc" in change:
+            group.setdefault("tcp", {})["cc"] = change["tcp.cc"]
+        if change.get("transport") == "tfrc":
+            tcp = group.pop("tcp", {})
+            group["transport"] = "tfrc"
+            group["tfrc"] = {k: tcp[t] for k, t in (("packet_size", "mss"), ("header", "header"))
+                             if t in tcp}
     return scen
 
 
 def write_scenarios(base_toml: Path, out_dir: Path) -> dict[str, Path]:
-    """One JSON scenario per algorithm in ``out_dir``, derived from ``base_toml``."""
+    """One JSON scenario per row in ``out_dir``, derived from ``base_toml``."""
     with base_toml.open("rb") as f:
         base = tomllib.load(f)
     paths = {}
-    for label, cc in ALGORITHMS:
+    for label, change in ROWS:
         path = out_dir / f"r1-{label}.json"
-        path.write_text(json.dumps(algorithm_scenario(base, cc), indent=1))
+        path.write_text(json.dumps(row_scenario(base, change), indent=1))
         paths[label] = path
     return paths
 
 
-def summarize(label: str, cc: Any, walls: Sequence[float], parsed: Sequence[Mapping[str, Any]],
+def summarize(label: str, change: Any, walls: Sequence[float],
+              parsed: Sequence[Mapping[str, Any]],
               median: Callable[[Sequence[float]], float | None]) -> dict[str, Any]:
-    """One algorithm's row from its runs (``parsed``: flowshare-sim's JSON lines)."""
+    """One row from its runs (``parsed``: flowshare-sim's JSON lines)."""
     inproc = median([p["wall_s"] for p in parsed])
     events = parsed[0]["events"] if parsed else None
+    packets = parsed[0].get("acked_pkts") if parsed else None
     return {
         "algorithm": label,
-        "cc": cc,
+        "change": change,
+        "packets": packets,
+        "ns_per_packet": (inproc * 1e9 / packets) if inproc and packets else None,
         "wall_s": median(walls),
         "runs_s": list(walls),
         "inprocess_s": inproc,
@@ -77,32 +98,43 @@ def summarize(label: str, cc: Any, walls: Sequence[float], parsed: Sequence[Mapp
 
 
 def add_relative_cost(rows: list[dict[str, Any]]) -> None:
-    """Each row's time per event relative to Reno's, and whether it is slow."""
-    reno = next((r["ns_per_event"] for r in rows if r["algorithm"] == "reno"), None)
+    """Each row's time per event and per delivered packet relative to Reno's, and whether it
+    is slow (TFRC by the packet, the algorithms by the event)."""
+    reno = next((r for r in rows if r["algorithm"] == "reno"), None)
     for r in rows:
-        rel = r["ns_per_event"] / reno if reno and r["ns_per_event"] else None
-        r["cost_vs_reno"] = rel
+        for key, out in (("ns_per_event", "cost_vs_reno"), ("ns_per_packet", "packet_cost_vs_reno")):
+            base = reno.get(key) if reno else None
+            r[out] = r[key] / base if base and r.get(key) else None
+        rel = r["packet_cost_vs_reno"] if r["algorithm"] == "tfrc" else r["cost_vs_reno"]
         r["slow"] = None if rel is None else rel > SLOW_FACTOR
 
 
 def render(rows: Sequence[Mapping[str, Any]], repeat: int) -> list[str]:
     """The markdown section of docs/performance.md."""
-    out = ["### Algorithms: R1 with each congestion-control algorithm", "",
+    out = ["### Algorithms: R1 with each congestion-control algorithm, and with TFRC", "",
            f"flowshare only, the median of {repeat} run(s) each, every algorithm at its defaults "
-           f"(`multcp` with n = 4). Time per event is the simulation loop's own time divided by "
-           f"its events; an algorithm above {SLOW_FACTOR:g}× Reno's is marked slow.", "",
-           "| algorithm | wall time | events | time per event | vs Reno | goodput "
-           "| bottleneck drops |",
-           "|---|---|---|---|---|---|---|"]
+           f"(`multcp` with n = 4); `tfrc`: every flow TFRC (RFC 5348's defaults) instead of TCP. "
+           f"Time per event and per packet are the simulation loop's own time divided by its "
+           f"events and by the data packets delivered; an algorithm above {SLOW_FACTOR:g}× Reno's "
+           f"time per event, or TFRC above {SLOW_FACTOR:g}× Reno's (NewReno recovery) time per "
+           f"packet, is marked slow.", "",
+           "| row | wall time | events | time per event | vs Reno | time per packet | vs Reno "
+           "| goodput | bottleneck drops |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        rel, wall, npe, gp, drops = (r.get(k) for k in
-                                     ("cost_vs_reno", "wall_s", "ns_per_event", "goodput_mbps", "drops"))
+        rel, prel, wall, npe, npp, gp, drops = (
+            r.get(k) for k in ("cost_vs_reno", "packet_cost_vs_reno", "wall_s", "ns_per_event",
+                               "ns_per_packet", "goodput_mbps", "drops"))
+        tfrc = r["algorithm"] == "tfrc"
+        slow = " **slow**" if r.get("slow") else ""
         cells = [
             f"`{r['algorithm']}`",
             "–" if wall is None else f"{wall:.3f} s",
             f"{r.get('events') or 0:,}",
             "–" if npe is None else f"{npe:.0f} ns",
-            "–" if rel is None else f"{rel:.2f}×" + (" **slow**" if r.get("slow") else ""),
+            "–" if rel is None else f"{rel:.2f}×" + ("" if tfrc else slow),
+            "–" if npp is None else f"{npp:.0f} ns",
+            "–" if prel is None else f"{prel:.2f}×" + (slow if tfrc else ""),
             "–" if gp is None else f"{gp:.2f} Mbps",
             "–" if drops is None else f"{drops:,}",
         ]

@@ -952,7 +952,7 @@ def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dic
 
 def _run_algorithms(sim: Path, r1: Path, repeat: int, timeout: float | None, root: Path,
                     helper: Path | None, stack: contextlib.ExitStack) -> dict[str, Any]:
-    """R1 once per congestion-control algorithm (:mod:`bench.algorithms`)."""
+    """R1 once per congestion-control algorithm and once with TFRC (:mod:`bench.algorithms`)."""
     scen_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="flowshare-bench-algos-")))
     try:
         paths = ba.write_scenarios(r1, scen_dir)
@@ -960,24 +960,24 @@ def _run_algorithms(sim: Path, r1: Path, repeat: int, timeout: float | None, roo
         raise BenchError(f"cannot derive the algorithm scenarios from {r1.name}: {exc}") from None
     # Round-robin over the algorithms, so that a change of machine load during the phase
     # reaches every algorithm alike instead of the ones that happen to run last.
-    walls: dict[str, list[float]] = {label: [] for label, _ in ba.ALGORITHMS}
-    parsed: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in ba.ALGORITHMS}
+    walls: dict[str, list[float]] = {label: [] for label, _ in ba.ROWS}
+    parsed: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in ba.ROWS}
     for i in range(repeat):
-        for label, cc in ba.ALGORITHMS:
+        for label, cc in ba.ROWS:
             res = measure_process([str(sim), str(paths[label])], timeout=timeout, cwd=root,
                                   rusage_helper=helper)
             if not res.ok:
                 tail = (res.stderr.strip().splitlines() or ["(no message)"])[-1]
-                raise BenchError(f"flowshare-sim on R1 with cc = {json.dumps(cc)} failed: {tail}")
+                raise BenchError(f"flowshare-sim on R1 with {json.dumps(cc)} failed: {tail}")
             try:
                 parsed[label].append(parse_flowshare_output(res.stdout))
             except ValueError as exc:
-                raise BenchError(f"{exc} (running R1 with cc = {json.dumps(cc)})") from None
+                raise BenchError(f"{exc} (running R1 with {json.dumps(cc)})") from None
             walls[label].append(res.wall_s)
             _log(f"algorithms {label} run {i + 1}/{repeat}: {res.wall_s:.3f} s, "
                  f"{parsed[label][-1]['events']} events")
     rows = [ba.summarize(label, cc, walls[label], parsed[label], _median)
-            for label, cc in ba.ALGORITHMS]
+            for label, cc in ba.ROWS]
     ba.add_relative_cost(rows)
     return {"repeat": repeat, "rows": rows}
 
@@ -1278,7 +1278,9 @@ def _print_summary(report: Mapping[str, Any]) -> None:
     for row in report.get(ALGORITHMS_CASE, {}).get("rows", []):
         print(f"R1 with {row['algorithm']}: {_fmt(row['wall_s'], 3, ' s')}, "
               f"{_fmt(row['ns_per_event'], 0, ' ns')} per event "
-              f"({_fmt(row['cost_vs_reno'], 2, 'x')} Reno's)")
+              f"({_fmt(row['cost_vs_reno'], 2, 'x')} Reno's), "
+              f"{_fmt(row.get('ns_per_packet'), 0, ' ns')} per packet delivered "
+              f"({_fmt(row.get('packet_cost_vs_reno'), 2, 'x')} Reno's)")
     for row in report.get(SETUP_CASE, {}).get("rows", []):
         print(f"set-up of {row['flows']:,} flows: flowshare-sim {_fmt(row['sim_s'], 3, ' s')}, "
               f"flowshare.run {_fmt(row['python_s'], 3, ' s')}")

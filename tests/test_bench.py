@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import tomllib
 import math
 import os
 import shutil
@@ -553,7 +554,8 @@ def test_every_algorithm_scenario_is_r1_with_one_field_changed(tmp_path):
 
     r1 = REPO / "scenarios" / "r1-dumbbell.toml"
     paths = algorithms.write_scenarios(r1, tmp_path)
-    assert list(paths) == [label for label, _ in algorithms.ALGORITHMS]
+    assert list(paths) == [label for label, _ in algorithms.ROWS]
+    assert list(paths)[-1] == "tfrc"
     base = load_scenario(r1)
     for label, cc in algorithms.ALGORITHMS:
         scen = load_scenario(paths[label])        # the real loader accepts every algorithm
@@ -561,11 +563,19 @@ def test_every_algorithm_scenario_is_r1_with_one_field_changed(tmp_path):
         assert scen["flows"][0]["tcp"]["cc"]["algo"] == algo
         scen["flows"][0]["tcp"]["cc"] = base["flows"][0]["tcp"]["cc"]
         assert scen == base, label
+    # TFRC in place of TCP, with R1's segment and header sizes.
+    load_scenario(paths["tfrc"])                  # the real loader accepts it
+    tfrc = json.loads(paths["tfrc"].read_text())
+    group = tfrc["flows"][0]
+    assert group["transport"] == "tfrc" and "tcp" not in group
+    assert group["tfrc"] == {"packet_size": "1460B", "header": "40B"}
+    assert tfrc["topology"] == tomllib.loads(r1.read_text())["topology"]
+    assert group["count"] == base["flows"][0]["count"]
 
 
-def test_algorithm_scenario_needs_flow_groups():
+def test_row_scenario_needs_flow_groups():
     with pytest.raises(ValueError, match="flows:"):
-        algorithms.algorithm_scenario({"simulation": {}}, "reno")
+        algorithms.row_scenario({"simulation": {}}, {"tcp.cc": "reno"})
 
 
 def test_relative_cost_flags_slow_algorithms():
@@ -573,18 +583,26 @@ def test_relative_cost_flags_slow_algorithms():
                                                               "goodput_mbps": 90.0, "drops": 3}],
                                        driver._median)
             for label, w in (("reno", 0.001), ("cubic", 0.0014), ("fast", 0.002))]
+    # TFRC is judged by the packet: few events (no per-segment ACKs), 1.6 times Reno's time
+    # per delivered packet.
+    rows.append(algorithms.summarize("tfrc", {}, [1.0], [{"wall_s": 0.0008, "events": 500,
+                                                          "acked_pkts": 50, "goodput_mbps": 90.0,
+                                                          "drops": 3}], driver._median))
+    rows[0]["packets"], rows[0]["ns_per_packet"] = 100, 0.001 * 1e9 / 100
     algorithms.add_relative_cost(rows)
-    assert [r["ns_per_event"] for r in rows] == pytest.approx([1000, 1400, 2000])
-    assert [r["slow"] for r in rows] == [False, False, True]
+    assert [r["ns_per_event"] for r in rows] == pytest.approx([1000, 1400, 2000, 1600])
+    assert rows[-1]["packet_cost_vs_reno"] == pytest.approx(1.6)
+    assert [r["slow"] for r in rows] == [False, False, True, True]
     text = "\n".join(algorithms.render(rows, 1))
     assert "| `fast` |" in text and "2.00× **slow**" in text and "1.40×" in text
+    assert "| `tfrc` |" in text and "1.60× **slow**" in text
 
 
 def test_cli_algorithm_lines_run_r1_once_per_algorithm(tmp_path, capsys):
     body = textwrap.dedent("""\
         import json, sys
         scen = json.load(open(sys.argv[1]))
-        cc = scen["flows"][0]["tcp"]["cc"]
+        cc = scen["flows"][0].get("tcp", {}).get("cc", "tfrc")
         algo = cc if isinstance(cc, str) else cc["algo"]
         events = 2000 if algo == "vegas" else 1000
         print(json.dumps({"wall_s": 0.001, "events": events, "acked_pkts": 1,
@@ -597,7 +615,7 @@ def test_cli_algorithm_lines_run_r1_once_per_algorithm(tmp_path, capsys):
     out, _ = capsys.readouterr()
     assert status == 0
     rows = json.loads(out)["algorithms"]["rows"]
-    assert [r["algorithm"] for r in rows] == [label for label, _ in algorithms.ALGORITHMS]
+    assert [r["algorithm"] for r in rows] == [label for label, _ in algorithms.ROWS]
     vegas = next(r for r in rows if r["algorithm"] == "vegas")
     assert vegas["cost_vs_reno"] == pytest.approx(0.5)     # twice the events in the same time
     assert "r1" not in json.loads(out)
@@ -611,7 +629,7 @@ def test_cli_algorithm_failure_names_the_algorithm(tmp_path, capsys):
                                  "--sim", str(sim)))
     err = capsys.readouterr().err
     assert status == 1
-    assert 'R1 with cc = "reno" failed: flowshare-sim: error: tcp.cc: unknown algorithm' in err
+    assert 'R1 with {"tcp.cc": "reno"} failed: flowshare-sim: error: tcp.cc: unknown algorithm' in err
 
 
 def test_workload_cases_derive_their_scenarios_and_render() -> None:
