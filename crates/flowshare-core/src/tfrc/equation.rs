@@ -53,6 +53,9 @@ pub enum Equation {
         /// flows) is used for `n` below this; the draft and the thesis's code say 12, its
         /// prose "n ≤ 12" and its figure captions 13. 0 turns it off.
         improved_j_below: f64,
+        /// Use the `j` the receiver reports (the draft); `false` takes `j = 1`, one packet
+        /// per loss event, as if losses never came in bursts.
+        measured_j: bool,
     },
 }
 
@@ -67,8 +70,9 @@ impl Equation {
     pub fn rate(&self, x: &Inputs) -> f64 {
         match *self {
             Equation::Tcp { b } => tcp_rate(x.s, x.r, x.p, x.t_rto, b),
-            Equation::MulTfrc { n, b, improved_j_below } => {
-                x.s * multfrc_packets(n, b, improved_j_below, x.r, x.p, x.t_rto, x.j)
+            Equation::MulTfrc { n, b, improved_j_below, measured_j } => {
+                let j = if measured_j { x.j } else { 1.0 };
+                x.s * multfrc_packets(n, b, improved_j_below, x.r, x.p, x.t_rto, j)
             }
         }
     }
@@ -190,7 +194,7 @@ mod tests {
         assert_eq!(eq.invert(1.0, &x), 1.0);
     }
 
-    const MUL: fn(f64) -> Equation = |n| Equation::MulTfrc { n, b: 1.0, improved_j_below: 12.0 };
+    const MUL: fn(f64) -> Equation = |n| Equation::MulTfrc { n, b: 1.0, improved_j_below: 12.0, measured_j: true };
 
     #[test]
     fn multfrc_matches_the_python_reference() {
@@ -219,9 +223,13 @@ mod tests {
         let x = Inputs { s: 1000.0, r: 0.1, p: 0.01, t_rto: 0.4, j: 1.0 };
         assert!(close(MUL(1.0).rate(&x), 116_570.647_272_727, 1e-9));
         // The threshold: at n = 12 the improved j is off by default, on below 13.
-        let t13 = Equation::MulTfrc { n: 12.0, b: 1.0, improved_j_below: 13.0 };
+        let t13 = Equation::MulTfrc { n: 12.0, b: 1.0, improved_j_below: 13.0, measured_j: true };
         let got = t13.rate(&Inputs { s: 1.0, r: 0.1, p: 0.01, t_rto: 0.4, j: 3.0 });
         assert!(close(got, 791.073_933_828_924, 1e-9), "{got}");
+        // j = "one" ignores the reported j.
+        let one = Equation::MulTfrc { n: 5.0, b: 1.0, improved_j_below: 12.0, measured_j: false };
+        let got = one.rate(&Inputs { s: 1.0, r: 0.1, p: 0.01, t_rto: 0.4, j: 2.0 });
+        assert!(close(got, 596.262_555_741_764, 1e-9), "{got}");
     }
 
     #[test]
