@@ -42,12 +42,15 @@ fn ratio_to_tfrc(n: f64, seconds: u32) -> f64 {
     let mul = run(&lossy(seconds, &format!("equation = \"multfrc\"\nn = {n}")));
     assert_conservation(&mul);
     let (x, x1) = (goodput(&mul), goodput(&tfrc));
+    let j = mul.flows.f64("tfrc_j_final")[0];
     eprintln!(
-        "n = {n}: MulTFRC {x:.0} B/s (loss event rate {:.5}), TFRC {x1:.0} B/s (loss event rate {:.5}): {:.3}",
+        "n = {n}: MulTFRC {x:.0} B/s (loss event rate {:.5}, j {j:.3}), TFRC {x1:.0} B/s (loss event rate {:.5}): {:.3}",
         mul.flows.f64("loss_event_rate")[0],
         tfrc.flows.f64("loss_event_rate")[0],
         x / x1
     );
+    // Packets lost per loss event: at least one, and a few at most at 1 % loss.
+    assert!((1.0..3.0).contains(&j), "j {j}");
     x / x1
 }
 
