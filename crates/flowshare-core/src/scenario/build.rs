@@ -399,6 +399,7 @@ impl Scenario {
                 });
             }
         }
+        multfrc_total_n(&conns, self.simulation.multfrc_max_total_n)?;
         let groups: Vec<&str> = conns.iter().map(|c| c.name.as_str()).collect();
         // Per scheduled direction, which routes cross it (one pass over the routes).
         let mut crossing: Vec<Option<Vec<bool>>> =
@@ -552,4 +553,39 @@ fn node_name_problem(name: &str) -> Option<String> {
         ));
     }
     None
+}
+
+/// draft-welzl-multfrc-01 §4: the sum of `n` over all MulTFRC connections is capped
+/// system-wide (`simulation.multfrc_max_total_n`, default 6), since several connections
+/// multiply the aggression one connection's `max_n` bounds.
+fn multfrc_total_n(conns: &[ConnSpec], cap: Option<f64>) -> Result<(), ConfigError> {
+    let cap = cap.unwrap_or(crate::tfrc::config::DRAFT_MAX_N);
+    if !(cap > 0.0 && cap <= 1e6) {
+        return Err(ConfigError::new(
+            "simulation.multfrc_max_total_n",
+            format!("expected a number above 0 and at most 1e6, got {cap}"),
+        ));
+    }
+    // (group name, connections, n) in group order.
+    let mut groups: Vec<(&str, u32, f64)> = Vec::new();
+    for c in conns {
+        if let Some(crate::tfrc::Equation::MulTfrc { n, .. }) = c.tfrc.as_ref().map(|t| t.equation) {
+            match groups.last_mut() {
+                Some(g) if g.0 == c.name => g.1 += 1,
+                _ => groups.push((c.name.as_str(), 1, n)),
+            }
+        }
+    }
+    let total: f64 = groups.iter().map(|g| f64::from(g.1) * g.2).sum();
+    if total > cap * (1.0 + 1e-12) {
+        let parts: Vec<String> = groups.iter().map(|(name, k, n)| format!("{name} {k} × n = {n}")).collect();
+        return Err(ConfigError::new(
+            "simulation.multfrc_max_total_n",
+            format!(
+                "the MulTFRC connections' n add up to {total} ({}), above {cap} (draft-welzl-multfrc-01 §4; raise multfrc_max_total_n to allow it)",
+                parts.join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }

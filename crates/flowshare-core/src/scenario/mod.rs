@@ -78,6 +78,9 @@ pub struct SimulationCfg {
     /// time series and the event counts cover the whole run (`docs/scenarios.md`).
     #[serde(default, skip_serializing_if = "Dur::is_zero")]
     pub warmup: Dur,
+    /// Largest sum of `n` over all MulTFRC connections (draft-welzl-multfrc-01 §4); unset: 6.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multfrc_max_total_n: Option<f64>,
 }
 
 fn default_seed() -> u64 {

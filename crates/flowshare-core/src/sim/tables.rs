@@ -535,6 +535,8 @@ impl Simulation {
         );
         t.push("loss_events", ints(&|i| tfrc_rx(i).map_or(0, |k| k.history().loss_events() as i64)));
         t.push("tfrc_rate_final_bps", floats(&|i| tfrc(i).map_or(f64::NAN, |s| s.rate() * 8.0)));
+        // The packets lost per loss event the sender last heard (MulTFRC's `j`).
+        t.push("tfrc_j_final", floats(&|i| tfrc(i).map_or(f64::NAN, |s| s.j())));
         t
     }
 

@@ -11,6 +11,10 @@ use crate::units::{Bytes, Dur, Time};
 use crate::ConfigError;
 use serde::{Deserialize, Serialize};
 
+/// draft-welzl-multfrc-01 §3: the user-settable `n` SHOULD NOT exceed 6 (six TCP flows
+/// already use about 95 % of a link; more gain under 1 %).
+pub const DRAFT_MAX_N: f64 = 6.0;
+
 /// Whose defaults fill the keys not written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -37,6 +41,47 @@ pub enum TRto {
     /// fraction bits; SRTT + 4·RTTVAR), at least `min_rto`. With a 100 ms tick and RTTs under
     /// 150 ms it stays at 300 ms.
     Ns2,
+}
+
+/// Which throughput equation the sender uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EquationName {
+    /// RFC 5348 §3.1.
+    #[default]
+    Tfrc,
+    /// draft-welzl-multfrc-01 §3: `n` TCP flows.
+    Multfrc,
+}
+
+impl EquationName {
+    fn is_tfrc(&self) -> bool {
+        *self == EquationName::Tfrc
+    }
+}
+
+/// The `j` the MulTFRC equation takes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JMode {
+    /// The receiver's weighted mean of packets lost per loss event (the draft, §5.4).
+    #[default]
+    Measured,
+    /// 1: every loss event loses one packet.
+    One,
+}
+
+/// The MulTFRC options (`equation = "multfrc"`), every key filled in.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MulTfrcCfg {
+    /// Flows emulated, a real number above 0.
+    pub n: f64,
+    /// The largest `n` allowed (draft-welzl-multfrc-01 §3: SHOULD NOT exceed 6).
+    pub max_n: f64,
+    /// `"measured"` or `"one"`.
+    pub j: JMode,
+    /// The improved j is used for `n` below this (0: never).
+    pub improved_j_below: f64,
 }
 
 /// `rate_init`: RFC 3390's initial window, or a number of packets per RTT.
@@ -71,6 +116,11 @@ struct Written {
     intervals: Option<u32>,
     no_feedback_rtts: Option<f64>,
     b: Option<f64>,
+    equation: Option<EquationName>,
+    n: Option<f64>,
+    max_n: Option<f64>,
+    j: Option<JMode>,
+    improved_j_below: Option<f64>,
 }
 
 /// TFRC options of a flow group, every key filled in (see `docs/tfrc.md`).
@@ -116,6 +166,13 @@ pub struct TfrcCfg {
     pub no_feedback_rtts: f64,
     /// Packets acknowledged per ACK in the equation (ns-2 `bval_`).
     pub b: f64,
+    /// `"tfrc"` or `"multfrc"`; written out only for MulTFRC, so that TFRC scenarios
+    /// normalize as before.
+    #[serde(default, skip_serializing_if = "EquationName::is_tfrc")]
+    pub equation: EquationName,
+    /// MulTFRC's options; present when `equation = "multfrc"` or one of them is written.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub multfrc: Option<MulTfrcCfg>,
 }
 
 impl Default for TfrcCfg {
@@ -154,6 +211,18 @@ impl From<Written> for TfrcCfg {
             intervals: w.intervals.unwrap_or(8),
             no_feedback_rtts: w.no_feedback_rtts.unwrap_or(pick(ns2, 4.0, 2.0)),
             b: w.b.unwrap_or(1.0),
+            equation: w.equation.unwrap_or_default(),
+            multfrc: (w.equation == Some(EquationName::Multfrc)
+                || w.n.is_some()
+                || w.max_n.is_some()
+                || w.j.is_some()
+                || w.improved_j_below.is_some())
+            .then(|| MulTfrcCfg {
+                n: w.n.unwrap_or(1.0),
+                max_n: w.max_n.unwrap_or(DRAFT_MAX_N),
+                j: w.j.unwrap_or_default(),
+                improved_j_below: w.improved_j_below.unwrap_or(12.0),
+            }),
         }
     }
 }
@@ -245,6 +314,42 @@ impl TfrcCfg {
         if !(self.b >= 1.0 && self.b <= 100.0) {
             return err("b", format!("expected a number from 1 to 100, got {}", self.b));
         }
+        let equation = match (self.equation, &self.multfrc) {
+            (EquationName::Tfrc, None) => Equation::Tcp { b: self.b },
+            (EquationName::Tfrc, Some(_)) => {
+                return err("equation", "n, max_n, j and improved_j_below need equation = \"multfrc\"".into())
+            }
+            (EquationName::Multfrc, m) => {
+                let m = m.expect("filled in with equation = \"multfrc\"");
+                if !(m.max_n > 0.0 && m.max_n <= 1000.0) {
+                    return err("max_n", format!("expected a number above 0 and at most 1000, got {}", m.max_n));
+                }
+                if !(m.n > 0.0 && m.n.is_finite()) {
+                    return err("n", format!("expected a number above 0, got {}", m.n));
+                }
+                if m.n > m.max_n {
+                    return err(
+                        "n",
+                        format!(
+                            "{} exceeds max_n = {} (draft-welzl-multfrc-01 §3; raise max_n to allow it)",
+                            m.n, m.max_n
+                        ),
+                    );
+                }
+                if !(0.0..=1000.0).contains(&m.improved_j_below) {
+                    return err(
+                        "improved_j_below",
+                        format!("expected a number from 0 to 1000, got {}", m.improved_j_below),
+                    );
+                }
+                Equation::MulTfrc {
+                    n: m.n,
+                    b: self.b,
+                    improved_j_below: m.improved_j_below,
+                    measured_j: m.j == JMode::Measured,
+                }
+            }
+        };
         Ok(TfrcConfig {
             payload: self.packet_size.0 as u32,
             header: self.header.0 as u32,
@@ -261,7 +366,7 @@ impl TfrcCfg {
             num_feedback: self.num_feedback,
             weights: wali_weights(self.intervals as usize),
             no_feedback_rtts: self.no_feedback_rtts,
-            equation: Equation::Tcp { b: self.b },
+            equation,
         })
     }
 }
@@ -308,5 +413,36 @@ mod tests {
         assert!(e(r#"{"weights": "ewma"}"#).starts_with("flows[0].tfrc.weights: expected \"wali\""));
         assert!(e(r#"{"num_feedback": 0}"#).starts_with("flows[0].tfrc.num_feedback:"));
         assert!(serde_json::from_str::<TfrcCfg>(r#"{"ssmult": 2}"#).is_err(), "unknown keys are refused");
+        assert_eq!(
+            e(r#"{"equation": "multfrc", "n": 8}"#),
+            "flows[0].tfrc.n: 8 exceeds max_n = 6 (draft-welzl-multfrc-01 §3; raise max_n to allow it)"
+        );
+        assert_eq!(e(r#"{"equation": "multfrc", "n": 0}"#), "flows[0].tfrc.n: expected a number above 0, got 0");
+        assert_eq!(
+            e(r#"{"n": 2}"#),
+            "flows[0].tfrc.equation: n, max_n, j and improved_j_below need equation = \"multfrc\""
+        );
+        assert!(e(r#"{"equation": "multfrc", "max_n": -1}"#).starts_with("flows[0].tfrc.max_n: expected"));
+        assert!(serde_json::from_str::<TfrcCfg>(r#"{"equation": "mul"}"#).is_err());
+        assert!(serde_json::from_str::<TfrcCfg>(r#"{"j": "old"}"#).is_err());
+    }
+
+    #[test]
+    fn multfrc_options_resolve_and_normalize() {
+        let m: TfrcCfg = serde_json::from_str(r#"{"equation": "multfrc", "n": 8, "max_n": 10, "b": 2}"#).unwrap();
+        let c = m.resolve("tfrc").unwrap();
+        assert_eq!(c.equation, Equation::MulTfrc { n: 8.0, b: 2.0, improved_j_below: 12.0, measured_j: true });
+        let json = serde_json::to_string(&m).unwrap();
+        assert!(
+            json.contains(r#""equation":"multfrc","n":8.0,"max_n":10.0,"j":"measured","improved_j_below":12.0"#),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<TfrcCfg>(&json).unwrap(), m);
+        // Defaults: n = 1, the draft's cap; TFRC writes none of the keys.
+        let d: TfrcCfg = serde_json::from_str(r#"{"equation": "multfrc", "j": "one"}"#).unwrap();
+        assert_eq!(d.multfrc, Some(MulTfrcCfg { n: 1.0, max_n: 6.0, j: JMode::One, improved_j_below: 12.0 }));
+        let t = serde_json::to_string(&TfrcCfg::default()).unwrap();
+        assert!(!t.contains("equation") && !t.contains("max_n"), "{t}");
+        assert_eq!(TfrcConfig::rfc5348().equation, Equation::Tcp { b: 1.0 });
     }
 }

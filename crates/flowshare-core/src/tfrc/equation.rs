@@ -12,9 +12,12 @@
 //! in bytes per second, for a segment size `s` (bytes), round-trip time `R` (s), loss event
 //! rate `p`, retransmission timeout `t_RTO` (s) and `b` packets acknowledged per ACK.
 //!
-//! The equation is an [`Equation`] value so that a controller that emulates several flows
-//! (MulTFRC, which also takes the number of flows `n` and the packets lost per loss event `j`)
-//! is a second variant, not a second sender.
+//! [`Equation::MulTfrc`] is the rate of `n` TCP flows, for any real `n > 0`, from the loss
+//! event rate of their aggregate and the packets lost per loss event `j`: the X_Bps algorithm
+//! of M. Welzl and D. Damjanović, "MulTFRC: TFRC with weighted fairness",
+//! draft-welzl-multfrc-01, IETF Internet-Draft, 2009, §3 (Algorithm 3 of Dragana Damjanović,
+//! "Parallel TCP Data Transfers: A Practical Model and its Application", PhD thesis,
+//! University of Innsbruck, 2010, Appendix A).
 
 /// What an equation is evaluated on.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,6 +43,20 @@ pub enum Equation {
         /// Packets acknowledged by one ACK.
         b: f64,
     },
+    /// draft-welzl-multfrc-01 §3: as aggressive as `n` TCP flows.
+    MulTfrc {
+        /// Flows emulated, any real number above 0.
+        n: f64,
+        /// Packets acknowledged by one ACK (the draft recommends 1).
+        b: f64,
+        /// The draft's "improved j" (the flows hit when `j` packets fall at random on `n`
+        /// flows) is used for `n` below this; the draft and the thesis's code say 12, its
+        /// prose "n ≤ 12" and its figure captions 13. 0 turns it off.
+        improved_j_below: f64,
+        /// Use the `j` the receiver reports (the draft); `false` takes `j = 1`, one packet
+        /// per loss event, as if losses never came in bursts.
+        measured_j: bool,
+    },
 }
 
 impl Default for Equation {
@@ -53,6 +70,10 @@ impl Equation {
     pub fn rate(&self, x: &Inputs) -> f64 {
         match *self {
             Equation::Tcp { b } => tcp_rate(x.s, x.r, x.p, x.t_rto, b),
+            Equation::MulTfrc { n, b, improved_j_below, measured_j } => {
+                let j = if measured_j { x.j } else { 1.0 };
+                x.s * multfrc_packets(n, b, improved_j_below, x.r, x.p, x.t_rto, j)
+            }
         }
     }
 
@@ -92,6 +113,30 @@ pub fn tcp_rate(s: f64, r: f64, p: f64, t_rto: f64, b: f64) -> f64 {
     let ca = r * (2.0 * b * p / 3.0).sqrt();
     let to = t_rto * (3.0 * (3.0 * b * p / 8.0).sqrt()) * p * (1.0 + 32.0 * p * p);
     s / (ca + to)
+}
+
+/// draft-welzl-multfrc-01 §3's X_Bps over `s`: packets per second of `n` flows at RTT `r`
+/// (s), aggregate loss event rate `p`, timeout `t_rto` (s), `b` packets per ACK and `j`
+/// packets lost per loss event, with the improved j for `n < improved_j_below`.
+///
+/// Guards the draft leaves implicit: `j` below 1 (the receiver reports 0 before any loss)
+/// counts as 1; for `n ≤ 1` the flows hit `af` is 1 (the cap `ceil(n)`, applied before
+/// `(1 − 1/n)^j`, which is undefined for `n < 1`); `p` is kept below 1, where `z` turns negative.
+pub fn multfrc_packets(n: f64, b: f64, improved_j_below: f64, r: f64, p: f64, t_rto: f64, j: f64) -> f64 {
+    let j = j.max(1.0);
+    let p = p.min(1.0 - 1e-9);
+    let af = if n <= 1.0 {
+        1.0
+    } else {
+        let af = if n < improved_j_below { n * (1.0 - (1.0 - 1.0 / n).powf(j)) } else { j };
+        af.min(n.ceil()).max(1.0)
+    };
+    let a = p * b * af * (24.0 * n * n + p * b * af * (n - 2.0 * af).powi(2));
+    let x = (af * p * b * (2.0 * af - n) + a.sqrt()) / (6.0 * n * n * p);
+    let q = (2.0 * j * b / (x * (1.0 + 3.0 * n / j))).min(n);
+    let z = t_rto * (1.0 + 32.0 * p * p) / (1.0 - p);
+    let q = if q * z / (x * r) >= n { n } else { q * z / (x * r) };
+    (1.0 - q / n) / (p * x * r) + q / (z * (1.0 - p))
 }
 
 #[cfg(test)]
@@ -147,5 +192,77 @@ mod tests {
         }
         // Out of range: a rate no loss rate in (0, 1] reaches.
         assert_eq!(eq.invert(1.0, &x), 1.0);
+    }
+
+    const MUL: fn(f64) -> Equation = |n| Equation::MulTfrc { n, b: 1.0, improved_j_below: 12.0, measured_j: true };
+
+    #[test]
+    fn multfrc_matches_the_python_reference() {
+        // python/flowshare/models/parallel.py `multfrc(n, p, j, 0.1, 0.4)`, pkt/s (b = 1,
+        // threshold 12); the first eight are also worked from the draft's algorithm by hand.
+        let cases = [
+            (1.0, 0.001, 1.0, 383.673_025_592_209),
+            (1.0, 0.01, 1.0, 116.570_647_272_727),
+            (1.0, 0.05, 1.0, 44.544_339_688_373),
+            (5.0, 0.01, 1.0, 596.262_555_741_764),
+            (5.0, 0.01, 2.0, 423.834_130_759_389),
+            (10.0, 0.001, 1.0, 3_877.890_874_133_02),
+            (100.0, 0.001, 1.0, 38_819.093_345_114_3),
+            (0.5, 0.001, 1.0, 189.499_380_135_486),
+            (4.0, 0.01, 1.3, 420.515_256_743_619),
+            (12.0, 0.01, 3.0, 766.706_988_917_334),
+            (2.5, 0.02, 2.2, 136.219_690_337_358),
+            (6.0, 0.01, 0.0, 716.111_041_377_673),
+            (6.0, 0.2, 3.0, 6.578_947_368_421_05),
+        ];
+        for (n, p, j, want) in cases {
+            let got = MUL(n).rate(&Inputs { s: 1.0, r: 0.1, p, t_rto: 0.4, j });
+            assert!(close(got, want, 1e-9), "n {n}, p {p}, j {j}: {got} != {want}");
+        }
+        // Bytes per second scale with s.
+        let x = Inputs { s: 1000.0, r: 0.1, p: 0.01, t_rto: 0.4, j: 1.0 };
+        assert!(close(MUL(1.0).rate(&x), 116_570.647_272_727, 1e-9));
+        // The threshold: at n = 12 the improved j is off by default, on below 13.
+        let t13 = Equation::MulTfrc { n: 12.0, b: 1.0, improved_j_below: 13.0, measured_j: true };
+        let got = t13.rate(&Inputs { s: 1.0, r: 0.1, p: 0.01, t_rto: 0.4, j: 3.0 });
+        assert!(close(got, 791.073_933_828_924, 1e-9), "{got}");
+        // j = "one" ignores the reported j.
+        let one = Equation::MulTfrc { n: 5.0, b: 1.0, improved_j_below: 12.0, measured_j: false };
+        let got = one.rate(&Inputs { s: 1.0, r: 0.1, p: 0.01, t_rto: 0.4, j: 2.0 });
+        assert!(close(got, 596.262_555_741_764, 1e-9), "{got}");
+    }
+
+    #[test]
+    fn multfrc_falls_with_loss_and_grows_with_n() {
+        for (n, j) in [(0.3, 1.0), (1.0, 1.0), (2.0, 1.5), (5.5, 3.0), (20.0, 4.0)] {
+            let mut last = f64::INFINITY;
+            for k in 1..=999 {
+                let p = k as f64 / 1000.0;
+                let x = MUL(n).rate(&Inputs { s: 1000.0, r: 0.05, p, t_rto: 0.2, j });
+                assert!(x.is_finite() && x > 0.0 && x < last, "n {n}, j {j}, p {p}: {x} after {last}");
+                last = x;
+            }
+        }
+        // With j > 1 and n < 1 at high loss the draft's time-out term (raw j against af = 1)
+        // is not monotonic in n; the cases below are where it is.
+        for (p, j) in [(1e-4, 2.0), (1e-3, 2.0), (1e-2, 2.0), (1e-2, 1.0), (0.1, 1.0)] {
+            let mut last = 0.0;
+            for k in 1..=100 {
+                let n = k as f64 / 10.0;
+                let x = MUL(n).rate(&Inputs { s: 1000.0, r: 0.05, p, t_rto: 0.2, j });
+                assert!(x > last, "p {p}, n {n}: {x} after {last}");
+                last = x;
+            }
+        }
+    }
+
+    #[test]
+    fn multfrc_inverse_with_one_lost_packet() {
+        // draft-welzl-multfrc-01 §6.3.1: the first interval is found with j = 1.
+        let x = Inputs { s: 1.0, r: 0.1, p: 0.0, t_rto: 0.4, j: 1.0 };
+        let p = MUL(5.0).invert(596.262_555_741_764, &x);
+        assert!(close(p, 0.01, 2e-3), "{p}");
+        let p = MUL(0.5).invert(189.499_380_135_486, &x);
+        assert!(close(p, 0.001, 2e-3), "{p}");
     }
 }

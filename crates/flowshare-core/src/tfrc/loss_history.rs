@@ -420,4 +420,42 @@ mod tests {
         h.seed(5.0);
         assert_eq!(h.intervals().count(), 1, "seeding happens once");
     }
+
+    #[test]
+    fn lost_packets_per_event_and_their_mean_by_hand() {
+        // draft-welzl-multfrc-01 §5.2/§5.4. RTT 100 ms, a packet per ms.
+        let mut h = LossHistory::new(wali_weights(8), false);
+        // 10, 11 and 50 within 100 ms of 10: one loss event, LP_0 = 3; with no closed
+        // interval j is LP_0.
+        assert_eq!(feed(&mut h, 0, 150, &[10, 11, 50], 100 * MS), 1);
+        assert_eq!(h.lost_in_current_event(), 3);
+        assert!(close(h.estimate().unwrap().j, 3.0));
+        // The synthetic first interval (one lost) outweighs I_0 = 141: j = 1.
+        h.seed(1000.0);
+        assert!(close(h.estimate().unwrap().j, 1.0));
+        // 200 and 201 open a second event: I_1 = 190 (3 lost), I_2 = 1000 (1 lost),
+        // I_0 = 200..=400 = 201 (2 lost). I_tot1 = 1190 > I_tot0 = 391: j = (3 + 1)/2.
+        assert_eq!(feed(&mut h, 151, 400, &[200, 201], 100 * MS), 1);
+        assert_eq!(h.lost_in_current_event(), 2);
+        assert!(close(h.estimate().unwrap().j, 2.0), "{:?}", h.estimate());
+        // At I_0 = 1000 the two sums tie (the closed intervals are kept); at 1001, I_tot0 =
+        // 1191 is the larger and LP_0 counts: j = (2 + 3)/2.
+        feed(&mut h, 401, 1199, &[], 100 * MS);
+        assert_eq!(h.open_interval(), Some(1000.0));
+        assert!(close(h.estimate().unwrap().j, 2.0));
+        feed(&mut h, 1200, 1200, &[], 100 * MS);
+        assert!(close(h.estimate().unwrap().j, 2.5), "{:?}", h.estimate());
+    }
+
+    #[test]
+    fn history_discounting_weights_j_like_the_intervals() {
+        // draft-welzl-multfrc-01 §5.5. As in `history_discounting_by_hand`, DF = 0.5 and I_0
+        // wins: LP_tot = 1·1 + 0.5·(1 + 1 + 1 + 0.8 + 0.6 + 3·0.4 + 0.2) = 3.9 over
+        // W_tot0 = 3.5.
+        let h = eight_intervals(true, 759);
+        assert!(close(h.estimate().unwrap().j, 3.9 / 3.5), "{:?}", h.estimate());
+        // Without discounting the same history gives 6.8/6.
+        let h = eight_intervals(false, 759);
+        assert!(close(h.estimate().unwrap().j, 6.8 / 6.0));
+    }
 }

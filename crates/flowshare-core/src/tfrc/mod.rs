@@ -7,9 +7,10 @@
 //! [`receiver`] agents, and the scenario options ([`config`]). What is modelled and the
 //! options are described in `docs/tfrc.md`.
 //!
-//! Built so that a controller emulating several flows (MulTFRC) is an [`Equation`] variant
-//! taking `n` and `j`: the receiver already counts the packets lost per loss event and
-//! reports their weighted mean `j`.
+//! MulTFRC (M. Welzl and D. Damjanović, "MulTFRC: TFRC with weighted fairness",
+//! draft-welzl-multfrc-01, IETF Internet-Draft, 2009) is the [`Equation::MulTfrc`] variant:
+//! the receiver counts the packets lost per loss event and reports their weighted mean `j`,
+//! which that equation takes with the number of flows `n`.
 
 pub mod config;
 pub mod equation;

@@ -10,10 +10,13 @@
 //! - A report echoes the latest data packet's timestamp plus the time it was held, so that the
 //!   sender's RTT sample is `now − echo` (§3.2.2's `t_recvdata` and `t_delay` in one field);
 //!   it carries `X_recv`, the payload rate received since the previous report, `p`, and `j`,
-//!   the mean packets lost per loss event (for multi-flow equations).
+//!   the mean packets lost per loss event (for MulTFRC; 0 before the first loss,
+//!   draft-welzl-multfrc-01 §6.3).
 //! - At the first loss event the history gets a synthetic first interval, `1/p` for the `p`
 //!   at which the equation gives the receive rate `X_target` (§6.3.1); `X_target` is the
 //!   larger of the last reported rate and the rate since, and at least half a packet per RTT.
+//!   The equation is inverted with `j = 1`, and the interval holds one lost packet
+//!   (draft-welzl-multfrc-01 §6.3.1).
 //!
 //! Not modelled: ECN marks as losses (§6.1 note), the data-limited corrections of §6.3.1.
 
@@ -241,5 +244,31 @@ mod tests {
         }
         assert_eq!(r.history().loss_events(), 1);
         assert_eq!(r.history().intervals().count(), 1, "the synthetic first interval");
+    }
+
+    #[test]
+    fn multfrc_j_is_zero_at_start_and_one_over_the_seeded_interval() {
+        // draft-welzl-multfrc-01 §6.3: j = 0 until a loss; §6.3.1: the synthetic first
+        // interval, found with j = 1, holds one lost packet.
+        let cfg: super::super::TfrcCfg = serde_json::from_str(r#"{"equation": "multfrc", "n": 4}"#).unwrap();
+        let mut r = Receiver::new(0, Arc::new(cfg.resolve("tfrc").unwrap()));
+        let mut out = Vec::new();
+        let j = |p: &Packet| f64::from_bits(p.word(2));
+        for k in 0..=40u64 {
+            if k == 30 || k == 31 {
+                continue;
+            }
+            r.on_packet(k * MS + 5 * MS, &data(k, k * MS, 50 * MS), &mut out);
+            if k == 0 {
+                assert_eq!(j(&out[0]), 0.0, "no loss yet");
+            }
+        }
+        // 30 and 31 lie within one RTT: one loss event of two packets (LP_0 = 2), but the
+        // seeded interval (1 lost) outweighs the open one, so j = 1.
+        let fb = out.iter().find(|p| p.seq == 1).expect("the loss event is reported");
+        assert_eq!(j(fb), 1.0);
+        assert_eq!(r.history().lost_in_current_event(), 2);
+        let seeded: Vec<_> = r.history().intervals().map(|i| (i.length > 40.0, i.lost)).collect();
+        assert_eq!(seeded, vec![(true, 1)]);
     }
 }

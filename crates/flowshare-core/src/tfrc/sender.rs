@@ -141,6 +141,11 @@ impl Sender {
         self.p
     }
 
+    /// The packets lost per loss event of the latest report (0 before the first loss).
+    pub fn j(&self) -> f64 {
+        self.j
+    }
+
     /// The equation's `t_RTO`, s (0 before the first report).
     pub fn t_rto(&self) -> f64 {
         self.t_rto
