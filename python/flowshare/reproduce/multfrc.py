@@ -52,7 +52,7 @@ SCALES = ("full", "quick", "tiny")
 
 PAYLOAD_B = 1000
 HEADER_B = 40
-NO_MULTFRC = "MulTFRC is not implemented in this version"
+NO_MULTFRC = "MulTFRC runs are not part of this reproduction yet (the transport exists: docs/tfrc.md)"
 
 
 @dataclass(frozen=True)
