@@ -114,7 +114,10 @@ fn errors_name_the_field() {
         "flows[0].tfrc.n: 8 exceeds max_n = 6 (draft-welzl-multfrc-01 §3; raise max_n to allow it)"
     );
     assert_eq!(one("equation = \"multfrc\"\nn = -1"), "flows[0].tfrc.n: expected a number above 0, got -1");
-    assert_eq!(one("n = 2"), "flows[0].tfrc.equation: n, max_n, j and improved_j_below need equation = \"multfrc\"");
+    assert_eq!(
+        one("n = 2"),
+        "flows[0].tfrc.equation: n, max_n, j, improved_j_below and first_event_lost need equation = \"multfrc\""
+    );
     assert!(one("equation = \"multcp\"").starts_with("flows[0].tfrc.equation:"), "{}", one("equation = \"multcp\""));
     assert!(one("equation = \"multfrc\"\nj = \"old\"").starts_with("flows[0].tfrc.j:"));
     // The sum over connections: 2 × 4 = 8 above the default 6, named per group.

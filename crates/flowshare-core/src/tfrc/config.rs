@@ -71,6 +71,18 @@ pub enum JMode {
     One,
 }
 
+/// How many packets the first loss event counts as lost, for `j`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FirstEventLost {
+    /// One (draft-welzl-multfrc-01 §6.3.1: "the number of packets lost in the first interval
+    /// is set to 1"), so that the losses of a slow-start overshoot do not set `j`.
+    #[default]
+    One,
+    /// Every packet lost in it, as in later loss events.
+    Counted,
+}
+
 /// The MulTFRC options (`equation = "multfrc"`), every key filled in.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MulTfrcCfg {
@@ -82,6 +94,8 @@ pub struct MulTfrcCfg {
     pub j: JMode,
     /// The improved j is used for `n` below this (0: never).
     pub improved_j_below: f64,
+    /// `"one"` or `"counted"`.
+    pub first_event_lost: FirstEventLost,
 }
 
 /// `rate_init`: RFC 3390's initial window, or a number of packets per RTT.
@@ -121,6 +135,7 @@ struct Written {
     max_n: Option<f64>,
     j: Option<JMode>,
     improved_j_below: Option<f64>,
+    first_event_lost: Option<FirstEventLost>,
 }
 
 /// TFRC options of a flow group, every key filled in (see `docs/tfrc.md`).
@@ -216,12 +231,14 @@ impl From<Written> for TfrcCfg {
                 || w.n.is_some()
                 || w.max_n.is_some()
                 || w.j.is_some()
-                || w.improved_j_below.is_some())
+                || w.improved_j_below.is_some()
+                || w.first_event_lost.is_some())
             .then(|| MulTfrcCfg {
                 n: w.n.unwrap_or(1.0),
                 max_n: w.max_n.unwrap_or(DRAFT_MAX_N),
                 j: w.j.unwrap_or_default(),
                 improved_j_below: w.improved_j_below.unwrap_or(12.0),
+                first_event_lost: w.first_event_lost.unwrap_or_default(),
             }),
         }
     }
@@ -262,6 +279,8 @@ pub struct TfrcConfig {
     pub no_feedback_rtts: f64,
     /// The throughput equation.
     pub equation: Equation,
+    /// Whether the first loss event counts one lost packet, whatever it lost (MulTFRC's j).
+    pub first_event_lost_one: bool,
 }
 
 impl TfrcCfg {
@@ -317,7 +336,10 @@ impl TfrcCfg {
         let equation = match (self.equation, &self.multfrc) {
             (EquationName::Tfrc, None) => Equation::Tcp { b: self.b },
             (EquationName::Tfrc, Some(_)) => {
-                return err("equation", "n, max_n, j and improved_j_below need equation = \"multfrc\"".into())
+                return err(
+                    "equation",
+                    "n, max_n, j, improved_j_below and first_event_lost need equation = \"multfrc\"".into(),
+                )
             }
             (EquationName::Multfrc, m) => {
                 let m = m.expect("filled in with equation = \"multfrc\"");
@@ -367,6 +389,7 @@ impl TfrcCfg {
             weights: wali_weights(self.intervals as usize),
             no_feedback_rtts: self.no_feedback_rtts,
             equation,
+            first_event_lost_one: self.multfrc.is_some_and(|m| m.first_event_lost == FirstEventLost::One),
         })
     }
 }
@@ -420,7 +443,7 @@ mod tests {
         assert_eq!(e(r#"{"equation": "multfrc", "n": 0}"#), "flows[0].tfrc.n: expected a number above 0, got 0");
         assert_eq!(
             e(r#"{"n": 2}"#),
-            "flows[0].tfrc.equation: n, max_n, j and improved_j_below need equation = \"multfrc\""
+            "flows[0].tfrc.equation: n, max_n, j, improved_j_below and first_event_lost need equation = \"multfrc\""
         );
         assert!(e(r#"{"equation": "multfrc", "max_n": -1}"#).starts_with("flows[0].tfrc.max_n: expected"));
         assert!(serde_json::from_str::<TfrcCfg>(r#"{"equation": "mul"}"#).is_err());
@@ -440,7 +463,16 @@ mod tests {
         assert_eq!(serde_json::from_str::<TfrcCfg>(&json).unwrap(), m);
         // Defaults: n = 1, the draft's cap; TFRC writes none of the keys.
         let d: TfrcCfg = serde_json::from_str(r#"{"equation": "multfrc", "j": "one"}"#).unwrap();
-        assert_eq!(d.multfrc, Some(MulTfrcCfg { n: 1.0, max_n: 6.0, j: JMode::One, improved_j_below: 12.0 }));
+        assert_eq!(
+            d.multfrc,
+            Some(MulTfrcCfg {
+                n: 1.0,
+                max_n: 6.0,
+                j: JMode::One,
+                improved_j_below: 12.0,
+                first_event_lost: FirstEventLost::One
+            })
+        );
         let t = serde_json::to_string(&TfrcCfg::default()).unwrap();
         assert!(!t.contains("equation") && !t.contains("max_n"), "{t}");
         assert_eq!(TfrcConfig::rfc5348().equation, Equation::Tcp { b: 1.0 });

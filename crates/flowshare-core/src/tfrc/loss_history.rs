@@ -90,6 +90,10 @@ pub struct LossHistory {
     received: u64,
     lost: u64,
     events: u64,
+    /// The loss event under way counts one lost packet, whatever it loses ([`Self::pin_lost`]).
+    pinned: bool,
+    /// Every loss joins the loss event under way, however late ([`Self::pin_lost`]).
+    holding: bool,
 }
 
 impl LossHistory {
@@ -109,6 +113,8 @@ impl LossHistory {
             received: 0,
             lost: 0,
             events: 0,
+            pinned: false,
+            holding: false,
         }
     }
 
@@ -159,8 +165,10 @@ impl LossHistory {
     fn on_loss(&mut self, seq: u64, at: Time, rtt: Time) -> bool {
         self.lost += 1;
         if let Some(ev) = &mut self.current {
-            if at <= ev.at.saturating_add(rtt) {
-                ev.lost += 1;
+            if self.holding || at <= ev.at.saturating_add(rtt) {
+                if !self.pinned {
+                    ev.lost += 1;
+                }
                 return false;
             }
         }
@@ -174,6 +182,7 @@ impl LossHistory {
             self.closed.truncate(self.weights.len());
         }
         self.current = Some(Event { seq, at, lost: 1 });
+        self.pinned = false;
         self.events += 1;
         true
     }
@@ -184,6 +193,27 @@ impl LossHistory {
         if self.closed.is_empty() {
             self.closed.push_front(Interval { length, lost: 1, df: 1.0 });
         }
+    }
+
+    /// Count the loss event under way as one lost packet, whatever it loses (MulTFRC's first
+    /// loss event, draft-welzl-multfrc-01 §6.3.1), and hold every later loss in it until
+    /// [`Self::release`]; the packets still count in [`Self::packets_lost`].
+    pub fn pin_lost(&mut self) {
+        if let Some(ev) = &mut self.current {
+            ev.lost = 1;
+            self.pinned = true;
+            self.holding = true;
+        }
+    }
+
+    /// Losses more than one RTT after the event's first loss start new events again.
+    pub fn release(&mut self) {
+        self.holding = false;
+    }
+
+    /// Whether losses are held in the event under way ([`Self::pin_lost`]).
+    pub fn holding(&self) -> bool {
+        self.holding
     }
 
     /// The open interval `I_0`, in packets (`None` before the first loss event).

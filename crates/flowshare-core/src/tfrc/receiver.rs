@@ -46,6 +46,9 @@ pub struct Receiver {
     /// output gives when averaged over time.
     p_integral: f64,
     next_report: Option<Time>,
+    /// When the report of the first loss event left (MulTFRC with `first_event_lost = "one"`):
+    /// the losses revealed by packets sent before then belong to that event.
+    first_report: Option<Time>,
     /// Distinct data packets received.
     pub packets: u64,
     /// Payload bytes received (duplicates included).
@@ -69,6 +72,7 @@ impl Receiver {
             p_prev: 0.0,
             p_integral: 0.0,
             next_report: None,
+            first_report: None,
             packets: 0,
             bytes: 0,
             reports: 0,
@@ -109,11 +113,20 @@ impl Receiver {
         let first = self.last.is_none();
         self.last = Some((p.ts, now));
         self.rtt = p.word(0);
+        if self.history.holding() && self.first_report.is_some_and(|t| p.ts >= t) {
+            // The sender had the first loss report when it sent this packet: the slow-start
+            // overshoot is over.
+            self.history.release();
+        }
         let before = self.history.packets_received();
         let new_event = self.history.on_packet(p.seq, now, self.rtt);
         self.packets += self.history.packets_received() - before;
         if new_event && self.history.intervals().next().is_none() {
             self.seed_history(now);
+            if self.cfg.first_event_lost_one {
+                self.history.pin_lost();
+                self.first_report = Some(now);
+            }
         }
         let raised = new_event && self.loss_event_rate() > self.p_prev;
         if first || raised || self.rtt == 0 {
@@ -263,12 +276,37 @@ mod tests {
                 assert_eq!(j(&out[0]), 0.0, "no loss yet");
             }
         }
-        // 30 and 31 lie within one RTT: one loss event of two packets (LP_0 = 2), but the
-        // seeded interval (1 lost) outweighs the open one, so j = 1.
+        // 30 and 31 lie within one RTT: one loss event of two packets, which counts as one
+        // (the first event, `first_event_lost = "one"`); the seeded interval holds one too.
         let fb = out.iter().find(|p| p.seq == 1).expect("the loss event is reported");
         assert_eq!(j(fb), 1.0);
-        assert_eq!(r.history().lost_in_current_event(), 2);
+        assert_eq!(r.history().lost_in_current_event(), 1);
         let seeded: Vec<_> = r.history().intervals().map(|i| (i.length > 40.0, i.lost)).collect();
         assert_eq!(seeded, vec![(true, 1)]);
+    }
+
+    /// Receive packets `0..=last` sent 1 ms apart (arriving 5 ms later, RTT 2 ms) except
+    /// `lost`; the loss events counted and the packets lost in the last one.
+    fn first_event(option: &str, lost: &[u64], last: u64) -> (u64, u32) {
+        let json = format!(r#"{{"equation": "multfrc", "n": 4, "first_event_lost": "{option}"}}"#);
+        let cfg: super::super::TfrcCfg = serde_json::from_str(&json).unwrap();
+        let mut r = Receiver::new(0, Arc::new(cfg.resolve("tfrc").unwrap()));
+        let mut out = Vec::new();
+        for k in (0..=last).filter(|k| !lost.contains(k)) {
+            r.on_packet(k * MS + 5 * MS, &data(k, k * MS, 2 * MS), &mut out);
+        }
+        (r.history().loss_events(), r.history().lost_in_current_event())
+    }
+
+    #[test]
+    fn the_first_loss_event_holds_the_losses_sent_before_its_report() {
+        // 10 is found lost when 13 arrives (18 ms): the report leaves then. 14 (sent at 14 ms,
+        // more than an RTT after 10) is revealed by 17, sent before the report: it joins the
+        // first event. 25 is revealed by packets sent after the report: a new event.
+        assert_eq!(first_event("one", &[10, 14], 20), (1, 1));
+        assert_eq!(first_event("one", &[10, 14, 25, 26], 40), (2, 2));
+        assert_eq!(first_event("counted", &[10, 14], 20), (2, 1));
+        assert_eq!(first_event("counted", &[10, 11, 12], 20).1, 3);
+        assert_eq!(first_event("one", &[10, 11, 12], 20).1, 1);
     }
 }
