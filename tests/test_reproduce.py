@@ -146,14 +146,17 @@ def test_targets_csv_has_the_exact_columns_and_every_target(tiny):
         if row["passed"] == "false":
             assert row["note"], f"{row['id']} fails without a reason"
     multfrc_rows = [r for r in rows if r["id"].startswith("M.")]
-    assert multfrc_rows
-    for row in multfrc_rows:
-        assert row["measured"] == "" and row["passed"] == "false"
-        assert row["note"] == "MulTFRC runs are not part of this reproduction yet (the transport exists: docs/tfrc.md)"
-    # The tiny scale measures at least the targets its three runs can answer.
+    assert len(multfrc_rows) == 26
+    # The tiny scale measures at least the targets its runs can answer; the others say why not.
     measured = {r["id"] for r in rows if r["measured"] != ""}
-    assert {"A.S1.30ms.max_error", "A.S3.max_error", "B.S3.underestimate_share"} <= measured
-    assert first.runs == first.ran == 6  # three conditions and their warm-up twins
+    assert {"A.S1.30ms.max_error", "A.S3.max_error", "B.S3.underestimate_share",
+            "M.S1.30ms.low_loss_gap"} <= measured
+    for row in rows:
+        if row["measured"] == "":
+            assert "scale" in row["note"], row
+    # Chapter 3's three conditions and their warm-up twins; chapter 4's MulTFRC alone in S1
+    # (and its twin) and MulTFRC against TCP in S8.
+    assert first.runs == first.ran == 9
 
 
 def test_report_lists_every_target_first_and_is_self_contained(tiny):
@@ -172,7 +175,11 @@ def test_report_lists_every_target_first_and_is_self_contained(tiny):
 def test_runs_csv_holds_the_measured_inputs_of_both_models(tiny):
     out, _ = tiny
     runs = pd.read_csv(out / "runs.csv")
-    assert sorted(runs["setup"]) == ["S1", "S2", "S3"]
+    assert sorted(runs["setup"]) == ["I1", "S1", "S2", "S3", "S8"]
+    protocol = runs[runs["part"] == "protocol"]
+    for column in ("throughput", "tcp_norm", "multfrc_norm", "utilisation"):
+        assert protocol[column].notna().any(), column
+    runs = runs[runs["part"] == "model"]
     for column in ("throughput", "p", "p_e", "p_r", "j_measured", "rtt", "rto", "model_a",
                    "model_a_ca", "model_b_old", "err_a", "err_b_old"):
         assert runs[column].notna().all(), column
@@ -186,7 +193,7 @@ def test_a_second_invocation_reuses_every_run(tiny):
     before = pd.read_parquet(out / "store" / "catalog.parquet")
     again = reproduce("multfrc", out, scale="tiny", workers=1, progress=False)
     after = pd.read_parquet(out / "store" / "catalog.parquet")
-    assert again.ran == 0 and again.runs == 6
+    assert again.ran == 0 and again.runs == 9
     assert list(after["started_at"]) == list(before["started_at"])
     assert (out / "targets.csv").is_file()
 
@@ -272,6 +279,7 @@ def test_a_choice_reaches_the_measurement(tmp_path):
     options = multfrc.Options(error_denominator="model", model_rto="rtt4")
     reproduce("multfrc", out, scale="tiny", workers=1, progress=False, options=options)
     runs = pd.read_csv(out / "runs.csv")
+    runs = runs[runs["part"] == "model"]
     expected = 100 * (runs["model_a"] - runs["throughput"]) / runs["model_a"]
     assert (expected - runs["err_a"]).abs().max() < 1e-3
     assert ((runs["rto"] - 4 * runs["rtt"]).abs() < 1e-5).all()

@@ -15,8 +15,8 @@ module simulates the three setups of §3.2.4 / §3.3.4 with flowshare's dumbbell
 
 measures the loss measures and the throughput of each run, evaluates both models with and
 without time-outs at the measured inputs and compares the errors with the numbers in the
-thesis's text (§3.2.4, §3.3.4). The MulTFRC results of chapter 4 are listed as targets that
-cannot be measured yet: flowshare has no MulTFRC sender in this version.
+thesis's text (§3.2.4, §3.3.4). The MulTFRC simulations of chapter 4 are in
+:mod:`flowshare.reproduce.multfrc_protocol`; both run as one sweep.
 
 Choices the thesis leaves open are the named fields of :class:`Options`; ``docs/reproduce.md``
 gives the reasons.
@@ -37,6 +37,7 @@ import pandas as pd
 from .._core import ConfigError
 from ..analysis import loss_events
 from ..models import parallel
+from . import multfrc_protocol as protocol
 from .report import Section, figure_html, table_html
 from .targets import Target
 
@@ -45,14 +46,13 @@ __all__ = ["KEY", "OPTIONS", "SCALES", "Options", "Plan", "Point", "measure", "p
 
 KEY = "multfrc"
 TITLE = ("Damjanović (2010): throughput models of n parallel TCP flows (Model A, Model B) "
-         "against simulation")
+         "and MulTFRC, against simulation")
 SCALES = ("full", "quick", "tiny")
 """``full`` is the thesis's scale; ``quick`` a reduced set for a few minutes on 2 cores;
 ``tiny`` three short runs, for tests."""
 
 PAYLOAD_B = 1000
 HEADER_B = 40
-NO_MULTFRC = "MulTFRC runs are not part of this reproduction yet (the transport exists: docs/tfrc.md)"
 
 
 @dataclass(frozen=True)
@@ -154,10 +154,17 @@ class Plan:
     durations: dict[str, tuple[float, float]] = field(default_factory=dict)  # setup -> (run, warm-up)
     sample_s: float = 1.0
     replications: int = 1
+    protocol: protocol.Plan | None = None   # chapter 4 (MulTFRC)
 
 
 def plan(scale: str) -> Plan:
-    """The plan of ``scale`` (one of :data:`SCALES`)."""
+    """The plan of ``scale`` (one of :data:`SCALES`): chapter 3's runs and chapter 4's."""
+    models = _model_plan(scale)
+    return replace(models, protocol=protocol.plan(scale, models.s1_loss, models.s1_low_loss,
+                                                  models.s2_capacity))
+
+
+def _model_plan(scale: str) -> Plan:
     if scale == "full":
         flows = (5, 10, 50, 100)
         return Plan(
@@ -201,8 +208,9 @@ def plan(scale: str) -> Plan:
     raise ValueError(f"scale: expected one of {', '.join(SCALES)}, got {scale!r}")
 
 
-def points(p: Plan) -> list[Point]:
-    """Every condition of a plan, S1 then S2 then S3."""
+def points(p: Plan) -> list[Point | protocol.ProtocolPoint]:
+    """Every condition of a plan: chapter 3's (S1, S2, S3, then their prefix twins), then
+    chapter 4's (:func:`flowshare.reproduce.multfrc_protocol.points`)."""
     out = []
     for (delay, queue), flows in p.s1.items():
         for n in flows:
@@ -220,7 +228,10 @@ def points(p: Plan) -> list[Point]:
     # Each condition's twin stopped at the end of its warm-up: the flows table counts events
     # over the whole run, so the steady-state counts are the differences (same seed, same
     # random streams, hence the same first seconds).
-    return out + [replace(x, prefix=True) for x in out]
+    models: list[Point | protocol.ProtocolPoint] = [*out, *(replace(x, prefix=True) for x in out)]
+    if p.protocol is None:
+        return models
+    return models + list(protocol.points(p.protocol, p.s1_loss, p.s1_low_loss))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,25 +289,37 @@ def scenario(point: Point, p: Plan, options: Options = OPTIONS) -> dict[str, Any
     }
 
 
+SWEPT = ("simulation.duration", "simulation.warmup", "simulation.sample_interval",
+         "simulation.multfrc_max_total_n", "topology", "flows", "trace")
+"""The scenario keys every arm of the sweep sets."""
+
+
+def _any_scenario(point: Point | protocol.ProtocolPoint, p: Plan,
+                  options: Options) -> dict[str, Any]:
+    if isinstance(point, Point):
+        s = scenario(point, p, options)
+        s["simulation"]["multfrc_max_total_n"] = protocol.DEFAULT_MAX_TOTAL_N
+        return s
+    assert p.protocol is not None
+    s = protocol.scenario(point, p.protocol)
+    s["trace"] = {"events": False}
+    return s
+
+
 def sweep_document(p: Plan, options: Options = OPTIONS) -> dict[str, Any]:
     """The sweep of every condition: one arm per :class:`Point`, in :func:`points` order."""
-    conditions = points(p)
-    scenarios = [scenario(x, p, options) for x in conditions]
+    scenarios = [_any_scenario(x, p, options) for x in points(p)]
+
+    def value(s: dict[str, Any], key: str) -> Any:
+        for part in key.split("."):
+            s = s[part]
+        return s
+
     return {
         "base": scenarios[0],
         "replications": p.replications,
         "root_seed": 2010,
-        "points": [
-            {
-                "simulation.duration": s["simulation"]["duration"],
-                "simulation.warmup": s["simulation"]["warmup"],
-                "topology.bottleneck": s["topology"]["bottleneck"],
-                "topology.access": s["topology"]["access"],
-                "flows[0].count": s["flows"][0]["count"],
-                "flows[0].tcp": s["flows"][0]["tcp"],
-            }
-            for s in scenarios
-        ],
+        "points": [{key: value(s, key) for key in SWEPT} for s in scenarios],
     }
 
 
@@ -510,64 +533,9 @@ MEASURED_TARGETS: tuple[Target, ...] = (
        "at_least"),
 )
 
-MULTFRC_TARGETS: tuple[Target, ...] = (
-    # §4.2.1, MulTFRC in isolation and against TCP (none measurable without MulTFRC)
-    _t("M.S1.30ms.low_loss_gap", "S1 30 ms RED: MulTFRC below TCP for loss < 2.7%, % of TCP",
-       1.1, 0.0, "at_most"),
-    _t("M.S1.30ms.0.1pct.n5", "S1 30 ms RED, 0.1% loss, n = 5: MulTFRC below TCP, %", 2.7, PP2),
-    _t("M.S1.30ms.0.1pct.n10", "S1 30 ms RED, 0.1% loss, n = 10: MulTFRC below TCP, %", 3.7, PP2),
-    _t("M.S1.30ms.0.1pct.n50", "S1 30 ms RED, 0.1% loss, n = 50: MulTFRC below TCP, %", 4.8, PP2),
-    _t("M.S1.30ms.0.1pct.n100", "S1 30 ms RED, 0.1% loss, n = 100: MulTFRC below TCP, %",
-       4.9, PP2),
-    _t("M.S1.30ms.gap_over_5pct_from_loss",
-       "S1 30 ms RED: lowest loss (%) at which MulTFRC is > 5% from TCP", 5.0, 0.0, "at_least"),
-    _t("M.S1.30ms.gap_over_10pct_from_loss",
-       "S1 30 ms RED: lowest loss (%) at which MulTFRC is > 10% from TCP", 6.9, 0.0, "at_least"),
-    _t("M.S1.100ms.max_gap", "S1 100 ms RED: largest MulTFRC-TCP difference up to 10% loss, %",
-       4.5, 0.0, "at_most"),
-    _t("M.S1.100ms.0.1pct.n10", "S1 100 ms RED, 0.1% loss, n = 10: MulTFRC below TCP, %",
-       3.6, PP2),
-    _t("M.S1.100ms.0.1pct.n50", "S1 100 ms RED, 0.1% loss, n = 50: MulTFRC below TCP, %",
-       4.0, PP2),
-    _t("M.S1.improved_j.low_loss_excess",
-       "S1 with improved j, low loss: largest MulTFRC excess over TCP, %", 15.0, 0.0, "at_most"),
-    _t("M.S2.droptail.utilisation", "S2 DropTail: link utilisation with MulTFRC, %",
-       99.0, 1.0, "at_least"),
-    _t("M.S4.response_time.n4", "Fig. 4.17: MulTFRC n = 4 reaches the new rate after UDP starts, s",
-       0.8, 0.2),
-    _t("M.S4.response_time.tfrc4", "Fig. 4.17: 4 TFRC flows reach the new rate, s", 1.0, 0.2),
-    _t("M.S8.red32.threshold_n",
-       "Fig. 4.23, RED 32 Mbit/s: smallest n where the normalised TCP-MulTFRC difference > 0.1",
-       70.0, 0.0, "at_least"),
-    _t("M.F424a.utilisation", "Fig. 4.24(a), RED 10-70 Mbit/s: link utilisation, %",
-       93.0, 0.0, "at_least"),
-    _t("M.F424a.tcp_share", "Fig. 4.24(a): smallest TCP share of its fair share, %",
-       90.0, 0.0, "at_least"),
-    _t("M.F424a.10mbps.n30.multfrc_share",
-       "Fig. 4.24(a), 10 Mbit/s, n = 30: MulTFRC share of its fair share, %", 82.0, 5.0),
-    _t("M.F424b.utilisation", "Fig. 4.24(b), DropTail: link utilisation, %",
-       97.0, 0.0, "at_least"),
-    _t("M.F425.min_normalised", "Fig. 4.25, 64 Mbit/s: smallest normalised throughput",
-       0.89, 0.03),
-    _t("M.F425.max_normalised", "Fig. 4.25, 64 Mbit/s: largest normalised throughput",
-       1.01, 0.03),
-    _t("M.F426.min_normalised", "Fig. 4.26, 128 Mbit/s: smallest normalised throughput",
-       0.8, 0.03),
-    _t("M.F426.max_normalised", "Fig. 4.26, 128 Mbit/s: largest normalised throughput",
-       1.08, 0.03),
-    _t("M.F427.10pct.n2.excess",
-       "Fig. 4.27, 10% web background, n = 2: TCP vs MulTFRC over TCP vs TCP, %", 8.0, PP2),
-    _t("M.F428.mean_deviation",
-       "Fig. 4.28, 8 Mbit/s, 0.3 < n <= 2: mean deviation from the fair share, %",
-       4.0, 0.0, "at_most"),
-    _t("M.F429.deviation", "Fig. 4.29, 4-32 Mbit/s, loss >= 0.1%: deviation from the fair share, %",
-       10.0, 0.0, "at_most"),
-)
-
-
 def targets() -> list[Target]:
     """Every numeric target of the study, unevaluated, in report order."""
-    return [*MEASURED_TARGETS, *MULTFRC_TARGETS]
+    return [*MEASURED_TARGETS, *protocol.TARGETS]
 
 
 def _select(rows: pd.DataFrame, **where: Any) -> pd.DataFrame:
@@ -762,15 +730,23 @@ def _measurements(rows: pd.DataFrame) -> dict[str, Measure]:
     }
 
 
+def _parts(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The model-validation rows (chapter 3) and the MulTFRC rows (chapter 4)."""
+    if rows.empty or "part" not in rows:
+        return rows, rows
+    model = rows[rows["part"] == "model"]
+    return model, rows[rows["part"] == "protocol"]
+
+
 def evaluate(rows: pd.DataFrame) -> list[Target]:
     """Every target evaluated against the measured runs ``rows`` (one row per run)."""
-    measurements = _measurements(rows)
+    model, multfrc = _parts(rows)
+    measurements = _measurements(model)
     out = []
     for target in MEASURED_TARGETS:
-        value, note = measurements[target.id](rows)
+        value, note = measurements[target.id](model)
         out.append(target.unmeasured(note) if value is None else target.evaluate(value))
-    out += [t.unmeasured(NO_MULTFRC) for t in MULTFRC_TARGETS]
-    return out
+    return out + protocol.evaluate(multfrc, model)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -894,6 +870,7 @@ GROUPS = (
 
 def sections(rows: pd.DataFrame) -> list[Section]:
     """One section per figure group with its plots, its runs and the thesis's numbers."""
+    rows, multfrc = _parts(rows)
     out = []
     for title, where, x, thesis, bounds in GROUPS:
         frame = _select(rows, **where)
@@ -907,13 +884,7 @@ def sections(rows: pd.DataFrame) -> list[Section]:
             section.parts.append(_plot_errors(frame, x, xlabel, title, x != "burst", bounds))
             section.parts.append(_point_table(frame, x))
         out.append(section)
-    multfrc = Section(
-        "MulTFRC (chapter 4)",
-        paragraphs=[f"{NO_MULTFRC}: the targets M.* of the table above are listed with the "
-                    "thesis's values and are not measured."],
-    )
-    out.append(multfrc)
-    return out
+    return out + protocol.sections(multfrc, rows)
 
 
 def intro(scale: str, options: Options = OPTIONS) -> list[str]:
@@ -925,6 +896,9 @@ def intro(scale: str, options: Options = OPTIONS) -> list[str]:
         "packets leaving the senders per second after the warm-up, retransmissions included. "
         "Model A takes the per-flow loss event rate p (fast recoveries plus time-outs over "
         "packets sent), Model B the cumulative loss event rate p_e and j from the drop trace.",
+        "Chapter 4 runs MulTFRC (flowshare's TFRC sender with the MulTFRC equation and ns-2's "
+        "TFRC defaults) alone under random and self-induced loss, against a UDP flow, and "
+        "against n SACK TCP flows; its sections follow the model validation's.",
         "Choices: " + json.dumps(asdict(options)),
     ]
 
@@ -935,21 +909,34 @@ def write_rows(rows: pd.DataFrame, path: Path) -> None:
 
 
 def rows_from_store(store: Path, p: Plan, options: Options = OPTIONS,
-                    conditions: Sequence[Point] | None = None) -> pd.DataFrame:
-    """One measured row per done run of the store."""
+                    conditions: Sequence[Point | protocol.ProtocolPoint] | None = None
+                    ) -> pd.DataFrame:
+    """One measured row per done run of the store (``part`` says which chapter)."""
     catalog = pd.read_parquet(store / "catalog.parquet")
     conditions = list(points(p)) if conditions is None else list(conditions)
-    half = len(conditions) // 2
+    arm_of = {c: i for i, c in enumerate(conditions)}
     done = {
         (int(r["arm"]), int(r["replication"])): str(r["run_id"])
         for _, r in catalog.iterrows() if r["status"] == "done"
     }
     out = []
     for (arm, rep), run_id in sorted(done.items()):
-        if arm >= half or (arm + half, rep) not in done:
+        point = conditions[arm]
+        if point.prefix:
             continue
-        row = measure(store / "runs" / run_id, store / "runs" / done[(arm + half, rep)],
-                      conditions[arm], p, options)
+        twin: Path | None = None
+        if isinstance(point, Point) or point.needs_prefix:
+            k = arm_of.get(replace(point, prefix=True))
+            if k is None or (k, rep) not in done:
+                continue
+            twin = store / "runs" / done[(k, rep)]
+        if isinstance(point, Point):
+            assert twin is not None
+            row = measure(store / "runs" / run_id, twin, point, p, options)
+            row["part"] = "model"
+        else:
+            assert p.protocol is not None
+            row = protocol.measure(store / "runs" / run_id, twin, point, p.protocol)
         row["run_id"] = run_id
         row["replication"] = rep
         out.append(row)

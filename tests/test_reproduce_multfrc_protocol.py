@@ -1,0 +1,88 @@
+"""The MulTFRC part of ``flowshare reproduce multfrc``: scenarios, measures and targets.
+
+D. Damjanović, Parallel TCP Data Transfers: A Practical Model and its Application, PhD thesis,
+University of Innsbruck, 2010, chapter 4.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import flowshare
+from flowshare.reproduce import multfrc, multfrc_protocol as mp
+
+
+def _plan() -> mp.Plan:
+    plan = multfrc.plan("quick").protocol
+    assert plan is not None
+    return plan
+
+
+def test_every_scenario_of_every_scale_validates():
+    for scale in multfrc.SCALES:
+        p = multfrc.plan(scale)
+        kinds = {type(x).__name__ for x in multfrc.points(p)}
+        assert kinds == {"Point", "ProtocolPoint"}
+        for point in {x for x in multfrc.points(p) if isinstance(x, mp.ProtocolPoint)}:
+            flowshare.validate(mp.scenario(point, p.protocol))
+
+
+def test_multfrc_above_six_raises_both_caps():
+    s = mp.scenario(mp.ProtocolPoint("S8", "red", 20, 32.0, 70), _plan())
+    assert s["simulation"]["multfrc_max_total_n"] == 70
+    assert s["flows"][0]["tfrc"]["max_n"] == 70
+    assert s["flows"][1]["count"] == 70
+
+
+def test_the_s8_red_queue_is_floyd_et_al_2000s():
+    # 32 Mbit/s, RTT 2 × (20 + 2 + 1) ms: BDP = 177 packets of 1040 B.
+    q = mp.scenario(mp.ProtocolPoint("S8", "red", 20, 32.0, 10), _plan())["topology"][
+        "bottleneck"]["queue"]
+    assert q["limit"] == 3 * 177
+    assert q["min_th"] == pytest.approx(17.7) and q["max_th"] == pytest.approx(59.0)
+
+
+def test_s9_runs_draw_from_their_own_streams():
+    a = mp.scenario(mp.ProtocolPoint("S9", "red", 20, 8.0, 0.5, rep=0), _plan())
+    b = mp.scenario(mp.ProtocolPoint("S9", "red", 20, 8.0, 0.5, rep=1), _plan())
+    assert [f["name"] for f in a["flows"]] != [f["name"] for f in b["flows"]]
+
+
+def test_response_time_needs_two_samples_at_the_new_rate():
+    t = np.arange(8.0, 12.0, 0.5)
+    rate = pd.Series([15e6, 15e6, 9e6, 5.4e6, 7e6, 5.2e6, 5.0e6, 5.0e6], index=t)
+    # 5.4 Mbit/s at 9.5 s is within 10% of 5 Mbit/s, but 7 follows it; 10.5 s and 11 s hold.
+    assert mp.response_time(rate, start_s=9.0, share_mbps=5.0) == pytest.approx(1.5)
+    assert math.isnan(mp.response_time(rate * 3, start_s=9.0, share_mbps=5.0))
+
+
+def test_isolation_gaps_pair_multfrc_with_tcp_of_the_same_condition():
+    protocol = pd.DataFrame([
+        {"setup": "I1", "queue": "red", "delay_ms": 30, "n": 5.0, "loss": 0.001, "j": "old",
+         "throughput": 970.0},
+        {"setup": "I1", "queue": "red", "delay_ms": 30, "n": 5.0, "loss": 0.01, "j": "old",
+         "throughput": 400.0},
+    ])
+    model = pd.DataFrame([
+        {"setup": "S1", "queue": "red", "delay_ms": 30, "n": 5, "loss": 0.001,
+         "throughput": 1000.0, "p_r": 0.001},
+        {"setup": "S2", "queue": "red", "delay_ms": 30, "n": 5, "loss": 0.0,
+         "throughput": 1.0, "p_r": 0.0},
+    ])
+    gaps = mp.isolation_gaps(protocol, model)
+    assert len(gaps) == 1
+    assert gaps["gap"].iloc[0] == pytest.approx(3.0)  # 3% below TCP
+    targets = {t.id: t for t in mp.evaluate(protocol, model)}
+    assert targets["M.S1.30ms.0.1pct.n5"].measured == pytest.approx(3.0)
+    assert targets["M.S1.30ms.0.1pct.n5"].passed
+    assert targets["M.S1.30ms.0.1pct.n10"].note.endswith("at this scale")
+
+
+def test_every_target_is_evaluated_once_and_explains_a_miss():
+    targets = mp.evaluate(pd.DataFrame(columns=["setup"]), pd.DataFrame(columns=["setup"]))
+    assert [t.id for t in targets] == [t.id for t in mp.TARGETS]
+    assert all(t.note and not t.passed for t in targets)
