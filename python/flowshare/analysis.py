@@ -298,13 +298,14 @@ def loss_measures(
         if len(lost_t) else np.zeros(len(ids), dtype=np.int64)
     )  # fmt: skip
 
+    has_acks = bool(_is(ev["kind"], "ack").any())
     rows = []
     all_rounds = []
     for f, r, n_events in zip(ids, rtts, events_of_flow.tolist()):
         lost = lost_of.get(f, 0)
         sent = int((send["flow"].to_numpy() == f).sum())
         mine = samples["rtt_s"][samples["flow"] == f]
-        durations = rounds(ev, f) if "ack" in set(ev["kind"].astype(str)) else np.empty(0)
+        durations = rounds(ev, f) if has_acks else np.empty(0)
         all_rounds.append(durations)
         rows.append(
             {
