@@ -423,10 +423,14 @@ fn parse_quantity(kind: &str, text: &str) -> PyResult<f64> {
 /// A 1-D numpy array (any object with the buffer protocol) of `T`, copied out; `what` names
 /// the argument in the error.
 fn array<T: pyo3::buffer::Element + Copy>(py: Python<'_>, obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<T>> {
-    let buf = pyo3::buffer::PyBuffer::<T>::get(obj)
-        .map_err(|e| PyValueError::new_err(format!("{what}: expected a 1-D array of {}: {e}", std::any::type_name::<T>())))?;
+    let buf = pyo3::buffer::PyBuffer::<T>::get(obj).map_err(|e| {
+        PyValueError::new_err(format!("{what}: expected a 1-D array of {}: {e}", std::any::type_name::<T>()))
+    })?;
     if buf.dimensions() != 1 {
-        return Err(PyValueError::new_err(format!("{what}: expected a 1-D array, got {} dimensions", buf.dimensions())));
+        return Err(PyValueError::new_err(format!(
+            "{what}: expected a 1-D array, got {} dimensions",
+            buf.dimensions()
+        )));
     }
     buf.to_vec(py)
 }
@@ -525,7 +529,8 @@ fn flow_loss_events<'py>(
     let mut seen = std::collections::BTreeSet::new();
     for &flow in &f {
         if seen.insert(flow) {
-            let r = rtt_of.get(&flow).ok_or_else(|| PyValueError::new_err(format!("flows: flow {flow} is not in ids")))?;
+            let r =
+                rtt_of.get(&flow).ok_or_else(|| PyValueError::new_err(format!("flows: flow {flow} is not in ids")))?;
             grouping_rtt(*r, &format!("rtts: flow {flow}"))?;
         }
     }
