@@ -5,11 +5,17 @@ The contract is ``docs/adr/0002-python-boundary.md``.
 
 from typing import Any, Literal, TypedDict, final
 
+import numpy as np
+import numpy.typing as npt
+
 __all__ = [
     "ConfigError",
     "Simulation",
     "__version__",
     "build_profile",
+    "cumulative_loss_events",
+    "flow_loss_events",
+    "loss_event_index",
     "parse_scenario",
     "render_plot",
     "render_seqplot",
@@ -118,3 +124,26 @@ def render_seqplot(
 ) -> str:
     """Draw sequence-time panels of ``flows`` from the event trace as a PNG; returns their
     description as JSON text."""
+
+# Loss events (``flowshare.analysis``): the grouping the TFRC receiver uses. A loss belongs to
+# the current event if ``t <= start + rtt`` (start: the event's first loss), else it starts
+# one. Times are float64 seconds, sorted, no NaN; flows int64; ``ValueError`` otherwise.
+
+def loss_event_index(times: npt.NDArray[np.float64], rtt: float) -> tuple[str, bytes]:
+    """For each loss, the index of its loss event, as an ``("<i8", bytes)`` column."""
+
+def cumulative_loss_events(
+    times: npt.NDArray[np.float64], flows: npt.NDArray[np.int64], rtt: float
+) -> _Table:
+    """The loss events of the flows observed as one: ``start_s`` (its first loss),
+    ``losses`` and ``flows`` (distinct flows hit), one row per event."""
+
+def flow_loss_events(
+    times: npt.NDArray[np.float64],
+    flows: npt.NDArray[np.int64],
+    ids: npt.NDArray[np.int64],
+    rtts: npt.NDArray[np.float64],
+) -> tuple[str, bytes]:
+    """Loss events counted flow by flow, flow ``ids[k]`` grouped by ``rtts[k]``: the count of
+    each of ``ids`` as an ``("<i8", bytes)`` column. A loss of a flow not in ``ids`` or a NaN
+    RTT of a flow with losses is a ``ValueError``."""

@@ -15,6 +15,11 @@ loss measures, and Model B also the number j of flows hit per loss event:
 Rates are per packet sent (first transmissions and retransmissions, as N_t in the thesis).
 A loss is a ``drop`` event of a data segment, at the time of the drop.
 
+The grouping of losses into events is the Rust core's (``flowshare_core::loss_events``), the
+one the TFRC receiver uses (``docs/tfrc.md``), so the two cannot disagree: times are float
+seconds here, integer nanoseconds in the receiver, and a loss exactly one RTT after an
+event's first loss (``t == start + rtt``, the sum in float) belongs to the event in both.
+
 >>> result = flowshare.run("scenario-with-trace.toml")   # doctest: +SKIP
 >>> m = flowshare.analysis.loss_measures(result.events)    # doctest: +SKIP
 >>> m.p_e, m.p_r, m.j_measured                             # doctest: +SKIP
@@ -27,6 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
+from . import _core
 
 __all__ = ["LossMeasures", "loss_events", "loss_measures", "rounds", "rtt_samples"]
 
@@ -103,16 +110,28 @@ def loss_events(times: Iterable[float], rtt: float) -> np.ndarray:
     -------
     numpy.ndarray of int
         For each loss in time order, the index of its event (0, 1, ...).
+
+    Raises
+    ------
+    ValueError
+        If a time or ``rtt`` is NaN (and there are losses).
     """
-    t = np.sort(np.asarray(list(times), dtype=float))
-    event = np.empty(len(t), dtype=np.int64)
-    current, start = -1, -np.inf
-    for i, x in enumerate(t):
-        if x > start + rtt:
-            current += 1
-            start = x
-        event[i] = current
-    return event
+    t = np.sort(_floats(times))
+    if not len(t):
+        return np.empty(0, dtype=np.int64)
+    return _column(_core.loss_event_index(t, float(rtt))).copy()
+
+
+def _floats(values: Iterable[float]) -> np.ndarray:
+    if isinstance(values, np.ndarray):
+        return np.asarray(values, dtype=float)
+    return np.asarray(list(values), dtype=float)
+
+
+def _column(col: tuple[str, bytes]) -> np.ndarray:
+    """A ``(dtype, bytes)`` column of the core as a (read-only) array."""
+    dtype, data = col
+    return np.frombuffer(data, dtype=np.dtype(dtype))
 
 
 def _is(column: pd.Series, value: str) -> np.ndarray:
@@ -256,29 +275,46 @@ def loss_measures(
             raise ValueError("no RTT samples in the trace (trace ack events or give rtt=...)")
         return value
 
+    # The losses of the n flows in time order: flow by flow and as one cumulative flow.
+    in_set = np.isin(drop["flow"].to_numpy(), ids)
+    lost_t = drop["time_s"].to_numpy(float)[in_set]
+    lost_f = drop["flow"].to_numpy()[in_set].astype(np.int64)
+    order = np.argsort(lost_t, kind="stable")
+    lost_t, lost_f = lost_t[order], lost_f[order]
+    lost_ids, lost_counts = np.unique(lost_f, return_counts=True)
+    lost_of = dict(zip(lost_ids.tolist(), lost_counts.tolist()))
+
+    rtts = []
+    for f in ids:
+        try:
+            rtts.append(flow_rtt(f))
+        except ValueError:
+            if lost_of.get(f, 0):
+                raise
+            rtts.append(float("nan"))
+    events_of_flow = (
+        _column(_core.flow_loss_events(lost_t, lost_f, np.asarray(ids, dtype=np.int64),
+                                       np.asarray(rtts, dtype=float)))
+        if len(lost_t) else np.zeros(len(ids), dtype=np.int64)
+    )  # fmt: skip
+
+    has_acks = bool(_is(ev["kind"], "ack").any())
     rows = []
     all_rounds = []
-    for f in ids:
-        lost = drop["time_s"].to_numpy(float)[drop["flow"].to_numpy() == f]
+    for f, r, n_events in zip(ids, rtts, events_of_flow.tolist()):
+        lost = lost_of.get(f, 0)
         sent = int((send["flow"].to_numpy() == f).sum())
-        try:
-            r = flow_rtt(f)
-        except ValueError:
-            if len(lost):
-                raise
-            r = float("nan")
-        n_events = int(loss_events(lost, r)[-1] + 1) if len(lost) else 0
         mine = samples["rtt_s"][samples["flow"] == f]
-        durations = rounds(ev, f) if "ack" in set(ev["kind"].astype(str)) else np.empty(0)
+        durations = rounds(ev, f) if has_acks else np.empty(0)
         all_rounds.append(durations)
         rows.append(
             {
                 "flow": f,
                 "packets_sent": sent,
-                "packets_lost": len(lost),
+                "packets_lost": lost,
                 "loss_events": n_events,
                 "loss_event_rate": n_events / sent if sent else float("nan"),
-                "loss_rate": len(lost) / sent if sent else float("nan"),
+                "loss_rate": lost / sent if sent else float("nan"),
                 "rtt_s": r,
                 "rtt_mean_s": float(mine.mean()) if len(mine) else float("nan"),
                 "rtt_samples": len(mine),
@@ -294,11 +330,6 @@ def loss_measures(
         ],
     )  # fmt: skip
 
-    in_set = np.isin(drop["flow"].to_numpy(), ids)
-    lost_t = drop["time_s"].to_numpy(float)[in_set]
-    lost_f = drop["flow"].to_numpy()[in_set]
-    order = np.argsort(lost_t, kind="stable")
-    lost_t, lost_f = lost_t[order], lost_f[order]
     if isinstance(rtt, Mapping):
         agg_rtt = float(np.mean([float(rtt[f]) for f in ids])) if ids else float("nan")
     elif rtt is not None:
@@ -307,16 +338,17 @@ def loss_measures(
         agg_rtt = pooled
     if len(lost_t) and not np.isfinite(agg_rtt):
         raise ValueError("no RTT samples in the trace (trace ack events or give rtt=...)")
-    event_of = loss_events(lost_t, agg_rtt) if len(lost_t) else np.empty(0, dtype=np.int64)
-    cumulative = pd.DataFrame({"event": event_of, "time_s": lost_t, "flow": lost_f})
-    grouped = cumulative.groupby("event")
-    cum_events = pd.DataFrame(
-        {
-            "start_s": grouped["time_s"].min().to_numpy(),
-            "losses": grouped.size().to_numpy(),
-            "flows": grouped["flow"].nunique().to_numpy(),
-        }
-    )
+    if len(lost_t):
+        table = _core.cumulative_loss_events(lost_t, lost_f, agg_rtt)
+        cum_events = pd.DataFrame({k: _column(table[k]) for k in ("start_s", "losses", "flows")})
+    else:
+        cum_events = pd.DataFrame(
+            {
+                "start_s": np.empty(0, dtype=float),
+                "losses": np.empty(0, dtype=np.int64),
+                "flows": np.empty(0, dtype=np.int64),
+            }
+        )
     sent_total = int(per_flow["packets_sent"].sum())
     lost_total = int(per_flow["packets_lost"].sum())
     flow_events = int(per_flow["loss_events"].sum())

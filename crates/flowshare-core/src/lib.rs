@@ -15,6 +15,7 @@ pub mod agent;
 pub mod cc;
 pub mod engine;
 pub mod error;
+pub mod loss_events;
 pub mod net;
 pub mod packet;
 pub mod results;

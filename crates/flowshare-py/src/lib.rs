@@ -420,6 +420,124 @@ fn parse_quantity(kind: &str, text: &str) -> PyResult<f64> {
     parsed.map_err(PyValueError::new_err)
 }
 
+/// A 1-D numpy array (any object with the buffer protocol) of `T`, copied out; `what` names
+/// the argument in the error.
+fn array<T: pyo3::buffer::Element + Copy>(py: Python<'_>, obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<T>> {
+    let buf = pyo3::buffer::PyBuffer::<T>::get(obj).map_err(|e| {
+        PyValueError::new_err(format!("{what}: expected a 1-D array of {}: {e}", std::any::type_name::<T>()))
+    })?;
+    if buf.dimensions() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{what}: expected a 1-D array, got {} dimensions",
+            buf.dimensions()
+        )));
+    }
+    buf.to_vec(py)
+}
+
+/// Loss times in seconds: not NaN and sorted (the batch functions' precondition).
+fn loss_times(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    let t: Vec<f64> = array(py, obj, "times")?;
+    if let Some(i) = t.iter().position(|x| x.is_nan()) {
+        return Err(PyValueError::new_err(format!("times: NaN at index {i}")));
+    }
+    if let Some(i) = t.windows(2).position(|w| w[0] > w[1]) {
+        return Err(PyValueError::new_err(format!("times: not sorted (index {} > index {})", i, i + 1)));
+    }
+    Ok(t)
+}
+
+fn grouping_rtt(rtt: f64, what: &str) -> PyResult<f64> {
+    if rtt.is_nan() {
+        return Err(PyValueError::new_err(format!("{what}: NaN cannot group losses")));
+    }
+    Ok(rtt)
+}
+
+fn i64_column<'py>(py: Python<'py>, v: impl ExactSizeIterator<Item = i64>) -> PyResult<Bound<'py, PyTuple>> {
+    let n = v.len();
+    let bytes = PyBytes::new_with(py, 8 * n, |b| {
+        b.chunks_exact_mut(8).zip(v).for_each(|(o, x)| o.copy_from_slice(&x.to_le_bytes()));
+        Ok(())
+    })?;
+    PyTuple::new(py, ["<i8".into_pyobject(py)?.into_any(), bytes.into_any()])
+}
+
+/// For each loss of `times` (seconds, sorted, float64), the index of its loss event when
+/// losses within `rtt` seconds (inclusive) of an event's first loss belong to it
+/// (`flowshare_core::loss_events`, the TFRC receiver's rule); `("<i8", bytes)`.
+#[pyfunction]
+fn loss_event_index<'py>(py: Python<'py>, times: &Bound<'py, PyAny>, rtt: f64) -> PyResult<Bound<'py, PyTuple>> {
+    let t = loss_times(py, times)?;
+    let rtt = grouping_rtt(rtt, "rtt")?;
+    let idx = py.detach(|| flowshare_core::loss_events::event_index(&t, rtt));
+    i64_column(py, idx.into_iter().map(|e| e as i64))
+}
+
+/// The loss events of the cumulative flow of losses `(times[i], flows[i])` (float64 seconds,
+/// sorted; int64 flow ids) grouped by one `rtt`: a table of `start_s`, `losses`, `flows`
+/// (distinct flows hit).
+#[pyfunction]
+fn cumulative_loss_events<'py>(
+    py: Python<'py>,
+    times: &Bound<'py, PyAny>,
+    flows: &Bound<'py, PyAny>,
+    rtt: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let t = loss_times(py, times)?;
+    let f: Vec<i64> = array(py, flows, "flows")?;
+    if f.len() != t.len() {
+        return Err(PyValueError::new_err(format!("flows: {} values for {} times", f.len(), t.len())));
+    }
+    let rtt = grouping_rtt(rtt, "rtt")?;
+    let events = py.detach(|| flowshare_core::loss_events::cumulative_events(&t, &f, rtt));
+    let d = PyDict::new(py);
+    set_numeric(py, &d, "start_s", "<f8", events.len(), |b| {
+        b.chunks_exact_mut(8).zip(&events).for_each(|(o, e)| o.copy_from_slice(&e.start.to_le_bytes()))
+    })?;
+    d.set_item("losses", i64_column(py, events.iter().map(|e| e.losses as i64))?)?;
+    d.set_item("flows", i64_column(py, events.iter().map(|e| e.flows as i64))?)?;
+    Ok(d)
+}
+
+/// Loss events counted flow by flow, from losses `(times[i], flows[i])` (float64 seconds,
+/// sorted; int64 flow ids): flow `ids[k]`'s losses are grouped by `rtts[k]` seconds. Returns
+/// the count of each of `ids` as `("<i8", bytes)`; a loss of a flow not in `ids`, or a NaN
+/// RTT of a flow with losses, is a `ValueError`.
+#[pyfunction]
+fn flow_loss_events<'py>(
+    py: Python<'py>,
+    times: &Bound<'py, PyAny>,
+    flows: &Bound<'py, PyAny>,
+    ids: &Bound<'py, PyAny>,
+    rtts: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let t = loss_times(py, times)?;
+    let f: Vec<i64> = array(py, flows, "flows")?;
+    let ids: Vec<i64> = array(py, ids, "ids")?;
+    let rtts: Vec<f64> = array(py, rtts, "rtts")?;
+    if f.len() != t.len() {
+        return Err(PyValueError::new_err(format!("flows: {} values for {} times", f.len(), t.len())));
+    }
+    if rtts.len() != ids.len() {
+        return Err(PyValueError::new_err(format!("rtts: {} values for {} ids", rtts.len(), ids.len())));
+    }
+    let rtt_of: std::collections::BTreeMap<i64, f64> = ids.iter().copied().zip(rtts.iter().copied()).collect();
+    if rtt_of.len() != ids.len() {
+        return Err(PyValueError::new_err("ids: repeated flow ids"));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for &flow in &f {
+        if seen.insert(flow) {
+            let r =
+                rtt_of.get(&flow).ok_or_else(|| PyValueError::new_err(format!("flows: flow {flow} is not in ids")))?;
+            grouping_rtt(*r, &format!("rtts: flow {flow}"))?;
+        }
+    }
+    let counts = py.detach(|| flowshare_core::loss_events::flow_loss_events(&t, &f, |flow| rtt_of[&flow]));
+    i64_column(py, ids.iter().map(|k| counts.get(k).map_or(0, |&c| c as i64)))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", flowshare_core::VERSION)?;
@@ -432,6 +550,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_seqplot, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms_json, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(loss_event_index, m)?)?;
+    m.add_function(wrap_pyfunction!(cumulative_loss_events, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_loss_events, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

@@ -11,7 +11,8 @@
 //! - §5.2: a lost packet's arrival time is interpolated between the packets received just
 //!   before and just after it. It starts a new loss event if that time is more than one RTT
 //!   (the RTT the sender wrote into the packet that revealed it) after the start of the
-//!   current loss event; otherwise it belongs to the current one.
+//!   current loss event; otherwise it belongs to the current one. That decision is
+//!   [`crate::loss_events::Grouper`]'s, which trace analysis (`flowshare.analysis`) uses too.
 //! - §5.3: a loss interval runs from the first lost packet of one loss event to the first lost
 //!   packet of the next; the open interval `I_0` runs from the latest loss event's first lost
 //!   packet to the highest sequence number received, both included.
@@ -27,6 +28,7 @@
 //! same weights ([`Estimate::j`]): what a controller emulating several flows (MulTFRC,
 //! draft-welzl-multfrc-01 §5.4) reads besides `p`.
 
+use crate::loss_events::Grouper;
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -57,8 +59,6 @@ pub struct Interval {
 struct Event {
     /// First lost packet.
     seq: u64,
-    /// Its interpolated arrival time.
-    at: Time,
     /// Packets lost in it so far.
     lost: u32,
 }
@@ -80,6 +80,8 @@ pub struct LossHistory {
     /// Closed intervals, most recent (`I_1`) first; at most `weights.len()`.
     closed: VecDeque<Interval>,
     current: Option<Event>,
+    /// Groups the losses into loss events (and knows the current event's start time).
+    grouper: Grouper<Time>,
     /// Lowest sequence number not yet known to be received or lost.
     next: u64,
     /// The highest packet below `next` that was received, and when.
@@ -89,7 +91,6 @@ pub struct LossHistory {
     highest: Option<u64>,
     received: u64,
     lost: u64,
-    events: u64,
     /// The loss event under way counts one lost packet, whatever it loses ([`Self::pin_lost`]).
     pinned: bool,
     /// Every loss joins the loss event under way, however late ([`Self::pin_lost`]).
@@ -106,13 +107,13 @@ impl LossHistory {
             weights,
             discount,
             current: None,
+            grouper: Grouper::new(),
             next: 0,
             before: None,
             pending: VecDeque::with_capacity(NDUPACK as usize + 1),
             highest: None,
             received: 0,
             lost: 0,
-            events: 0,
             pinned: false,
             holding: false,
         }
@@ -164,13 +165,16 @@ impl LossHistory {
     /// Packet `seq` is lost, at interpolated time `at`. Returns whether it starts a loss event.
     fn on_loss(&mut self, seq: u64, at: Time, rtt: Time) -> bool {
         self.lost += 1;
-        if let Some(ev) = &mut self.current {
-            if self.holding || at <= ev.at.saturating_add(rtt) {
+        // While the first event holds its losses the grouper is not asked: its event stays
+        // the first one, so the first loss after the hold is judged against it.
+        let joins = (self.holding && self.current.is_some()) || !self.grouper.push(at, rtt);
+        if joins {
+            if let Some(ev) = &mut self.current {
                 if !self.pinned {
                     ev.lost += 1;
                 }
-                return false;
             }
+            return false;
         }
         if let Some(ev) = self.current {
             // The open interval closes; the discount in effect stays with the older ones.
@@ -181,9 +185,8 @@ impl LossHistory {
             self.closed.push_front(Interval { length: (seq - ev.seq) as f64, lost: ev.lost, df: 1.0 });
             self.closed.truncate(self.weights.len());
         }
-        self.current = Some(Event { seq, at, lost: 1 });
+        self.current = Some(Event { seq, lost: 1 });
         self.pinned = false;
-        self.events += 1;
         true
     }
 
@@ -229,7 +232,7 @@ impl LossHistory {
 
     /// Loss events so far.
     pub fn loss_events(&self) -> u64 {
-        self.events
+        self.grouper.events()
     }
 
     /// Packets found lost so far.
@@ -349,7 +352,7 @@ mod tests {
         assert!(h.on_packet(13, 13 * MS, 10 * MS), "the third packet above the gap reveals it");
         assert_eq!(h.packets_lost(), 1);
         // Interpolated between 9 (9 ms) and 11 (11 ms): 10 ms; I_0 = 10..=13.
-        assert_eq!(h.current.unwrap().at, 10 * MS);
+        assert_eq!(h.grouper.start(), Some(10 * MS));
         assert_eq!(h.open_interval(), Some(4.0));
         // The late packet 10 changes nothing.
         assert!(!h.on_packet(10, 14 * MS, 10 * MS));
@@ -475,6 +478,49 @@ mod tests {
         assert!(close(h.estimate().unwrap().j, 2.0));
         feed(&mut h, 1200, 1200, &[], 100 * MS);
         assert!(close(h.estimate().unwrap().j, 2.5), "{:?}", h.estimate());
+    }
+
+    #[test]
+    fn loss_events_agree_with_the_batch_grouping() {
+        // Pseudo-random bursts of lost packets, one packet per ms, so that a lost packet's
+        // interpolated time is its number in ms and many losses fall exactly one RTT (a whole
+        // number of ms) after an event's first loss: the receiver's count of loss events must
+        // be what `loss_events` finds in the same loss times.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut boundary_hits = 0;
+        for _ in 0..100 {
+            let rtt = (1 + next() % 40) * MS;
+            let mut lost = Vec::new();
+            let mut s = 1 + next() % 5; // packet 0 arrives: every loss has a packet before it
+            while s < 2_000 {
+                for k in 0..=next() % 3 {
+                    lost.push(s + k);
+                }
+                s = lost.last().unwrap() + 2 + next() % 60; // at least one received between bursts
+            }
+            let upto = lost.last().unwrap() + NDUPACK as u64;
+            let mut h = LossHistory::new(wali_weights(8), false);
+            feed(&mut h, 0, upto, &lost, rtt);
+            let times: Vec<Time> = lost.iter().map(|&s| s * MS).collect();
+            let batch = crate::loss_events::event_index(&times, rtt).last().map_or(0, |&e| e + 1);
+            assert_eq!(h.packets_lost(), lost.len() as u64);
+            assert_eq!(h.loss_events(), batch, "rtt {rtt}, lost {lost:?}");
+            let mut start = None;
+            for &t in &times {
+                match start {
+                    Some(s0) if t == s0 + rtt => boundary_hits += 1,
+                    Some(s0) if t <= s0 + rtt => {}
+                    _ => start = Some(t),
+                }
+            }
+        }
+        assert!(boundary_hits > 20, "the exact boundary was tried {boundary_hits} times");
     }
 
     #[test]
