@@ -855,8 +855,14 @@ mod tests {
         assert_eq!(parse(&json).unwrap(), cfg);
         assert_eq!(cfg.build().name(), "stochastic");
         let cases = [
-            ("{\"algo\": \"stochastic\", \"n\": 0}", "n: must be a whole number of virtual streams from 1 to 64, got 0"),
-            ("{\"algo\": \"stochastic\", \"n\": 2.5}", "n: must be a whole number of virtual streams from 1 to 64, got 2.5"),
+            (
+                "{\"algo\": \"stochastic\", \"n\": 0}",
+                "n: must be a whole number of virtual streams from 1 to 64, got 0",
+            ),
+            (
+                "{\"algo\": \"stochastic\", \"n\": 2.5}",
+                "n: must be a whole number of virtual streams from 1 to 64, got 2.5",
+            ),
             ("{\"algo\": \"stochastic\", \"n\": 65}", "n: must be a whole number"),
             ("{\"algo\": \"stochastic\", \"n\": 64}", ""),
             (

@@ -172,8 +172,7 @@ impl CongestionControl for Stochastic {
 
     fn metrics(&self, out: &mut dyn FnMut(&'static str, f64)) {
         out("stochastic_n", self.n as f64);
-        let (lo, hi) =
-            self.w[..self.n].iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &w| (lo.min(w), hi.max(w)));
+        let (lo, hi) = self.w[..self.n].iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &w| (lo.min(w), hi.max(w)));
         let split = !self.left.is_nan();
         out("stochastic_w_min", if split { lo } else { f64::NAN });
         out("stochastic_w_max", if split { hi } else { f64::NAN });
@@ -254,7 +253,8 @@ mod tests {
             r.on_ack(&mut b, &ack());
             if i % 97 == 96 {
                 let (flight, kind) = (a.cwnd as u64, if i % 5 == 0 { LossKind::Timeout } else { LossKind::DupAcks });
-                let (x, y) = (s.ssthresh_after(&a, &loss_of(kind, flight)), r.ssthresh_after(&b, &loss_of(kind, flight)));
+                let (x, y) =
+                    (s.ssthresh_after(&a, &loss_of(kind, flight)), r.ssthresh_after(&b, &loss_of(kind, flight)));
                 assert_eq!(x, y);
                 a.ssthresh = x;
                 b.ssthresh = y;
