@@ -86,7 +86,7 @@ impl Receiver {
         }
     }
 
-    /// The loss history.
+    /// The loss history of all packets (for CP, not the sample its `p` is measured on).
     pub fn history(&self) -> &LossHistory {
         &self.history
     }
