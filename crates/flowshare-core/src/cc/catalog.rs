@@ -55,6 +55,15 @@ pub const DOCS: &[AlgorithmDoc] = &[
         ],
     },
     AlgorithmDoc {
+        name: "stochastic",
+        summary: "Stochastic TCP: one window, the sum of n virtual Reno streams; each ACK and each loss goes to one stream at random",
+        reference: "T. J. Hacker and P. Smith, \"Stochastic TCP: A Statistical Approach to Congestion Avoidance\", PFLDnet 2008",
+        params: &[
+            ("n", "1 to 64 (whole)", "number of virtual streams"),
+            ("acks_per_increase", "1 to 1000000 (whole)", "ACKs a stream must be given per increment of 1/w (less aggression above 1)"),
+        ],
+    },
+    AlgorithmDoc {
         name: "vegas",
         summary: "TCP Vegas: keeps between alpha and beta segments queued, judged once per round",
         reference: "L. S. Brakmo and L. L. Peterson, \"TCP Vegas: End to End Congestion Avoidance on a Global Internet\", IEEE JSAC 13(8), 1995",

@@ -14,6 +14,7 @@ use super::highspeed::{HighSpeed, HighSpeedVariant};
 use super::htcp::{Htcp, HtcpParams, HtcpVariant};
 use super::multcp::{LossPolicy, MulTcp, MulTcpSlowStart};
 use super::scalable::{Scalable, ScalableVariant};
+use super::stochastic::{Stochastic, MAX_STREAMS};
 use super::vegas::{Ns2Vegas, Ns2VegasParams, RefreshTo, Vegas, VegasDiff, VegasRule, VegasSlowStart, VegasVariant};
 use super::vegas_linux::{LinuxVegas, LinuxVegasParams};
 use super::{Aimd, CongestionControl, GroupControl, Solo};
@@ -90,6 +91,14 @@ pub enum CcConfig {
         /// How ssthresh is set on a loss (resolution pamultcp:A16).
         loss_policy: LossPolicy,
     },
+    /// Stochastic TCP (Hacker and Smith 2008): one window, the sum of `n` virtual Reno streams
+    /// to which ACKs and losses are handed at random.
+    Stochastic {
+        /// Number of virtual streams (whole, 1 to 64).
+        n: u32,
+        /// ACKs a stream must be given per increment of 1/w (default 1).
+        acks_per_increase: u32,
+    },
     /// TCP Vegas (Brakmo and Peterson 1995; Hasegawa (2000) §1.2.3).
     Vegas {
         /// Below this many queued segments, +1 per RTT (default 2).
@@ -137,6 +146,7 @@ pub const ALGORITHMS: &[&str] = &[
     "reno",
     "scalable",
     "multcp",
+    "stochastic",
     "vegas",
     "vegas_enhanced",
     "highspeed",
@@ -171,6 +181,18 @@ struct MulTcpParams {
 fn one() -> f64 {
     1.0
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StochasticParams {
+    #[serde(default = "one")]
+    n: f64,
+    #[serde(default = "one")]
+    acks_per_increase: f64,
+}
+
+/// The most ACKs per increment Stochastic TCP accepts.
+pub const STOCHASTIC_MAX_ACKS: f64 = 1_000_000.0;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -563,6 +585,20 @@ impl CcConfig {
                 }
                 CcConfig::Multcp { n: p.n, slow_start: p.slow_start, loss_policy: p.loss_policy }
             }
+            "stochastic" => {
+                let p: StochasticParams = params(&algo, table)?;
+                let max = MAX_STREAMS as f64;
+                if !(p.n.fract() == 0.0 && (1.0..=max).contains(&p.n)) {
+                    return Err(format!("n: must be a whole number of virtual streams from 1 to {max}, got {}", p.n));
+                }
+                if !(p.acks_per_increase.fract() == 0.0 && (1.0..=STOCHASTIC_MAX_ACKS).contains(&p.acks_per_increase)) {
+                    return Err(format!(
+                        "acks_per_increase: must be a whole number of ACKs from 1 to {STOCHASTIC_MAX_ACKS}, got {}",
+                        p.acks_per_increase
+                    ));
+                }
+                CcConfig::Stochastic { n: p.n as u32, acks_per_increase: p.acks_per_increase as u32 }
+            }
             "vegas" => {
                 let p: VegasParams = params(&algo, table)?;
                 let ns2 = p.variant == VegasVariant::Ns2;
@@ -663,7 +699,7 @@ impl CcConfig {
     /// random choices draw from the stream `<key>/cc` of the seed.
     pub fn build_solo_for(self, seed: u64, key: &str) -> Box<dyn GroupControl> {
         let draw = match self {
-            CcConfig::Bbr(_) => {
+            CcConfig::Bbr(_) | CcConfig::Stochastic { .. } => {
                 use rand_core::RngCore;
                 crate::engine::stream(seed, &format!("{key}/cc")).next_u64()
             }
@@ -679,6 +715,7 @@ impl CcConfig {
             CcConfig::Reno => M::make(Aimd::reno()),
             CcConfig::Scalable { variant } => M::make(Scalable::new(variant)),
             CcConfig::Multcp { n, slow_start, loss_policy } => M::make(MulTcp::new(n, slow_start, loss_policy)),
+            CcConfig::Stochastic { n, acks_per_increase } => M::make(Stochastic::new(n, acks_per_increase, seed)),
             CcConfig::Highspeed { variant } => M::make(HighSpeed::new(variant)),
             CcConfig::Bic(p) => M::make(Bic::new(p)),
             CcConfig::Cubic(p) => M::make(Cubic::new(p)),
@@ -732,6 +769,7 @@ impl CcConfig {
             CcConfig::Reno => "reno",
             CcConfig::Scalable { .. } => "scalable",
             CcConfig::Multcp { .. } => "multcp",
+            CcConfig::Stochastic { .. } => "stochastic",
             CcConfig::Highspeed { .. } => "highspeed",
             CcConfig::Bic(_) => "bic",
             CcConfig::Cubic(_) => "cubic",
@@ -805,6 +843,37 @@ mod tests {
             let json = serde_json::to_string(&cfg).unwrap();
             assert_eq!(parse(&json).unwrap(), cfg, "{json}");
         }
+    }
+
+    #[test]
+    fn stochastic_defaults_round_trip_and_checks() {
+        assert_eq!(parse("\"stochastic\"").unwrap(), CcConfig::Stochastic { n: 1, acks_per_increase: 1 });
+        let cfg = parse("{\"algo\": \"stochastic\", \"n\": 4, \"acks_per_increase\": 2}").unwrap();
+        assert_eq!(cfg, CcConfig::Stochastic { n: 4, acks_per_increase: 2 });
+        let json = serde_json::to_string(&cfg).unwrap();
+        assert_eq!(json, r#"{"algo":"stochastic","n":4,"acks_per_increase":2}"#);
+        assert_eq!(parse(&json).unwrap(), cfg);
+        assert_eq!(cfg.build().name(), "stochastic");
+        let cases = [
+            (
+                "{\"algo\": \"stochastic\", \"n\": 0}",
+                "n: must be a whole number of virtual streams from 1 to 64, got 0",
+            ),
+            (
+                "{\"algo\": \"stochastic\", \"n\": 2.5}",
+                "n: must be a whole number of virtual streams from 1 to 64, got 2.5",
+            ),
+            ("{\"algo\": \"stochastic\", \"n\": 65}", "n: must be a whole number"),
+            ("{\"algo\": \"stochastic\", \"n\": 64}", ""),
+            (
+                "{\"algo\": \"stochastic\", \"acks_per_increase\": 0}",
+                "acks_per_increase: must be a whole number of ACKs from 1 to 1000000, got 0",
+            ),
+            ("{\"algo\": \"stochastic\", \"acks_per_increase\": 1.5}", "acks_per_increase: must be a whole number"),
+            ("{\"algo\": \"stochastic\", \"n\": \"4\"}", "n: invalid type"),
+            ("{\"algo\": \"stochastic\", \"m\": 2}", "unknown field `m`"),
+        ];
+        assert_errors(&cases);
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub mod multcp;
 mod reno;
 pub mod rtt;
 pub mod scalable;
+pub mod stochastic;
 pub mod vegas;
 pub mod vegas_linux;
 

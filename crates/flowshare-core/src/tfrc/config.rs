@@ -52,6 +52,9 @@ pub enum EquationName {
     Tfrc,
     /// draft-welzl-multfrc-01 §3: `n` TCP flows.
     Multfrc,
+    /// CP (Ott, Sparks and Mayer-Patel 2004): `n` flow shares, each the TFRC equation at the
+    /// loss event rate of a 1/n sample of the packets.
+    Cp,
 }
 
 impl EquationName {
@@ -97,6 +100,16 @@ pub struct MulTfrcCfg {
     /// `"one"` or `"counted"`.
     pub first_event_lost: FirstEventLost,
 }
+
+/// The CP options (`equation = "cp"`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CpCfg {
+    /// Flow shares, a real number above 1.
+    pub n: f64,
+}
+
+/// The largest `n` CP accepts: its receiver samples one packet in `n`.
+pub const CP_MAX_N: f64 = 1000.0;
 
 /// `rate_init`: RFC 3390's initial window, or a number of packets per RTT.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -181,13 +194,16 @@ pub struct TfrcCfg {
     pub no_feedback_rtts: f64,
     /// Packets acknowledged per ACK in the equation (ns-2 `bval_`).
     pub b: f64,
-    /// `"tfrc"` or `"multfrc"`; written out only for MulTFRC, so that TFRC scenarios
-    /// normalize as before.
+    /// `"tfrc"`, `"multfrc"` or `"cp"`; written out only for the latter two, so that TFRC
+    /// scenarios normalize as before.
     #[serde(default, skip_serializing_if = "EquationName::is_tfrc")]
     pub equation: EquationName,
     /// MulTFRC's options; present when `equation = "multfrc"` or one of them is written.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub multfrc: Option<MulTfrcCfg>,
+    /// CP's options; present when `equation = "cp"`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub cp: Option<CpCfg>,
 }
 
 impl Default for TfrcCfg {
@@ -227,8 +243,9 @@ impl From<Written> for TfrcCfg {
             no_feedback_rtts: w.no_feedback_rtts.unwrap_or(pick(ns2, 4.0, 2.0)),
             b: w.b.unwrap_or(1.0),
             equation: w.equation.unwrap_or_default(),
+            cp: (w.equation == Some(EquationName::Cp)).then(|| CpCfg { n: w.n.unwrap_or(1.0) }),
             multfrc: (w.equation == Some(EquationName::Multfrc)
-                || w.n.is_some()
+                || (w.n.is_some() && w.equation != Some(EquationName::Cp))
                 || w.max_n.is_some()
                 || w.j.is_some()
                 || w.improved_j_below.is_some()
@@ -371,6 +388,22 @@ impl TfrcCfg {
                     measured_j: m.j == JMode::Measured,
                 }
             }
+            (EquationName::Cp, Some(_)) => {
+                return err(
+                    "equation",
+                    "max_n, j, improved_j_below and first_event_lost need equation = \"multfrc\"".into(),
+                )
+            }
+            (EquationName::Cp, None) => {
+                let n = self.cp.map_or(1.0, |c| c.n);
+                if !(n > 1.0 && n <= CP_MAX_N) {
+                    return err(
+                        "n",
+                        format!("expected a number of flow shares above 1 and at most {CP_MAX_N} for equation = \"cp\", got {n}"),
+                    );
+                }
+                Equation::Cp { n, b: self.b }
+            }
         };
         Ok(TfrcConfig {
             payload: self.packet_size.0 as u32,
@@ -448,6 +481,27 @@ mod tests {
         assert!(e(r#"{"equation": "multfrc", "max_n": -1}"#).starts_with("flows[0].tfrc.max_n: expected"));
         assert!(serde_json::from_str::<TfrcCfg>(r#"{"equation": "mul"}"#).is_err());
         assert!(serde_json::from_str::<TfrcCfg>(r#"{"j": "old"}"#).is_err());
+        assert_eq!(
+            e(r#"{"equation": "cp", "n": 1}"#),
+            "flows[0].tfrc.n: expected a number of flow shares above 1 and at most 1000 for equation = \"cp\", got 1"
+        );
+        assert!(e(r#"{"equation": "cp"}"#).starts_with("flows[0].tfrc.n: expected a number of flow shares above 1"));
+        assert!(e(r#"{"equation": "cp", "n": 0.5}"#).ends_with("got 0.5"));
+        assert!(e(r#"{"equation": "cp", "n": 1e9}"#).starts_with("flows[0].tfrc.n:"));
+        assert_eq!(
+            e(r#"{"equation": "cp", "n": 4, "max_n": 8}"#),
+            "flows[0].tfrc.equation: max_n, j, improved_j_below and first_event_lost need equation = \"multfrc\""
+        );
+    }
+
+    #[test]
+    fn cp_options_resolve_and_normalize() {
+        let c: TfrcCfg = serde_json::from_str(r#"{"equation": "cp", "n": 4}"#).unwrap();
+        assert_eq!((c.cp, c.multfrc), (Some(CpCfg { n: 4.0 }), None));
+        assert_eq!(c.resolve("tfrc").unwrap().equation, Equation::Cp { n: 4.0, b: 1.0 });
+        let json = serde_json::to_string(&c).unwrap();
+        assert!(json.ends_with(r#""equation":"cp","n":4.0}"#), "{json}");
+        assert_eq!(serde_json::from_str::<TfrcCfg>(&json).unwrap(), c);
     }
 
     #[test]

@@ -57,6 +57,16 @@ pub enum Equation {
         /// per loss event, as if losses never came in bursts.
         measured_j: bool,
     },
+    /// CP (D. E. Ott, T. Sparks and K. Mayer-Patel, "Aggregate congestion control for
+    /// distributed multimedia applications", Proc. IEEE INFOCOM 2004): `n` flow shares, `n`
+    /// times RFC 5348's rate at the loss event rate of one share (which the receiver measures
+    /// on a 1/n sample of the packets, [`super::cp`]).
+    Cp {
+        /// Flow shares, a real number above 1.
+        n: f64,
+        /// Packets acknowledged by one ACK.
+        b: f64,
+    },
 }
 
 impl Default for Equation {
@@ -70,6 +80,7 @@ impl Equation {
     pub fn rate(&self, x: &Inputs) -> f64 {
         match *self {
             Equation::Tcp { b } => tcp_rate(x.s, x.r, x.p, x.t_rto, b),
+            Equation::Cp { n, b } => n * tcp_rate(x.s, x.r, x.p, x.t_rto, b),
             Equation::MulTfrc { n, b, improved_j_below, measured_j } => {
                 let j = if measured_j { x.j } else { 1.0 };
                 x.s * multfrc_packets(n, b, improved_j_below, x.r, x.p, x.t_rto, j)
@@ -145,6 +156,17 @@ mod tests {
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         (a - b).abs() <= rel * b.abs()
+    }
+
+    /// CP: n times RFC 5348's rate (112332.234 B/s at s = 1000, R = 0.1, p = 0.01,
+    /// t_RTO = 0.4), and the inverse finds the p of one flow share.
+    #[test]
+    fn cp_is_n_times_the_tcp_equation() {
+        let x = Inputs { s: 1000.0, r: 0.1, p: 0.01, t_rto: 0.4, j: 0.0 };
+        let cp = Equation::Cp { n: 4.0, b: 1.0 };
+        assert!(close(cp.rate(&x), 4.0 * 112_332.234, 1e-8), "{}", cp.rate(&x));
+        let p = cp.invert(4.0 * 112_332.234, &x);
+        assert!(close(p, 0.01, 2e-3), "{p}");
     }
 
     #[test]

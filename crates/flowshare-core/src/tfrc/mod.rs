@@ -11,8 +11,14 @@
 //! draft-welzl-multfrc-01, IETF Internet-Draft, 2009) is the [`Equation::MulTfrc`] variant:
 //! the receiver counts the packets lost per loss event and reports their weighted mean `j`,
 //! which that equation takes with the number of flows `n`.
+//!
+//! CP (D. E. Ott, T. Sparks and K. Mayer-Patel, "Aggregate congestion control for distributed
+//! multimedia applications", Proc. IEEE INFOCOM 2004) is the [`Equation::Cp`] variant: `n`
+//! times the TFRC equation, at the loss event rate the receiver measures on a 1/n sample of
+//! the packets ([`cp`], bandwidth filtered loss detection).
 
 pub mod config;
+pub mod cp;
 pub mod equation;
 pub mod loss_history;
 pub mod receiver;

@@ -18,10 +18,15 @@
 //!   The equation is inverted with `j = 1`, and the interval holds one lost packet
 //!   (draft-welzl-multfrc-01 §6.3.1).
 //!
+//! - CP ([`super::Equation::Cp`]): `p`, `j`, the loss events a report counts and the seeded
+//!   interval are those of the 1/n sample of the packets ([`CpFilter`]); the history of all
+//!   packets still counts what arrived and the loss events of the whole flow.
+//!
 //! Not modelled: ECN marks as losses (§6.1 note), the data-limited corrections of §6.3.1.
 
 use super::config::TfrcConfig;
-use super::equation::Inputs;
+use super::cp::CpFilter;
+use super::equation::{Equation, Inputs};
 use super::loss_history::LossHistory;
 use crate::packet::{Kind, Packet};
 use crate::units::{secs, Time};
@@ -33,6 +38,8 @@ pub struct Receiver {
     conn: u32,
     cfg: Arc<TfrcConfig>,
     history: LossHistory,
+    /// CP's filter and the loss history of its sample.
+    cp: Option<CpFilter>,
     /// The latest data packet: send time, arrival time.
     last: Option<(Time, Time)>,
     /// The sender's RTT estimate carried by the latest data packet, ns (0: none yet).
@@ -63,6 +70,10 @@ impl Receiver {
         Receiver {
             conn,
             history: LossHistory::new(cfg.weights.clone(), cfg.discount),
+            cp: match cfg.equation {
+                Equation::Cp { n, .. } => Some(CpFilter::new(n, cfg.weights.clone(), cfg.discount)),
+                _ => None,
+            },
             cfg,
             last: None,
             rtt: 0,
@@ -79,14 +90,19 @@ impl Receiver {
         }
     }
 
-    /// The loss history.
+    /// The loss history of all packets (for CP, not the sample its `p` is measured on).
     pub fn history(&self) -> &LossHistory {
         &self.history
     }
 
-    /// The loss event rate now (0 before the first loss event).
+    /// The history `p` is measured on: all packets, or CP's sample.
+    fn measured(&self) -> &LossHistory {
+        self.cp.as_ref().map_or(&self.history, CpFilter::history)
+    }
+
+    /// The loss event rate now (0 before the first loss event); CP's is its sample's.
     pub fn loss_event_rate(&self) -> f64 {
-        self.history.estimate().map_or(0.0, |e| e.p)
+        self.measured().estimate().map_or(0.0, |e| e.p)
     }
 
     /// The time integral of the reported loss event rate from the first report to `now`
@@ -119,9 +135,12 @@ impl Receiver {
             self.history.release();
         }
         let before = self.history.packets_received();
-        let new_event = self.history.on_packet(p.seq, now, self.rtt);
+        let mut new_event = self.history.on_packet(p.seq, now, self.rtt);
         self.packets += self.history.packets_received() - before;
-        if new_event && self.history.intervals().next().is_none() {
+        if let Some(cp) = &mut self.cp {
+            new_event = cp.on_packet(p.seq, now, self.rtt);
+        }
+        if new_event && self.measured().intervals().next().is_none() {
             self.seed_history(now);
             if self.cfg.first_event_lost_one {
                 self.history.pin_lost();
@@ -166,18 +185,21 @@ impl Receiver {
         let r = if self.rtt > 0 { secs(self.rtt) } else { self.last_report.map_or(0.1, |t| secs(now - t).max(1e-6)) };
         let target = self.x_recv_last.max(self.rate_since_report(now)).max(0.5 * s / r);
         let p = self.cfg.equation.invert(target, &Inputs { s, r, p: 0.0, t_rto: 4.0 * r, j: 1.0 });
-        self.history.seed(1.0 / p);
+        match &mut self.cp {
+            Some(cp) => cp.history_mut().seed(1.0 / p),
+            None => self.history.seed(1.0 / p),
+        }
     }
 
     fn report(&mut self, now: Time, out: &mut Vec<Packet>) {
         let (ts, at) = self.last.expect("a report follows a data packet");
         let x_recv = self.rate_since_report(now);
-        let est = self.history.estimate();
+        let est = self.measured().estimate();
         let (p, j) = est.map_or((0.0, 0.0), |e| (e.p, e.j));
         let mut fb = Packet::new(
             self.conn,
             Kind::TfrcFeedback,
-            self.history.loss_events(),
+            self.measured().loss_events(),
             self.cfg.feedback_size,
             ts + (now - at),
         );
