@@ -8,29 +8,7 @@ use flowshare_core::scenario;
 
 mod common;
 
-use common::{assert_conservation, run};
-
-/// One TFRC flow (`[flows.tfrc]` options `tfrc`) over a 100 Mbps bottleneck of one-way delay
-/// `delay_ms` that loses 1 % of the packets (Bernoulli, forward direction only), from 5 s.
-fn lossy(seconds: u32, seed: u64, delay_ms: u32, tfrc: &str) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "{seconds}s"
-seed = {seed}
-warmup = "5s"
-[topology]
-kind = "dumbbell"
-bottleneck = {{ rate = "100Mbps", delay = "{delay_ms}ms", queue = {{ limit = 10000 }}, loss = {{ model = "bernoulli", p = 0.01 }}, reverse = {{ loss = {{ model = "bernoulli", p = 0.0 }} }} }}
-access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 100000 }} }}
-[[flows]]
-name = "f"
-transport = "tfrc"
-[flows.tfrc]
-{tfrc}
-"#
-    )
-}
+use common::{assert_conservation, lossy_tfrc as lossy, run};
 
 /// What one run tells about flow 0.
 struct Measured {

@@ -9,26 +9,9 @@ mod common;
 
 use common::{assert_conservation, run};
 
-/// One TFRC flow (1000-byte payloads, `[flows.tfrc]` options `tfrc`) over a 100 Mbps, 20 ms
-/// bottleneck that loses 1 % of the packets (Bernoulli, forward direction only).
+/// One TFRC flow over a 100 Mbps, 20 ms bottleneck that loses 1 % of the packets.
 fn lossy(seconds: u32, tfrc: &str) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "{seconds}s"
-seed = 3
-warmup = "5s"
-[topology]
-kind = "dumbbell"
-bottleneck = {{ rate = "100Mbps", delay = "20ms", queue = {{ limit = 10000 }}, loss = {{ model = "bernoulli", p = 0.01 }}, reverse = {{ loss = {{ model = "bernoulli", p = 0.0 }} }} }}
-access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 100000 }} }}
-[[flows]]
-name = "f"
-transport = "tfrc"
-[flows.tfrc]
-{tfrc}
-"#
-    )
+    common::lossy_tfrc(seconds, 3, 20, tfrc)
 }
 
 /// Goodput of flow 0, bytes/s.

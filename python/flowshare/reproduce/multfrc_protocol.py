@@ -22,6 +22,7 @@ gives every choice the thesis leaves open.
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -739,7 +740,7 @@ def _s6_section(protocol: pd.DataFrame) -> Section:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for _, r in f.iterrows():
-        rate = pd.read_json(__import__("io").StringIO(r["series"]), typ="series")
+        rate = pd.read_json(io.StringIO(r["series"]), typ="series")
         ax.plot(rate.index.astype(float), rate.to_numpy() / 1e6,
                 label=f"{r['sender']} n = {r['n']:g}")
     ax.axvline(9, color="grey", ls="--")

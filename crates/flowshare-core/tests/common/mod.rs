@@ -69,3 +69,26 @@ pub fn assert_conservation(r: &RunResults) {
     let flow_total: i64 = f.i64("link_losses").iter().chain(f.i64("ack_link_losses")).sum();
     assert!(flow_total >= link_total && flow_total - link_total <= 2, "{flow_total} vs {link_total}");
 }
+
+/// One TFRC flow (`[flows.tfrc]` options `tfrc`) over a 100 Mbps bottleneck of one-way delay
+/// `delay_ms` that loses 1 % of the packets (Bernoulli, forward direction only), from 5 s.
+#[allow(dead_code)]
+pub fn lossy_tfrc(seconds: u32, seed: u64, delay_ms: u32, tfrc: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "{seconds}s"
+seed = {seed}
+warmup = "5s"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "100Mbps", delay = "{delay_ms}ms", queue = {{ limit = 10000 }}, loss = {{ model = "bernoulli", p = 0.01 }}, reverse = {{ loss = {{ model = "bernoulli", p = 0.0 }} }} }}
+access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 100000 }} }}
+[[flows]]
+name = "f"
+transport = "tfrc"
+[flows.tfrc]
+{tfrc}
+"#
+    )
+}
