@@ -86,3 +86,51 @@ def test_every_target_is_evaluated_once_and_explains_a_miss():
     targets = mp.evaluate(pd.DataFrame(columns=["setup"]), pd.DataFrame(columns=["setup"]))
     assert [t.id for t in targets] == [t.id for t in mp.TARGETS]
     assert all(t.note and not t.passed for t in targets)
+
+
+def test_each_comparator_is_one_aggregate_of_n_against_n_sack_flows():
+    p = _plan()
+    for sender in ("cp", "multcp", "stochastic"):
+        s = mp.scenario(mp.ProtocolPoint("C", "red", 20, 32.0, 5.0, sender=sender, rep=2), p)
+        agg, tcp = s["flows"]
+        assert agg["name"] == "aggr2" and tcp["count"] == 5 and tcp["tcp"]["recovery"] == "sack"
+        if sender == "cp":
+            assert agg["tfrc"]["equation"] == "cp" and agg["tfrc"]["n"] == 5.0
+        else:
+            assert agg["tcp"]["cc"] == {"algo": sender, "n": 5.0}
+            assert agg["tcp"]["recovery"] == "sack"
+
+
+def test_the_t_rto_choice_reaches_every_equation_based_sender():
+    p = _plan()
+    for sender in ("multfrc", "cp"):
+        point = mp.ProtocolPoint("C", "red", 20, 32.0, 4.0, sender=sender)
+        tfrc = mp.scenario(point, p)["flows"][0]["tfrc"]
+        assert (tfrc["t_rto"], tfrc["rate_rule"]) == ("4r", "rfc5348")
+        assert "t_rto" not in mp.scenario(point, p, "ns2")["flows"][0]["tfrc"]
+        tfrc = mp.scenario(point, p, "tcp", "ns2")["flows"][0]["tfrc"]
+        assert (tfrc["t_rto"], tfrc["min_rto"], tfrc["clock_tick"]) == ("tcp", "200ms", "10ms")
+        assert tfrc["rate_rule"] == "ns2"
+    s = mp.scenario(mp.ProtocolPoint("S6", "droptail", 20, 15.0, 4, sender="tfrc"), p, "tcp")
+    assert s["flows"][0]["tfrc"]["t_rto"] == "tcp"
+
+
+def _comparator_rows(cov_cp: float, errors: dict[float, float]) -> pd.DataFrame:
+    rows = [{"setup": "C", "sender": "multfrc", "n": 4.0, "cov": 0.1, "tcp_over_agg": 1.0}]
+    rows += [{"setup": "C", "sender": "cp", "n": n, "cov": cov_cp, "tcp_over_agg": 1 + e}
+             for n, e in errors.items()]
+    return pd.DataFrame(rows)
+
+
+def test_the_comparator_targets_follow_the_runs():
+    def pick(targets, id):
+        return next(t for t in targets if t.id == id)
+    empty = pd.DataFrame(columns=["setup"])
+    good = mp.evaluate(_comparator_rows(0.3, {4.0: 0.05, 10.0: 0.2, 20.0: -0.5}), empty)
+    assert pick(good, "M.F430.cp_fluctuates_more").measured == pytest.approx(3.0)
+    assert pick(good, "M.F430.cp_fluctuates_more").passed
+    assert pick(good, "M.F431.cp_error_grows_with_n").measured == pytest.approx(1.0)
+    bad = mp.evaluate(_comparator_rows(0.05, {4.0: 0.5, 10.0: 0.2, 20.0: 0.1}), empty)
+    assert not pick(bad, "M.F430.cp_fluctuates_more").passed
+    assert pick(bad, "M.F431.cp_error_grows_with_n").measured == pytest.approx(-1.0)
+    assert not pick(bad, "M.F431.cp_error_grows_with_n").passed

@@ -75,6 +75,16 @@ class Options:
     model_rto: str = "measured"
     """T of the models: ``measured``, the mean retransmission timeout of the flows after the
     warm-up, without back-off; or ``rtt4``, 4 × RTT (TFRC's rule)."""
+    t_rto: str = "4r"
+    """The t_RTO of the equation of MulTFRC, TFRC and CP in chapter 4: ``4r``, 4·RTT (one of
+    the two rules of the thesis's §2.4, and the one its results agree with best,
+    ``docs/reproduce.md``); ``tcp``, TCP's estimator with the competing flows' 200 ms minimum
+    and 10 ms tick (the other rule, RFC 2988, which draft-welzl-multfrc-01 recommends); or
+    ``ns2``, ns-2's tick-based ``tzero_``."""
+    rate_rule: str = "rfc5348"
+    """How reports set the rate of those senders (``docs/tfrc.md``): ``rfc5348``, as
+    draft-welzl-multfrc-01 defines MulTFRC (changes to RFC 5348); or ``ns2``, the additive
+    increase of ns-2's TFRC agent, n packets per RTT for MulTFRC(n)."""
     b: float = 1.0
     """Packets per ACK: no delayed ACKs, as ns-2's one-way TCP sink."""
     model_b_j: str = "old"
@@ -107,6 +117,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "per_flow_loss": ("recovery_events", "trace"),
     "cumulative_rtt": ("mean", "min"),
     "model_rto": ("measured", "rtt4"),
+    "t_rto": ("4r", "tcp", "ns2"),
+    "rate_rule": ("rfc5348", "ns2"),
     "model_b_j": ("old", "measured", "improved"),
     "error_denominator": ("measured", "model"),
     "red_limit": ("max(bdp, 50)", "bdp"),
@@ -301,7 +313,7 @@ def _any_scenario(point: Point | protocol.ProtocolPoint, p: Plan,
         s["simulation"]["multfrc_max_total_n"] = protocol.DEFAULT_MAX_TOTAL_N
         return s
     assert p.protocol is not None
-    s = protocol.scenario(point, p.protocol)
+    s = protocol.scenario(point, p.protocol, options.t_rto, options.rate_rule)
     s["trace"] = {"events": False}
     return s
 

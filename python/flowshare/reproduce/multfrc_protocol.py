@@ -13,7 +13,9 @@ TFRC sender, ``docs/tfrc.md``) is run in the thesis's setups:
   RED of Floyd et al. (2000) or DropTail, both 3 × BDP;
 - **S9** (Figs. 4.28, 4.29): MulTFRC with 0 < n <= 2 against one TCP flow, 10 runs per point;
 - **S10** (Fig. 4.27): S8 at 64 Mbit/s with a web background taking 10 %, 45 % or 75 % of the
-  capacity, TCP against MulTFRC compared with TCP against TCP.
+  capacity, TCP against MulTFRC compared with TCP against TCP;
+- **C** (§4.2.4, Figs. 4.30-4.32): the comparators CP, MulTCP and Stochastic TCP with n flow
+  shares against n SACK flows on Fig. 4.23's RED 32 Mbit/s bottleneck, several runs per n.
 
 The MulTFRC senders use ns-2's TFRC defaults (``profile = "ns2"``: 1000 B packets with a 32 B
 header, as in the thesis, which built MulTFRC on ns-2's TFRC agent). ``docs/reproduce.md``
@@ -31,6 +33,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from .report import Section, figure_html, table_html
 from .targets import Target
@@ -42,23 +45,25 @@ PAYLOAD_B = 1000
 TCP_HEADER_B = 40
 TFRC_HEADER_B = 32  # ns-2's Agent/TFRC headersize_, the 1032 B packets of §4.2.1
 PP2 = 2.0
-DEFAULT_MAX_TOTAL_N = 6.0  # draft-welzl-multfrc-01's system-wide cap, raised per run for n > 6
+DEFAULT_MAX_TOTAL_N = 6.0
+C_CAPACITY_MBPS = 32.0  # the comparators' bottleneck: Fig. 4.30's, and Fig. 4.23's for MulTFRC  # draft-welzl-multfrc-01's system-wide cap, raised per run for n > 6
 
 
 @dataclass(frozen=True)
 class ProtocolPoint:
     """One simulated condition of chapter 4."""
 
-    setup: str              # "I1", "I2", "S6", "S8", "S9", "S10"
+    setup: str              # "I1", "I2", "S6", "S8", "S9", "S10", "C" (comparators)
     queue: str              # "red" or "droptail"
     delay_ms: int           # bottleneck one-way delay
     capacity_mbps: float
     n: float                # MulTFRC's n (S6 with sender "tfrc": the number of TFRC flows)
-    sender: str = "multfrc"  # "multfrc", "tfrc" (n TFRC flows) or "tcp" (S10: n TCP as observed)
+    sender: str = "multfrc"  # "multfrc", "tfrc" (n TFRC flows), "tcp" (S10: n TCP as observed),
+    #                          or a comparator (C): "cp", "multcp", "stochastic"
     j: str = "improved"     # "old" (improved_j_below = 0) or "improved" (below 12)
     loss: float = 0.0       # I1: Bernoulli loss probability
     background: float = 0.0  # S10: share of the capacity the web background offers
-    rep: int = 0            # S9: the run's number (its flows draw from their own streams)
+    rep: int = 0            # S9, C: the run's number (its flows draw from their own streams)
     prefix: bool = False    # the same run stopped at the end of the warm-up (I1, I2)
 
     @property
@@ -66,6 +71,7 @@ class ProtocolPoint:
         what = {"I1": f"loss {self.loss:g}", "I2": f"{self.capacity_mbps:g} Mbit/s",
                 "S6": "UDP at 9 s", "S8": f"{self.capacity_mbps:g} Mbit/s",
                 "S9": f"{self.capacity_mbps:g} Mbit/s run {self.rep}",
+                "C": f"{self.capacity_mbps:g} Mbit/s run {self.rep}",
                 "S10": f"background {self.background:.0%}"}[self.setup]
         who = f"{self.sender} n={self.n:g}" + (f" {self.j} j" if self.sender == "multfrc" else "")
         return f"{self.setup} {self.queue} {self.delay_ms} ms {who} {what}"
@@ -93,6 +99,10 @@ class Plan:
     s10_background: tuple[float, ...]
     s10_n: tuple[int, ...]
     durations: dict[str, tuple[float, float]] = field(default_factory=dict)
+    c_n: tuple[int, ...] = ()
+    """The comparators' n (Figs. 4.31, 4.32); MulTFRC runs as a comparator at n = 4 only, for
+    the smoothness of Fig. 4.30 (its other n are the S8 runs at the same capacity)."""
+    c_runs: dict[str, int] = field(default_factory=dict)   # sender -> runs per n
 
 
 def plan(scale: str, s1_loss: Sequence[float], s1_low_loss: Sequence[float],
@@ -117,7 +127,10 @@ def plan(scale: str, s1_loss: Sequence[float], s1_low_loss: Sequence[float],
             s9_n=tuple(round(0.1 * k, 1) for k in range(1, 21)), s9_runs=10,
             s10_background=(0.10, 0.45, 0.75), s10_n=(2, 5, 10, 20, 30, 50, 100),
             durations={"I1": (460.0, 50.0), "I2": (600.0, 50.0), "S6": (20.0, 0.0),
-                       "S8": (300.0, 15.0), "S9": (200.0, 15.0), "S10": (300.0, 15.0)},
+                       "S8": (300.0, 15.0), "S9": (200.0, 15.0), "S10": (300.0, 15.0),
+                       "C": (300.0, 15.0)},
+            c_n=(2, 4, 5, 10, 15, 20, 30, 50),
+            c_runs={"cp": 10, "multcp": 3, "stochastic": 3, "multfrc": 3},
         )
     if scale == "quick":
         return Plan(
@@ -130,7 +143,9 @@ def plan(scale: str, s1_loss: Sequence[float], s1_low_loss: Sequence[float],
             s9_capacity=(8.0,), s9_n=(0.5, 1.5), s9_runs=2,
             s10_background=(0.10,), s10_n=(2,),
             durations={"I1": (120.0, 50.0), "I2": (150.0, 50.0), "S6": (20.0, 0.0),
-                       "S8": (100.0, 15.0), "S9": (100.0, 15.0), "S10": (100.0, 15.0)},
+                       "S8": (100.0, 15.0), "S9": (100.0, 15.0), "S10": (100.0, 15.0),
+                       "C": (100.0, 15.0)},
+            c_n=(4, 20), c_runs={"cp": 2, "multcp": 1, "stochastic": 1, "multfrc": 1},
         )
     if scale == "tiny":
         return Plan(
@@ -165,6 +180,11 @@ def points(p: Plan, s1_loss: Sequence[float], s1_low_loss: Sequence[float]) -> l
         for n in p.s9_n:
             for rep in range(p.s9_runs):
                 out.append(ProtocolPoint("S9", "red", 20, c, n, rep=rep))
+    for sender, runs in p.c_runs.items():
+        for n in ((4,) if sender == "multfrc" else p.c_n):
+            for rep in range(runs):
+                out.append(ProtocolPoint("C", "red", 20, C_CAPACITY_MBPS, float(n),
+                                         sender=sender, rep=rep))
     for share in p.s10_background:
         for n in p.s10_n:
             for sender in ("multfrc", "tcp"):
@@ -190,12 +210,42 @@ def _tcp(recovery: str, capacity_mbps: float) -> dict[str, Any]:
             "send_jitter": f"{round(packet_ns)}ns"}
 
 
-def _multfrc(point: ProtocolPoint) -> dict[str, Any]:
+T_RTO: dict[str, dict[str, str]] = {
+    "ns2": {},
+    "tcp": {"t_rto": "tcp", "min_rto": "200ms", "clock_tick": "10ms"},
+    "4r": {"t_rto": "4r"},
+}
+"""The equation's t_RTO for each value of ``Options.t_rto`` (TFRC keys over ``profile =
+"ns2"``): ns-2's tick-based ``tzero_``; TCP's estimator with the competing TCP flows' 200 ms
+minimum and 10 ms tick (RFC 2988, as the MulTFRC draft recommends); or 4R (RFC 5348)."""
+
+
+def _equation_based(t_rto: str, rate_rule: str) -> dict[str, Any]:
+    """The TFRC options every equation-based sender of chapter 4 shares."""
+    return {"profile": "ns2", **T_RTO[t_rto], "rate_rule": rate_rule}
+
+
+def _multfrc(point: ProtocolPoint, t_rto: str, rate_rule: str) -> dict[str, Any]:
     if point.sender == "tfrc":
-        return {"profile": "ns2"}
-    return {"profile": "ns2", "equation": "multfrc", "n": point.n,
+        return _equation_based(t_rto, rate_rule)
+    return {**_equation_based(t_rto, rate_rule), "equation": "multfrc", "n": point.n,
             "max_n": max(6.0, float(point.n)),
             "improved_j_below": 12 if point.j == "improved" else 0}
+
+
+COMPARATORS = ("cp", "multcp", "stochastic")
+"""The aggregate controllers the thesis compares MulTFRC with (§4.2.4)."""
+
+
+def _comparator(point: ProtocolPoint, tcp: dict[str, Any], t_rto: str,
+                rate_rule: str) -> dict[str, Any]:
+    """The flow settings of one aggregate of n flows: CP (Ott, Sparks and Mayer-Patel 2004) as
+    a TFRC flow, MulTCP (Crowcroft and Oechslin 1998) and Stochastic TCP (Hacker and Smith
+    2008) as one TCP connection with the SACK flows' settings."""
+    if point.sender == "cp":
+        return {"transport": "tfrc", "tfrc": {**_equation_based(t_rto, rate_rule),
+                                              "equation": "cp", "n": point.n}}
+    return {"tcp": {**tcp, "cc": {"algo": point.sender, "n": point.n}}}
 
 
 def _s8_queue(point: ProtocolPoint, bdp: int) -> dict[str, Any]:
@@ -209,14 +259,17 @@ def _s8_queue(point: ProtocolPoint, bdp: int) -> dict[str, Any]:
     return {"kind": "droptail", "limit": 3 * bdp}
 
 
-def scenario(point: ProtocolPoint, p: Plan) -> dict[str, Any]:
-    """The flowshare scenario of one chapter-4 condition (seed set by the sweep)."""
+def scenario(point: ProtocolPoint, p: Plan, t_rto: str = "4r",
+             rate_rule: str = "rfc5348") -> dict[str, Any]:
+    """The flowshare scenario of one chapter-4 condition (seed set by the sweep); ``t_rto``
+    picks the equation's t_RTO (:data:`T_RTO`) and ``rate_rule`` the TFRC rate rule
+    (``docs/tfrc.md``) of every equation-based sender."""
     duration, warmup = p.durations[point.setup]
     if point.prefix:
         duration, warmup = warmup, 0.0
     setup = point.setup
     flows: list[dict[str, Any]] = []
-    tag = f"r{point.rep}" if setup == "S9" else ""
+    tag = f"r{point.rep}" if setup in ("S9", "C") else ""
     sample = "1s"
     if setup in ("I1", "I2"):
         rtt = 2 * (point.delay_ms + 2) / 1000
@@ -232,7 +285,7 @@ def scenario(point: ProtocolPoint, p: Plan) -> dict[str, Any]:
             bottleneck["loss"] = {"model": "bernoulli", "p": point.loss}
         access = {"rate": "10Gbps" if setup == "I1" else "1Gbps", "delay": "1ms",
                   "queue": {"limit": 100000}}
-        flows.append({"name": "multfrc", "transport": "tfrc", "tfrc": _multfrc(point)})
+        flows.append({"name": "multfrc", "transport": "tfrc", "tfrc": _multfrc(point, t_rto, rate_rule)})
     elif setup == "S6":
         rtt = 2 * (point.delay_ms + 2) / 1000
         bdp = _packets(point.capacity_mbps, rtt, PAYLOAD_B + TCP_HEADER_B)
@@ -240,7 +293,7 @@ def scenario(point: ProtocolPoint, p: Plan) -> dict[str, Any]:
                       "queue": {"kind": "droptail", "limit": bdp}}
         access = {"rate": "100Mbps", "delay": "1ms", "queue": {"kind": "droptail", "limit": 1000}}
         group: dict[str, Any] = {"name": point.sender, "transport": "tfrc",
-                                 "tfrc": _multfrc(point)}
+                                 "tfrc": _multfrc(point, t_rto, rate_rule)}
         if point.sender == "tfrc":
             group["count"] = int(point.n)
             group["start_spacing"] = "10ms"
@@ -248,7 +301,7 @@ def scenario(point: ProtocolPoint, p: Plan) -> dict[str, Any]:
         flows.append({"name": "udp", "transport": "udp", "start": "9s",
                       "source": {"kind": "cbr", "rate": "10Mbps", "packet_size": "1000B"}})
         sample = "50ms"
-    else:  # S8, S9, S10: MulTFRC against TCP through a 20 ms bottleneck
+    else:  # S8, S9, S10, C: MulTFRC (or a comparator) against TCP through a 20 ms bottleneck
         rtt = 2 * (point.delay_ms + 2 + 1) / 1000
         bdp = _packets(point.capacity_mbps, rtt, PAYLOAD_B + TCP_HEADER_B)
         bottleneck = {"rate": f"{point.capacity_mbps:g}Mbps", "delay": f"{point.delay_ms}ms",
@@ -260,11 +313,15 @@ def scenario(point: ProtocolPoint, p: Plan) -> dict[str, Any]:
         if point.sender == "tcp":   # S10's reference: n TCP flows observed in place of MulTFRC
             flows.append({"name": "observed", "count": int(point.n), "start_jitter": "1s",
                           "tcp": tcp, **sides})
+        elif point.sender in COMPARATORS:
+            flows.append({"name": "agg" + tag, **_comparator(point, tcp, t_rto, rate_rule), **sides})
         else:
             flows.append({"name": "multfrc" + tag, "transport": "tfrc",
-                          "tfrc": _multfrc(point), **sides})
+                          "tfrc": _multfrc(point, t_rto, rate_rule), **sides})
         flows.append({"name": "tcp" + tag, "count": n_tcp, "start_jitter": "1s", "tcp": tcp,
                       **sides})
+        if setup == "C":
+            sample = "200ms"
         if setup == "S10":
             # A web background: Poisson arrivals of TCP transfers with Pareto sizes (mean
             # 20 kB, shape 1.5) offering `background` of the capacity, in place of PackMime.
@@ -302,7 +359,8 @@ def measure(run_dir: Path, prefix_dir: Path | None, point: ProtocolPoint,
                            "utilisation": float(bottleneck["utilization"]) * 100,
                            "loss_rate": float(bottleneck["drop_rate"])}
     names = flows["name"].astype(str)
-    multfrc = flows[names.str.startswith("multfrc") | (names == "tfrc") | (names == "observed")]
+    multfrc = flows[names.str.startswith("multfrc") | names.str.startswith("agg")
+                    | (names == "tfrc") | (names == "observed")]
     tcp = flows[names.str.startswith("tcp")]
     if point.needs_prefix and prefix_dir is not None:
         early = pd.read_csv(prefix_dir / "flows.csv")
@@ -321,7 +379,7 @@ def measure(run_dir: Path, prefix_dir: Path | None, point: ProtocolPoint,
         rate = series.groupby("time_s")["send_rate_bps"].sum()
         row["response_s"] = response_time(rate, start_s=9.0, share_mbps=15.0 - 10.0)
         row["series"] = rate.to_json()
-    if point.setup in ("S8", "S9", "S10"):
+    if point.setup in ("S8", "S9", "S10", "C"):
         m = float(multfrc["steady_bytes_delivered"].sum()) * 8 / span    # bit/s, payload
         t = float(tcp["steady_bytes_delivered"].sum()) * 8 / span
         row["multfrc_bps"], row["tcp_bps"] = m, t
@@ -330,7 +388,8 @@ def measure(run_dir: Path, prefix_dir: Path | None, point: ProtocolPoint,
         row["multfrc_loss_rate"] = float(multfrc["loss_rate"].mean())
         row["tcp_loss_rate"] = float(np.average(tcp["loss_rate"].fillna(0),
                                                 weights=tcp["packets_sent"].clip(lower=1)))
-        row["j_final"] = float(multfrc["tfrc_j_final"].mean())
+        row["j_final"] = (float(multfrc["tfrc_j_final"].mean())
+                          if point.sender in ("multfrc", "tcp") else math.nan)
         payload = point.capacity_mbps * 1e6 * PAYLOAD_B / (PAYLOAD_B + TCP_HEADER_B)
         if point.setup == "S10":
             web = flows_background_bps(run_dir, warmup, duration)
@@ -346,7 +405,20 @@ def measure(run_dir: Path, prefix_dir: Path | None, point: ProtocolPoint,
             row["tcp_norm"] = t / (n_tcp * norm)
             row["multfrc_norm"] = m / (n_m * norm)
             row["difference"] = row["tcp_norm"] - row["multfrc_norm"]
+        if point.setup == "C":
+            row["tcp_over_agg"] = t / m if m else math.nan
+            row["cov"] = rate_cov(run_dir, int(multfrc["flow"].iloc[0]), warmup)
     return row
+
+
+def rate_cov(run_dir: Path, flow: int, warmup: float) -> float:
+    """Coefficient of variation of a flow's sending rate over the samples after the warm-up:
+    how much an aggregate's rate fluctuates (Fig. 4.30)."""
+    series = pd.read_parquet(run_dir / "timeseries.parquet")
+    series = series[(series["kind"].astype(str) == "flow") & (series["id"] == flow)
+                    & (series["time_s"] > warmup)]
+    rate = series["send_rate_bps"].to_numpy(float)
+    return float(np.std(rate) / np.mean(rate)) if len(rate) and np.mean(rate) > 0 else math.nan
 
 
 def flows_background_bps(run_dir: Path, warmup: float, duration: float) -> float:
@@ -435,6 +507,12 @@ TARGETS: tuple[Target, ...] = (
     _t("M.F427.10pct.n2.excess",
        "Fig. 4.27, 10% web background, n = 2: TCP's throughput against MulTFRC over that "
        "against TCP, minus 1, %", 8.0, PP2),
+    _t("M.F430.cp_fluctuates_more",
+       "Fig. 4.30, RED 32 Mbit/s, 4 flow shares: CP's sending-rate coefficient of variation "
+       "over MulTFRC(4)'s (the thesis: CP fluctuates more, > 1)", 1.0, 0.0, "at_least"),
+    _t("M.F431.cp_error_grows_with_n",
+       "Fig. 4.31, RED 32 Mbit/s: rank correlation of n with CP's mean |TCP/CP - 1| (the "
+       "thesis: CP's error grows with n, > 0)", 0.0, 0.0, "at_least"),
     _t("M.F428.mean_deviation",
        "Fig. 4.28, 8 Mbit/s, 0.3 < n <= 2: largest |mean deviation| from the fair share, %",
        4.0, 0.0, "at_most"),
@@ -612,7 +690,30 @@ def _measures(protocol: pd.DataFrame, model: pd.DataFrame) -> dict[str, Callable
         return float(f["deviation"].abs().max()), (
             f"largest at {f.loc[k, 'capacity_mbps']:g} Mbit/s, n = {f.loc[k, 'n']:g}")
 
+    comparators = protocol[protocol["setup"] == "C"]
+
+    def cp_smoothness() -> Result:
+        cp = _pick(comparators, sender="cp", n=4.0)
+        mf = _pick(comparators, sender="multfrc", n=4.0)
+        if cp.empty or mf.empty:
+            return None, "no comparator run of CP and MulTFRC with n = 4 at this scale"
+        return float(cp["cov"].mean() / mf["cov"].mean()), (
+            f"CoV {cp['cov'].mean():.3f} (CP) and {mf['cov'].mean():.3f} (MulTFRC)")
+
+    def cp_error_trend() -> Result:
+        cp = _pick(comparators, sender="cp")
+        if cp.empty:
+            return None, "no comparator run of CP at this scale"
+        error = (cp["tcp_over_agg"] - 1).abs().groupby(cp["n"]).mean()
+        if len(error) < 3:
+            return None, "fewer than three n of CP at this scale"
+        rho = float(stats.spearmanr(error.index.to_numpy(float), error.to_numpy()).statistic)
+        return rho, f"mean |TCP/CP - 1| {error.iloc[0]:.2f} at n = {error.index[0]:g}, " \
+                    f"{error.iloc[-1]:.2f} at n = {error.index[-1]:g}"
+
     return {
+        "M.F430.cp_fluctuates_more": cp_smoothness,
+        "M.F431.cp_error_grows_with_n": cp_error_trend,
         "M.S1.30ms.low_loss_gap": low_loss_gap,
         "M.S1.30ms.0.1pct.n5": lambda: at(old30, 5, 0.001, "I1 30 ms"),
         "M.S1.30ms.0.1pct.n10": lambda: at(old30, 10, 0.001, "I1 30 ms"),
@@ -847,7 +948,56 @@ def _s10_section(protocol: pd.DataFrame) -> Section:
     return section
 
 
+def _comparator_section(protocol: pd.DataFrame) -> Section:
+    section = Section(
+        "MulTFRC and the aggregate controllers it was compared with (Figs. 4.30-4.32)",
+        paragraphs=["Thesis: CP fluctuates more than MulTFRC (Fig. 4.30); its error grows with n "
+                    "and repeated runs differ significantly (Fig. 4.31, 10 runs per n); MulTCP "
+                    "is reasonable up to n = 10, cannot do 0 < n < 1 and fluctuates (Fig. 4.32); "
+                    "Stochastic TCP performs poorly at these bandwidths. Each aggregate of n "
+                    f"shares runs against n SACK flows, RED {C_CAPACITY_MBPS:g} Mbit/s, 20 ms; "
+                    "MulTFRC's points are the S8 runs there. The ratio is the n TCP flows' "
+                    "throughput over the aggregate's (ideal 1)."])
+    c = protocol[protocol["setup"] == "C"]
+    if c.empty:
+        section.paragraphs.append("No run of this group at this scale.")
+        return section
+    s8 = _pick(protocol[protocol["setup"] == "S8"], queue="red", capacity_mbps=C_CAPACITY_MBPS)
+    s8 = s8.assign(tcp_over_agg=s8["tcp_bps"] / s8["multfrc_bps"])
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    for sender, frame in [("multfrc", s8[s8["n"] <= max(c["n"])])] + [
+            (x, c[c["sender"] == x]) for x in COMPARATORS]:
+        if frame.empty:
+            continue
+        g = frame.groupby("n")["tcp_over_agg"]
+        mean, low, high = g.mean(), g.min(), g.max()
+        ax.errorbar(mean.index, mean, yerr=[mean - low, high - mean], marker="o", capsize=3,
+                    label={"multfrc": "MulTFRC", "cp": "CP", "multcp": "MulTCP",
+                           "stochastic": "Stochastic TCP"}[sender])
+    ax.axhline(1, color="black", lw=0.6)
+    ax.set_xlabel("n")
+    ax.set_ylabel("TCP throughput / aggregate's")
+    ax.set_yscale("log")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    section.parts.append(figure_html(fig, "n TCP flows against one aggregate of n: mean and "
+                                          "range over the runs"))
+    summary = (c.groupby(["sender", "n"])
+               .agg(runs=("tcp_over_agg", "size"), ratio=("tcp_over_agg", "mean"),
+                    low=("tcp_over_agg", "min"), high=("tcp_over_agg", "max"),
+                    cov=("cov", "mean"), utilisation=("utilisation", "mean"),
+                    loss=("loss_rate", "mean")).reset_index())
+    body = [[r["sender"], r["n"], r["runs"], r["ratio"], r["low"], r["high"], r["cov"],
+             r["utilisation"], r["loss"]] for _, r in summary.iterrows()]
+    section.parts.append(table_html(("aggregate", "n", "runs", "TCP/aggregate", "min", "max",
+                                     "rate CoV", "utilisation %", "loss rate"), body))
+    return section
+
+
 def sections(protocol: pd.DataFrame, model: pd.DataFrame) -> list[Section]:
     """The chapter-4 sections of the report."""
     return [_isolation_section(protocol, model), _i2_section(protocol), _s6_section(protocol),
-            _s8_section(protocol), _s9_section(protocol), _s10_section(protocol)]
+            _s8_section(protocol), _s9_section(protocol), _s10_section(protocol),
+            _comparator_section(protocol)]

@@ -43,6 +43,23 @@ pub enum TRto {
     Ns2,
 }
 
+/// How a report sets the sending rate once the first loss has ended slow start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateRule {
+    /// RFC 5348 §4.3: `X = max(min(X_calc, 2·max(X_recv_set)), s/t_mbi)`, so the rate jumps
+    /// to the equation's whenever the receive rate allows.
+    #[default]
+    Rfc5348,
+    /// ns-2.35's `TfrcAgent`: leaving slow start takes `X_calc`; then a report with
+    /// `X_calc > X` adds `s/R` times the RTTs since the last change (at most two), times the
+    /// `n` of MulTFRC or CP (one packet per RTT per emulated flow), and a report
+    /// with `X_calc <= X` takes `X_calc`, both capped at `max(2·X_recv, s/R)` with the
+    /// latest `X_recv` (`increase_rate`, `decrease_rate` with `maxHeavyRounds_ = 0`); the
+    /// no-feedback timer halves `X`.
+    Ns2,
+}
+
 /// Which throughput equation the sender uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -138,6 +155,7 @@ struct Written {
     min_rto: Option<Dur>,
     clock_tick: Option<Dur>,
     conservative: Option<bool>,
+    rate_rule: Option<RateRule>,
     num_feedback: Option<u32>,
     weights: Option<String>,
     intervals: Option<u32>,
@@ -183,6 +201,8 @@ pub struct TfrcCfg {
     /// After a loss, cap the rate at the receive rate, else at 1.5 times it, instead of
     /// twice it (ns-2 `conservative_`, `scmult_`).
     pub conservative: bool,
+    /// How reports set the rate after slow start: `"rfc5348"` or `"ns2"`.
+    pub rate_rule: RateRule,
     /// Feedback packets per RTT (ns-2 `NumFeedback_`).
     pub num_feedback: u32,
     /// Loss-interval averaging: `"wali"`, the weighted average of RFC 5348 §5.4 (ns-2
@@ -237,6 +257,7 @@ impl From<Written> for TfrcCfg {
             min_rto: w.min_rto.unwrap_or(Dur(0)),
             clock_tick: w.clock_tick.unwrap_or(Dur(pick(ns2, 0, 100_000_000))),
             conservative: w.conservative.unwrap_or(false),
+            rate_rule: w.rate_rule.unwrap_or(pick(ns2, RateRule::Rfc5348, RateRule::Ns2)),
             num_feedback: w.num_feedback.unwrap_or(1),
             weights: w.weights.unwrap_or_else(|| "wali".into()),
             intervals: w.intervals.unwrap_or(8),
@@ -288,6 +309,8 @@ pub struct TfrcConfig {
     pub clock_tick: Time,
     /// ns-2's conservative cap.
     pub conservative: bool,
+    /// The rate rule after slow start.
+    pub rate_rule: RateRule,
     /// Feedback packets per RTT.
     pub num_feedback: u32,
     /// Loss-interval weights, most recent first.
@@ -418,6 +441,7 @@ impl TfrcCfg {
             min_rto: self.min_rto.0,
             clock_tick: self.clock_tick.0,
             conservative: self.conservative,
+            rate_rule: self.rate_rule,
             num_feedback: self.num_feedback,
             weights: wali_weights(self.intervals as usize),
             no_feedback_rtts: self.no_feedback_rtts,
@@ -450,6 +474,7 @@ mod tests {
         assert_eq!((d.sqrt_rtt, d.discount, d.df, d.t_rto), (false, false, 0.9, TRto::FourR));
         let n: TfrcCfg = serde_json::from_str(r#"{"profile": "ns2", "df": 0.8}"#).unwrap();
         assert_eq!((n.sqrt_rtt, n.discount, n.t_rto, n.header), (true, true, TRto::Ns2, Bytes(32)));
+        assert_eq!((d.rate_rule, n.rate_rule), (RateRule::Rfc5348, RateRule::Ns2));
         assert_eq!(n.clock_tick, Dur(100_000_000));
         assert_eq!(n.df, 0.8, "a written key overrides the profile");
         // Normalized: every key written out, and it reads back the same.

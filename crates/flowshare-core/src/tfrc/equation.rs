@@ -76,6 +76,14 @@ impl Default for Equation {
 }
 
 impl Equation {
+    /// The TCP flows the equation stands for: `n` for MulTFRC and CP, 1 for TFRC.
+    pub fn flows(&self) -> f64 {
+        match *self {
+            Equation::Tcp { .. } => 1.0,
+            Equation::MulTfrc { n, .. } | Equation::Cp { n, .. } => n,
+        }
+    }
+
     /// The allowed rate in bytes per second. `p` must be positive.
     pub fn rate(&self, x: &Inputs) -> f64 {
         match *self {

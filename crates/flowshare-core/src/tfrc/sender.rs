@@ -7,7 +7,8 @@
 //!   `t_RTO = 4R` or TCP's estimator, at least `min_rto`; `X_recv_set` keeps the receive rates
 //!   of the last two RTTs and `recv_limit = 2·max(X_recv_set)`. Without loss, slow start:
 //!   `X = max(min(ss_mult·X, recv_limit), W_init/R)` at most once per RTT. With loss,
-//!   `X = max(min(X_calc, recv_limit), s/t_mbi)`, `X_calc` from the [`Equation`].
+//!   `X = max(min(X_calc, recv_limit), s/t_mbi)`, `X_calc` from the [`Equation`]; or, with
+//!   `rate_rule = "ns2"`, ns-2's additive increase towards `X_calc` ([`RateRule::Ns2`]).
 //! - The no-feedback timer (§4.4) runs `max(4R, 2s/X)`; on expiry the rate is halved: without
 //!   loss `X = max(X/2, s/t_mbi)`; with loss the receive-rate limit becomes `X_recv` if
 //!   `X_calc > 2·X_recv`, else `X_calc/2`.
@@ -23,7 +24,7 @@
 //!
 //! [`Equation`]: super::equation::Equation
 
-use super::config::{TRto, TfrcConfig};
+use super::config::{RateRule, TRto, TfrcConfig};
 use super::equation::Inputs;
 use crate::packet::{Kind, Packet};
 use crate::tcp::SenderStats;
@@ -77,6 +78,9 @@ pub struct Sender {
     t_rto: f64,
     /// When the rate last doubled in slow start.
     tld: Option<Time>,
+    /// `rate_rule = "ns2"`: when a report last changed the rate after slow start (`None`
+    /// while in slow start).
+    last_change: Option<Time>,
     /// Receive rates of the last two RTTs: (time, bytes/s).
     x_recv_set: VecDeque<(Time, f64)>,
     /// Entries `x_recv_set` keeps at most (the oldest go first).
@@ -117,6 +121,7 @@ impl Sender {
             ns2_rttvar: 0,
             t_rto: 0.0,
             tld: None,
+            last_change: None,
             loss_events: 0,
             last_sent: 0,
             next_send: None,
@@ -300,7 +305,10 @@ impl Sender {
             self.x_recv_set.pop_front();
         }
         self.x_recv_set.push_back((now, x_recv));
-        let max_recv = self.x_recv_set.iter().fold(0.0f64, |m, &(_, x)| m.max(x));
+        let max_recv = match self.cfg.rate_rule {
+            RateRule::Rfc5348 => self.x_recv_set.iter().fold(0.0f64, |m, &(_, x)| m.max(x)),
+            RateRule::Ns2 => x_recv, // ns-2's maxrate_: the latest receive rate only
+        };
         let recv_limit = match (self.cfg.conservative, new_loss) {
             (true, true) => max_recv,
             (true, false) => 1.5 * max_recv,
@@ -309,13 +317,37 @@ impl Sender {
         let s = self.s();
         if self.p > 0.0 {
             self.x_calc = self.cfg.equation.rate(&Inputs { s, r, p: self.p, t_rto: self.t_rto, j: self.j });
-            self.x = self.x_calc.min(recv_limit).max(s / T_MBI);
+            self.x = match self.cfg.rate_rule {
+                RateRule::Rfc5348 => self.x_calc.min(recv_limit),
+                RateRule::Ns2 => self.ns2_rate(now, r, recv_limit),
+            }
+            .max(s / T_MBI);
         } else if self.tld.is_none_or(|t| secs(now - t) >= r) {
             self.x = (self.cfg.ss_mult * self.x).min(recv_limit).max(self.initial_rate(r));
             self.tld = Some(now);
         }
         self.arm_no_feedback(now);
         self.reschedule(now);
+    }
+
+    /// The rate after a report with loss under ns-2's rule ([`RateRule::Ns2`]): the equation's
+    /// rate when leaving slow start, then at most `s/R` per RTT and emulated flow up towards
+    /// it (two RTTs' worth at most), and straight down to it, capped by `max(recv_limit, s/R)`.
+    fn ns2_rate(&mut self, now: Time, r: f64, recv_limit: f64) -> f64 {
+        let s = self.s();
+        let cap = recv_limit.max(s / r);
+        let x = match self.last_change {
+            None => self.x_calc, // ns-2 leaves slow start at the equation's rate, uncapped
+            Some(t) if self.x_calc > self.x => {
+                let mult = (secs(now.saturating_sub(t)) / r).min(2.0);
+                // One packet per RTT per TCP flow the equation stands for.
+                let step = s / r * mult * self.cfg.equation.flows();
+                (self.x + step).min(cap).min(self.x_calc)
+            }
+            Some(_) => self.x_calc.min(cap),
+        };
+        self.last_change = Some(now);
+        x
     }
 
     /// ns-2's `TfrcAgent::update_rtt`, in ticks: the sample rounded to the nearest tick (at
@@ -356,7 +388,7 @@ impl Sender {
     fn on_no_feedback(&mut self, now: Time) {
         self.tfrc.no_feedback_expiries += 1;
         let s = self.s();
-        if self.r.is_none() || self.p == 0.0 {
+        if self.r.is_none() || self.p == 0.0 || self.cfg.rate_rule == RateRule::Ns2 {
             self.x = (self.x / 2.0).max(s / T_MBI);
         } else {
             let max_recv = self.x_recv_set.iter().fold(0.0f64, |m, &(_, x)| m.max(x));
@@ -446,6 +478,52 @@ mod tests {
         s.on_feedback(5045 * MS, &report(4595 * MS, 1e6, 0.01, 1));
         // delta = 5 - 1 = 4: SRTT 12/8; |4| - 0 = 4: RTTVAR 6/4; (6 << 3) + 12 >> 3 = 7 ticks.
         assert!((s.t_rto() - 0.7).abs() < 1e-12, "{}", s.t_rto());
+    }
+
+    fn ns2_rule_sender(json: &str) -> Sender {
+        let cfg: super::super::config::TfrcCfg = serde_json::from_str(json).unwrap();
+        let mut cfg = cfg.resolve("tfrc").unwrap();
+        cfg.t_rto = TRto::FourR; // the equation's rates of the RFC 5348 tests above
+        let mut s = Sender::new(0, Arc::new(cfg), None, 1000, Time::MAX);
+        s.start(0);
+        s
+    }
+
+    #[test]
+    fn the_ns2_rule_leaves_slow_start_at_the_equation_and_then_adds_a_packet_per_rtt() {
+        let mut s = ns2_rule_sender(r#"{"profile": "ns2", "sqrt_rtt": false, "df": 0.9}"#);
+        s.on_feedback(100 * MS, &report(0, 0.0, 0.0, 0));
+        // The first loss: X = X_calc = 112332 B/s, even above 2·X_recv = 20 kB/s.
+        s.on_feedback(200 * MS, &report(100 * MS, 10_000.0, 0.01, 1));
+        assert!((s.rate() - 112_332.234).abs() < 0.01, "{}", s.rate());
+        // A lower p (X_calc higher) one RTT later: + s/R = 10 kB/s, not a jump.
+        s.on_feedback(300 * MS, &report(200 * MS, 1e6, 0.005, 1));
+        assert!((s.rate() - 122_332.234).abs() < 0.01, "{}", s.rate());
+        // Three RTTs later: at most two RTTs' worth, + 20 kB/s.
+        s.on_feedback(600 * MS, &report(500 * MS, 1e6, 0.005, 1));
+        assert!((s.rate() - 142_332.234).abs() < 0.01, "{}", s.rate());
+        // The increase stops at twice the latest receive rate: 2 · 70 kB/s.
+        s.on_feedback(700 * MS, &report(600 * MS, 70_000.0, 0.005, 1));
+        assert!((s.rate() - 140_000.0).abs() < 1e-6, "{}", s.rate());
+        // p back at 1 %: straight down to X_calc.
+        s.on_feedback(800 * MS, &report(700 * MS, 1e6, 0.01, 1));
+        assert!((s.rate() - 112_332.234).abs() < 0.01, "{}", s.rate());
+        // The no-feedback timer halves X.
+        let mut out = Vec::new();
+        s.on_wake(s.no_feedback_at.unwrap(), &mut out);
+        assert!((s.rate() - 56_166.117).abs() < 0.01, "{}", s.rate());
+    }
+
+    #[test]
+    fn the_ns2_rule_adds_a_packet_per_rtt_per_emulated_flow() {
+        let mut s = ns2_rule_sender(
+            r#"{"profile": "ns2", "sqrt_rtt": false, "df": 0.9, "equation": "multfrc", "n": 4, "j": "one"}"#,
+        );
+        s.on_feedback(100 * MS, &report(0, 0.0, 0.0, 0));
+        s.on_feedback(200 * MS, &report(100 * MS, 1e6, 0.01, 1));
+        let x0 = s.rate();
+        s.on_feedback(300 * MS, &report(200 * MS, 1e6, 0.005, 1));
+        assert!((s.rate() - (x0 + 4.0 * 10_000.0)).abs() < 1e-6, "{} vs {x0}", s.rate());
     }
 
     #[test]
