@@ -201,11 +201,12 @@ def _packets(rate_mbps: float, seconds: float, size_b: int) -> int:
     return max(2, round(rate_mbps * 1e6 * seconds / (8 * size_b)))
 
 
-def _tcp(recovery: str, capacity_mbps: float) -> dict[str, Any]:
+def _tcp(recovery: str, capacity_mbps: float, rtt_timing: str) -> dict[str, Any]:
     packet_ns = (PAYLOAD_B + TCP_HEADER_B) * 8 * 1000 / capacity_mbps
     return {"recovery": recovery, "mss": f"{PAYLOAD_B}B", "header": f"{TCP_HEADER_B}B",
             "ack_size": "40B", "initial_window": 2, "rwnd": 100000, "delayed_ack": False,
             "rto_initial": "3s", "rto_min": "200ms", "timer_tick": "10ms",
+            "rtt_timing": rtt_timing,
             # ns-2's overhead_ against phase effects, as in the model validation
             "send_jitter": f"{round(packet_ns)}ns"}
 
@@ -260,10 +261,11 @@ def _s8_queue(point: ProtocolPoint, bdp: int) -> dict[str, Any]:
 
 
 def scenario(point: ProtocolPoint, p: Plan, t_rto: str = "4r",
-             rate_rule: str = "rfc5348") -> dict[str, Any]:
+             rate_rule: str = "rfc5348", rtt_timing: str = "ns2") -> dict[str, Any]:
     """The flowshare scenario of one chapter-4 condition (seed set by the sweep); ``t_rto``
     picks the equation's t_RTO (:data:`T_RTO`) and ``rate_rule`` the TFRC rate rule
-    (``docs/tfrc.md``) of every equation-based sender."""
+    (``docs/tfrc.md``) of every equation-based sender, ``rtt_timing`` the TCP flows' timer
+    samples."""
     duration, warmup = p.durations[point.setup]
     if point.prefix:
         duration, warmup = warmup, 0.0
@@ -309,7 +311,7 @@ def scenario(point: ProtocolPoint, p: Plan, t_rto: str = "4r",
         access = {"rate": "10Gbps", "delay": "1ms", "queue": {"limit": 100000}}
         sides = {"src_access": {"delay": "2ms"}, "dst_access": {"delay": "1ms"}}
         n_tcp = 1 if setup == "S9" else int(point.n)
-        tcp = _tcp("sack", point.capacity_mbps)
+        tcp = _tcp("sack", point.capacity_mbps, rtt_timing)
         if point.sender == "tcp":   # S10's reference: n TCP flows observed in place of MulTFRC
             flows.append({"name": "observed", "count": int(point.n), "start_jitter": "1s",
                           "tcp": tcp, **sides})
