@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import tomllib
 
 from pathlib import Path
 
@@ -651,3 +652,22 @@ def test_an_output_directory_with_a_name_of_255_bytes_can_be_written(write, tmp_
     assert flowshare.cli.main(["run", path, "--out", str(out), "--no-progress"]) == 0
     assert (out / "flows.csv").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_a_sweep_base_that_is_never_run_as_it_stands_is_not_judged_by_the_guard():
+    # Once: a reproduction's sweep, run with force=True, was refused because its base (the
+    # first arm's scenario, never run as such) had a drop trace the guard costs as a full one.
+    from flowshare.study.sweep import load_sweep
+
+    base = tomllib.loads(scenario(flows='[[flows]]\nname = "a"\ncount = 2',
+                                  duration="100000000s"))
+    doc = {"base": base, "points": [{"simulation.duration": "1s"},
+                                    {"simulation.duration": "2s"}]}
+    sweep = load_sweep(doc)
+    assert len(sweep.validate()) == 2
+    # An arm that is itself beyond the budget is still refused, unless forced.
+    doc["points"].append({"simulation.duration": "100000000s"})
+    sweep = load_sweep(doc)
+    with pytest.raises(flowshare.ConfigError, match="the run would take"):
+        sweep.validate()
+    assert len(sweep.validate(force=True)) == 3

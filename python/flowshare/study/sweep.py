@@ -43,6 +43,11 @@ from ..guard import Budget
 from ..results import RunResult
 from . import design as _design
 
+_CONFIG_ONLY = Budget(force=True)
+"""The base and the ``[set]`` table are checked as configuration only: the resource guard
+judges each arm when the sweep is validated or run (with the sweep's own ``force``), not a
+base that is never run as it stands."""
+
 __all__ = [
     "DEFAULT_DIRECTIONS",
     "DEFAULT_RESPONSES",
@@ -536,7 +541,7 @@ class _Loader:
         if isinstance(value, Mapping):
             scenario = json.loads(json.dumps(value))
             try:
-                _sim.validate(scenario)
+                _sim.validate(scenario, budget=_CONFIG_ONLY)
             except ConfigError as exc:
                 raise self.fail("base", str(exc)) from None
             return scenario
@@ -557,7 +562,7 @@ class _Loader:
         except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
             raise self.fail("base", f"{path}: invalid {suffix[1:].upper()}: {exc}") from None
         try:
-            _sim.validate(scenario)
+            _sim.validate(scenario, budget=_CONFIG_ONLY)
         except ConfigError as exc:
             raise self.fail("base", f"{path}: {exc}") from None
         return scenario
@@ -574,7 +579,7 @@ class _Loader:
             except ValueError as exc:
                 raise self.fail(where, str(exc)) from None
         try:
-            _sim.validate(base)
+            _sim.validate(base, budget=_CONFIG_ONLY)
         except ConfigError as exc:
             raise self.fail("set", str(exc)) from None
         return base
