@@ -14,10 +14,11 @@
 //! paced, at most two per burst every α·SRTT_agg/CWND_agg, and an ACK on any member lets every
 //! member send into its share (ensemble ACK clocking).
 //!
-//! Recovery: a member in fast recovery holds its ssthresh as its share of the aggregate
-//! window; what its recovery variant adds above that (NewReno's inflation by duplicate ACKs,
-//! deflation by partial ACKs) stays its own. The window the sender sets on entering or leaving
-//! recovery, on a timeout or on an ECN echo is a change by standard TCP and re-shared.
+//! Recovery: a member entering fast recovery contributes its new ssthresh (NewReno's
+//! cwnd = ssthresh) to the aggregate window; what its recovery variant adds above that
+//! (NewReno's inflation by duplicate ACKs, deflation by partial ACKs) stays its own and is
+//! dropped when it leaves recovery, where it holds its share. The windows the sender sets on
+//! entering recovery, on a timeout or on an ECN echo are changes by standard TCP and re-shared.
 
 use super::host::{Caps, GroupControl, MemberId, Members, Pacing};
 use super::{AckSample, Aimd, CongestionControl, LossSignal, Phase};
@@ -337,7 +338,16 @@ impl GroupControl for Efcm {
         Aimd::reno().ssthresh_after(g.get(m), loss)
     }
 
-    fn on_phase(&mut self, m: MemberId, _from: Phase, _to: Phase, g: &mut Members<'_>) {
+    fn on_phase(&mut self, m: MemberId, from: Phase, to: Phase, g: &mut Members<'_>) {
+        if from == Phase::Recovery && to == Phase::Open {
+            // Leaving recovery drops the member's own inflation, whatever window the variant
+            // deflates to: it holds its share, as ns-2's NewReno clears `dupwnd_` and keeps
+            // `cwnd_` (the share EFCM gave it).
+            self.settle(g);
+            let k = self.pos(m);
+            g.get_mut(m).cwnd = self.recs[k].base.max(1.0);
+            return;
+        }
         self.mark(m);
         self.settle(g);
     }
@@ -433,10 +443,11 @@ mod tests {
         host.state_mut(a).cwnd += 1.0;
         host.on_ack(b, &ack());
         assert_eq!(windows(&host, &[a, b]), [(19.5, 27.0), (15.5, 27.0)]);
-        // NewReno's exit deflates a to its cut (10), a change shared like any: (10 + 15.5)/2.
+        // NewReno's exit deflates a (to its cut, 10): a drops its inflation and holds its
+        // share, so the aggregate stays 31 = 3/4 of 40 plus b's segment.
         host.state_mut(a).cwnd = 10.0;
         host.set_phase(a, Phase::Open);
-        assert_eq!(windows(&host, &[a, b]), [(12.75, 27.0), (12.75, 27.0)]);
+        assert_eq!(windows(&host, &[a, b]), [(15.5, 27.0), (15.5, 27.0)]);
     }
 
     /// A timeout sets one member's window to 1: with 20/20 both get (1 + 20)/2 = 10.5.
