@@ -719,7 +719,10 @@ def flows(
     size : str or int, optional
         A finite transfer per flow, e.g. ``"1MB"``; omitted means bulk (unlimited) data.
     tcp : mapping, optional
-        Transport options (``recovery``, ``cc``, ``mss``, ...; see ``docs/scenarios.md``).
+        Transport options (``recovery``, ``cc``, ``mss``, ...; see ``docs/scenarios.md``),
+        including ``ensemble``, a common controller for the connections of one sending host to
+        one receiver network, e.g. ``{"initial_ssthresh": 44, "ensemble": {"controller":
+        "efcm"}}`` (``docs/algorithms.md``, "efcm").
     direction : {"forward", "reverse"}, optional
         Dumbbell only: ``forward`` (default) sends from the ``r0`` side to the ``r1`` side.
     rtt : str, optional

@@ -22,6 +22,7 @@ pub mod compound;
 mod config;
 pub mod cubic;
 pub mod dctcp;
+pub mod efcm;
 pub mod fast;
 pub mod highspeed;
 pub mod host;

@@ -95,10 +95,23 @@ impl RttEstimator {
 
     /// Set SRTT and RTTVAR (an ensemble controller's shared values) and recompute the RTO as a
     /// sample would; counts as having samples from now on.
+    /// With ns-2's integer filter the values are rounded into its scaled ticks, so that its
+    /// next sample continues from them.
     pub fn set(&mut self, srtt: f64, rttvar: f64) {
+        self.samples = self.samples.max(1);
+        if let Some(ints) = &mut self.ns2 {
+            let tick = self.tick as f64;
+            let srtt8 = ((srtt / tick * 8.0).round() as i64).max(1);
+            let var4 = ((rttvar / tick * 4.0).round() as i64).max(1);
+            *ints = (srtt8, var4);
+            self.srtt = srtt8 as f64 / 8.0 * tick;
+            self.rttvar = var4 as f64 / 4.0 * tick;
+            let rtxcur = (((var4 << 3) + srtt8) >> 3) as u64 * self.tick;
+            self.rto = rtxcur.max(self.rto_min).min(self.rto_max).max(2 * self.tick);
+            return;
+        }
         self.srtt = srtt;
         self.rttvar = rttvar;
-        self.samples = self.samples.max(1);
         self.rto = self.rto_of(srtt, rttvar);
     }
 
@@ -199,5 +212,12 @@ mod tests {
         b.set(a.srtt, a.rttvar);
         assert_eq!((b.srtt, b.rttvar, b.rto), (a.srtt, a.rttvar, a.rto));
         assert_eq!(b.samples, 1);
+        // ns-2's filter continues from set values: 50 ms and 25 ms are t_srtt 40, t_rttvar 10
+        // at a 10 ms tick, as after a first 5-tick sample.
+        let mut c = RttEstimator::new_ns2(3000 * MS, 10 * MS, 100 * MS, 60_000 * MS);
+        c.set(50.0 * MS as f64, 25.0 * MS as f64);
+        assert_eq!(c.rto, 150 * MS);
+        c.sample_ns2(45 * MS, 3 * MS, 0);
+        assert_eq!(c.rto, 130 * MS, "as in ns2_integer_filter_in_ticks");
     }
 }

@@ -188,6 +188,12 @@ impl Scenario {
                 return Err(ConfigError::new(format!("{path}.size"), "must be at least 1B (omit it for bulk data)"));
             }
             let tcp = group.tcp.resolve(&format!("{path}.tcp"))?;
+            let ensemble = match &group.tcp.ensemble {
+                Some(e) => {
+                    Some(e.resolve(&format!("{path}.tcp.ensemble"), &group.tcp.cc, group.tcp.initial_ssthresh)?)
+                }
+                None => None,
+            };
             if group.tfrc.is_some() && group.transport != Transport::Tfrc {
                 return Err(ConfigError::new(format!("{path}.tfrc"), "only allowed with transport = \"tfrc\""));
             }
@@ -335,6 +341,7 @@ impl Scenario {
                     routes: group_routes,
                     tcp,
                     cc: group.tcp.cc,
+                    ensemble,
                     process,
                     start: group.start.0,
                     stop: group.stop.map(|d| d.0),
@@ -393,6 +400,7 @@ impl Scenario {
                     tcp,
                     cc: group.tcp.cc,
                     drop_segments: drop_segments.clone(),
+                    ensemble,
                     source: source.clone(),
                     tfrc: tfrc.clone(),
                     key,

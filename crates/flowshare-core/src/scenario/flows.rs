@@ -1,6 +1,7 @@
 //! Flow groups as written in a scenario, and the connections a built scenario hands to the
 //! simulation.
 
+use super::ensemble::Ensemble;
 use super::tcp::TcpCfg;
 use super::topology::LinkOverride;
 use crate::cc::CcConfig;
@@ -131,6 +132,8 @@ pub struct ConnSpec {
     pub cc: CcConfig,
     /// Sorted segment numbers whose first transmission is lost.
     pub drop_segments: Vec<u64>,
+    /// The ensemble it joins, if any (TCP only).
+    pub ensemble: Option<Ensemble>,
     /// UDP flows: the source (`None` for TCP).
     pub source: Option<SourceSpec>,
     /// TFRC flows: the options (`None` for TCP and UDP).
@@ -168,6 +171,8 @@ pub struct ArrivalSpec {
     pub tcp: TcpConfig,
     /// Congestion-control algorithm of each connection.
     pub cc: CcConfig,
+    /// The ensemble each connection joins, if any.
+    pub ensemble: Option<Ensemble>,
     /// What opens the connections.
     pub process: Process,
     /// Connections are opened from this time on.

@@ -1,5 +1,6 @@
 //! TCP options as written in a scenario: their defaults and their check into a [`TcpConfig`].
 
+use super::ensemble::EnsembleCfg;
 use crate::cc::CcConfig;
 use crate::tcp::{
     Decrease, MisRx, MisRxReference, RecoverRule, Recovery, RtoRestart, RttTiming, SackRecovery, TcpConfig,
@@ -129,6 +130,10 @@ pub struct TcpCfg {
     /// `flight` (RFC 5681) or `window` (ns-2.35's `slowdown`).
     #[serde(default)]
     pub decrease: Decrease,
+    /// Put the connections under a common congestion controller per sending host and
+    /// receiver or receiver network (ADR 0010); absent = each connection on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ensemble: Option<EnsembleCfg>,
 }
 
 fn is_false(b: &bool) -> bool {

@@ -227,7 +227,13 @@ impl Simulation {
         let mss = u64::from(tcp.mss);
         let total = size.div_ceil(mss);
         let last = (size - (total - 1) * mss) as u32;
-        let ctl = Controller::Solo(spec.cc.build_solo_for(self.seed, &format!("{}/t{id}", spec.key)));
+        let ctl = match &spec.ensemble {
+            Some(setting) => {
+                let ends = (spec.src, spec.dst, spec.routes[0]);
+                Controller::Group(self.ensembles.group(&mut self.cc, &self.net, &self.routes, ends, setting))
+            }
+            None => Controller::Solo(spec.cc.build_solo_for(self.seed, &format!("{}/t{id}", spec.key))),
+        };
         let slot = c as usize;
         let mut sender = Sender::new(c, tcp, Some(total), last, ctl);
         super::set_clock_phase(&mut sender, self.seed, &format!("{}/t{id}", spec.key), &tcp);

@@ -5,6 +5,7 @@
 
 mod arrivals;
 mod changes;
+mod ensembles;
 mod estimate;
 mod forward;
 mod tables;
@@ -129,6 +130,8 @@ pub struct Simulation {
     delays: Vec<DelayStats>,
     /// Names of the flow groups (`[[flows]]` tables), in order.
     group_names: Vec<String>,
+    /// Ensembles of connections under one common controller (`tcp.ensemble`).
+    ensembles: ensembles::Ensembles,
     /// Completion times of the transfers opened by arrival processes that started after the
     /// warm-up: per flow group, [`tables::FCT_ROWS`] entries (all sizes, then each size bucket).
     fct: Vec<FctStats>,
@@ -321,9 +324,22 @@ impl Simulation {
             delays: vec![DelayStats::default(); n],
             fct: vec![FctStats::default(); group_names.len() * tables::FCT_ROWS],
             group_names,
+            ensembles: ensembles::Ensembles::default(),
         };
+        sim.init_ensembles();
         sim.init_arrivals(arrivals);
         Ok(sim)
+    }
+
+    /// Put each listed TCP flow with an ensemble setting in its ensemble's group.
+    fn init_ensembles(&mut self) {
+        for (i, c) in self.specs.iter().enumerate() {
+            let Some(setting) = &c.ensemble else { continue };
+            let ends = (c.src, c.dst, c.routes[0]);
+            let g = self.ensembles.group(&mut self.cc, &self.net, &self.routes, ends, setting);
+            let sender = self.agents[2 * i].tcp_sender_mut().expect("an ensemble flow is a TCP flow");
+            sender.set_controller(Controller::Group(g));
+        }
     }
 
     /// Write a pcap file for each link direction the scenario's `trace.pcap` selects into
