@@ -169,3 +169,22 @@ fn mistakes_in_sessions_are_named() {
         "flows[0].arrivals.pages: not a field of process \"closed_loop\"; its fields are users, think, size, limit"
     );
 }
+
+#[test]
+fn the_normalized_scenario_writes_out_the_preset() {
+    let groups = "[[flows]]\nname = \"www\"\n[flows.arrivals]\nprocess = \"sessions\"\nmodel = \"reyes_lecuona\"\n\
+        think = \"1s\"\n";
+    let j = scenario::from_toml(&dumbbell(1, groups)).unwrap().to_json();
+    for part in [
+        r#""model":"reyes_lecuona""#,
+        r#""sources":1"#,
+        r#""pages_rounding":"nearest""#,
+        r#""session_gap":{"dist":"exponential","mean":"5s"}"#,
+        r#""pages":{"dist":"lognormal","mean":25.807,"sd":78.752}"#,
+        r#""think":"1s""#,
+        r#""size":{"dist":"pareto","shape":1.7584,"scale":"30458B"}"#,
+    ] {
+        assert!(j.contains(part), "{part} not in {j}");
+    }
+    assert_eq!(scenario::from_json(&j).unwrap().to_json(), j, "it reads back the same");
+}

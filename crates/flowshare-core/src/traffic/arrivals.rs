@@ -395,6 +395,23 @@ pub enum Process {
 }
 
 impl ArrivalsCfg {
+    /// Write out what a sessions group leaves to defaults: `sources`, `pages_rounding` and the
+    /// distributions its `model` gives, so a normalized scenario shows every parameter (and
+    /// reads back the same).
+    pub fn fill_defaults(&mut self) {
+        if self.process != ArrivalKind::Sessions {
+            return;
+        }
+        self.sources.get_or_insert(1);
+        self.pages_rounding.get_or_insert_default();
+        if let Some(m) = self.model {
+            self.session_gap.get_or_insert(m.session_gap());
+            self.pages.get_or_insert(m.pages());
+            self.think.get_or_insert(m.think());
+            self.size.get_or_insert(m.size());
+        }
+    }
+
     /// Check the table (`path` is its field path) and resolve the process; a trace `file` is
     /// read relative to `base_dir`.
     pub fn resolve(&self, path: &str, base_dir: Option<&Path>) -> Result<(Process, Option<u64>), ConfigError> {
