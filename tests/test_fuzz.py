@@ -143,6 +143,7 @@ def small_enough(n: dict[str, Any]) -> bool:
         if arrivals is not None and (
             not arrivals.get("rate", 0) <= 1000
             or arrivals.get("users", 0) > 1000
+            or arrivals.get("sources", 0) > 1000
             or len(arrivals.get("transfers", [])) > 1000
             or "file" in arrivals
         ):

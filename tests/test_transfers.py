@@ -127,3 +127,30 @@ def test_the_cli_writes_the_transfer_table(tmp_path: Path) -> None:
     path = write_scenario(tmp_path, POISSON)
     assert cli.main(["run", str(path), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
     assert (tmp_path / "o" / "transfers.parquet").is_file()
+
+
+def test_sessions_of_pages_from_python(tmp_path: Path) -> None:
+    arrivals = (
+        'process = "sessions"\nsources = 2\nmodel = "reyes_lecuona"\n'
+        'think = "1s"\nsession_gap = "2s"\npages = 4'
+    )
+    result = flowshare.run(write_scenario(tmp_path, arrivals), progress=False)
+    t = result.transfers
+    assert set(t["user"]) == {0, 1}, "the sources, numbered in their group"
+    assert (t["size_bytes"] >= 30_458).all(), "the preset's Pareto page sizes"
+    for _, pages in t.sort_values("start_s").groupby("user"):
+        end = (pages["start_s"] + pages["completion_time_s"]).to_numpy()
+        pauses = pages["start_s"].to_numpy()[1:] - end[:-1]
+        # Sessions of 4 pages: three 1 s reading times, then a 2 s session gap.
+        assert len(pauses) >= 4
+        assert all(abs(p - (2.0 if k % 4 == 3 else 1.0)) < 1e-6 for k, p in enumerate(pauses))
+    arr = result.scenario["flows"][1]["arrivals"]
+    assert arr["pages"] == 4 and arr["pages_rounding"] == "nearest"
+    assert arr["size"] == {"dist": "pareto", "shape": 1.7584, "scale": "30458B"}
+
+
+def test_sessions_mistakes_name_the_field(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, 'process = "sessions"\nmodel = "reyes_lecuona"\npages = 0')
+    message = r"web\.toml: flows\[1\]\.arrivals\.pages: must be greater than 0, got 0$"
+    with pytest.raises(ConfigError, match=message):
+        flowshare.validate(path)

@@ -123,6 +123,7 @@ fn small_enough(s: &Scenario) -> bool {
         if let Some(a) = &f.arrivals {
             let busy = a.rate.is_some_and(|r| above(r, 1000.0))
                 || a.users.is_some_and(|u| u > 1000)
+                || a.sources.is_some_and(|u| u > 1000)
                 || a.transfers.as_ref().is_some_and(|t| t.len() > 1000)
                 || a.file.is_some();
             if busy {

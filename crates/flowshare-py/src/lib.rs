@@ -176,10 +176,11 @@ impl Simulation {
     }
 }
 
-/// Refuse, before anything is allocated, a scenario with more listed flows and closed-loop
-/// users than `most` (what the caller's memory budget can build), naming the largest group.
+/// Refuse, before anything is allocated, a scenario with more listed flows, closed-loop
+/// users and session sources than `most` (what the caller's memory budget can build), naming the largest group.
 fn check_connections(s: &Scenario, most: u64) -> PyResult<()> {
     let size = |g: &scenario::FlowGroup| match &g.arrivals {
+        Some(a) if a.sources.is_some() => (u64::from(a.sources.unwrap_or(0)), "arrivals.sources"),
         Some(a) => (u64::from(a.users.unwrap_or(0)), "arrivals.users"),
         None => (u64::from(g.count), "count"),
     };

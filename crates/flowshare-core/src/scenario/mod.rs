@@ -130,11 +130,14 @@ pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
 }
 
 /// Fill in the option tables a scenario may leave out but the normalized form writes in full:
-/// a TFRC group's `tfrc` table.
+/// a TFRC group's `tfrc` table; a sessions group's defaults and its preset's distributions.
 fn fill_defaults(mut scenario: Scenario) -> Scenario {
     for g in &mut scenario.flows {
         if g.transport == crate::traffic::Transport::Tfrc && g.tfrc.is_none() {
             g.tfrc = Some(Default::default());
+        }
+        if let Some(a) = &mut g.arrivals {
+            a.fill_defaults();
         }
     }
     scenario

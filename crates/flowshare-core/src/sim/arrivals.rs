@@ -1,5 +1,5 @@
 //! Connections opened while the run goes on ([`crate::traffic::arrivals`]): arrival
-//! processes, closed-loop users, connection slots taken from a free list and given back, and
+//! processes, closed-loop users and sequential session sources, connection slots taken from a free list and given back, and
 //! the per-transfer table written as transfers finish.
 //!
 //! The flows a scenario lists occupy the first slots for the whole run. A transfer opened by
@@ -17,6 +17,7 @@ use crate::scenario::ArrivalSpec;
 use crate::tcp::{Controller, Sender, Sink};
 use crate::trace::FlowWire;
 use crate::traffic::arrivals::Process;
+use crate::traffic::sessions::SourceState;
 use crate::units::{secs, Time, NS_PER_SEC};
 
 /// An arrival process at run time.
@@ -33,12 +34,16 @@ pub(super) struct Arrivals {
     opened: u64,
 }
 
-/// A closed-loop user: it alternates a transfer and a think time, drawing both from its own
-/// stream.
+/// A closed-loop user, or a sessions group's source: it alternates a transfer and a pause (a
+/// think time; a reading time or a session gap), drawing both from its own stream.
 #[derive(Debug)]
 pub(super) struct User {
     arrivals: u32,
+    /// Its number in its group, as in the transfers table.
+    index: u32,
     rng: Stream,
+    /// Sessions: where the source is in its session.
+    session: SourceState,
 }
 
 /// A transfer occupying a slot.
@@ -131,13 +136,24 @@ impl Simulation {
                     self.arrivals.push(arr);
                     self.schedule_arrival(a, first);
                 }
-                Process::ClosedLoop { users, think, .. } => {
-                    // Each user starts after a first think time of its own.
-                    for u in 0..*users {
-                        let mut rng = stream(self.seed, &format!("{}/user{u}", arr.spec.key));
-                        let first = arr.spec.start.saturating_add(whole_ns(think.sample(&mut rng)));
+                Process::ClosedLoop { .. } | Process::Sessions(_) => {
+                    // Each user starts after a first think time of its own, each source after a
+                    // first session gap.
+                    let (n, prefix) = match &arr.spec.process {
+                        Process::ClosedLoop { users, .. } => (*users, "user"),
+                        Process::Sessions(m) => (m.sources, "source"),
+                        _ => unreachable!("users or sources"),
+                    };
+                    for u in 0..n {
+                        let mut rng = stream(self.seed, &format!("{}/{prefix}{u}", arr.spec.key));
+                        let delay = match &arr.spec.process {
+                            Process::ClosedLoop { think, .. } => think.sample(&mut rng),
+                            Process::Sessions(m) => m.first(&mut rng),
+                            _ => unreachable!("users or sources"),
+                        };
+                        let first = arr.spec.start.saturating_add(whole_ns(delay));
                         let id = self.users.len() as u32;
-                        self.users.push(User { arrivals: a, rng });
+                        self.users.push(User { arrivals: a, index: u, rng, session: SourceState::default() });
                         if arr.spec.stop.is_none_or(|s| first < s) && first <= self.end {
                             self.events.push(first, Event::User(id));
                         }
@@ -170,7 +186,9 @@ impl Simulation {
                 arr.next += 1;
                 (s, list.get(arr.next).map(|e| arr.spec.start.saturating_add(e.0)))
             }
-            Process::ClosedLoop { .. } => unreachable!("closed-loop users open their own connections"),
+            Process::ClosedLoop { .. } | Process::Sessions(_) => {
+                unreachable!("users and sources open their own connections")
+            }
         };
         arr.opened += 1;
         if let Some(t) = next {
@@ -179,16 +197,21 @@ impl Simulation {
         self.open_transfer(a, size, None);
     }
 
-    /// Closed-loop user `u` ends its think time: it opens its next transfer, unless its
-    /// process has stopped.
+    /// User (or source) `u` ends its pause: it opens its next transfer, unless its process
+    /// has stopped.
     pub(super) fn on_user_event(&mut self, u: u32) {
-        let a = self.users[u as usize].arrivals;
+        let user = &mut self.users[u as usize];
+        let a = user.arrivals;
         let arr = &mut self.arrivals[a as usize];
         if arr.spec.stop.is_some_and(|s| self.now >= s) || arr.spec.limit.is_some_and(|l| arr.opened >= l) {
             return;
         }
-        let Process::ClosedLoop { size, .. } = &arr.spec.process else { unreachable!("a closed loop") };
-        let size = whole_bytes(size.sample(&mut self.users[u as usize].rng));
+        let size = match &arr.spec.process {
+            Process::ClosedLoop { size, .. } => size.sample(&mut user.rng),
+            Process::Sessions(m) => m.open_page(&mut user.session, &mut user.rng),
+            _ => unreachable!("a closed loop or sessions"),
+        };
+        let size = whole_bytes(size);
         arr.opened += 1;
         self.open_transfer(a, size, Some(u));
     }
@@ -265,7 +288,7 @@ impl Simulation {
     }
 
     /// After an endpoint of transfer slot `c` ran: record the transfer when it has just
-    /// completed (and start its user's think time), and give the slot back once it is done
+    /// completed (and start its user's pause), and give the slot back once it is done
     /// and none of its packets is left.
     #[cold]
     #[inline(never)]
@@ -281,8 +304,12 @@ impl Simulation {
             if let Some(u) = t.user {
                 let user = &mut self.users[u as usize];
                 let arr = &self.arrivals[user.arrivals as usize];
-                let Process::ClosedLoop { think, .. } = &arr.spec.process else { unreachable!("a closed loop") };
-                let next = self.now.saturating_add(whole_ns(think.sample(&mut user.rng)));
+                let pause = match &arr.spec.process {
+                    Process::ClosedLoop { think, .. } => think.sample(&mut user.rng),
+                    Process::Sessions(m) => m.after_page(&user.session, &mut user.rng),
+                    _ => unreachable!("a closed loop or sessions"),
+                };
+                let next = self.now.saturating_add(whole_ns(pause));
                 if arr.spec.stop.is_none_or(|s| next < s) && next <= self.end {
                     self.events.push(next, Event::User(u));
                 }
@@ -315,7 +342,7 @@ impl Simulation {
         let log = &mut self.transfer_log;
         log.transfer.push(i64::from(t.id));
         log.name.push(self.arrivals[t.arrivals as usize].spec.name.clone());
-        log.user.push(t.user.map_or(-1, i64::from));
+        log.user.push(t.user.map_or(-1, |u| i64::from(self.users[u as usize].index)));
         log.start.push(secs(t.start));
         log.size.push(t.size as i64);
         log.completion.push(completion.unwrap_or(f64::NAN));

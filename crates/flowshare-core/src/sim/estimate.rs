@@ -146,11 +146,20 @@ impl Estimate {
             let active = (secs(a.stop.unwrap_or(duration).min(duration)) - secs(a.start)).max(0.0);
             let mean =
                 |d: &crate::traffic::arrivals::Dist, rng: &mut _| (0..256).map(|_| d.sample(rng)).sum::<f64>() / 256.0;
+            let mut d = Demand::on(a.group, built, a.routes, &a.tcp, active);
+            // A user's transfer takes at least a round trip, whatever its think time.
+            let rtt = base_rtt(&built.net, &d.data, built.routes.links(a.routes[1]), d.wire, f64::from(a.tcp.ack_size));
             // Transfers per second and payload bytes per transfer.
             let (per_s, bytes) = match &a.process {
                 Process::Poisson { gap, size } => (1.0 / mean(gap, &mut rng).max(1e-12), mean(size, &mut rng)),
                 Process::ClosedLoop { users, think, size } => {
-                    (f64::from(*users) / mean(think, &mut rng).max(1e-3), mean(size, &mut rng))
+                    (f64::from(*users) / (mean(think, &mut rng) + rtt).max(1e-3), mean(size, &mut rng))
+                }
+                Process::Sessions(m) => {
+                    // Per page: a reading time, but a session gap instead once a session.
+                    let pages = mean(&m.pages, &mut rng).max(1.0);
+                    let pause = (mean(&m.think, &mut rng) * (pages - 1.0) + mean(&m.gap, &mut rng)) / pages;
+                    (f64::from(m.sources) / (pause + rtt).max(1e-3), mean(&m.size, &mut rng))
                 }
                 Process::Trace(t) => {
                     let span = t.last().map_or(1.0, |l| secs(l.0).max(1.0));
@@ -162,7 +171,6 @@ impl Estimate {
                 transfers = transfers.min(limit as f64);
             }
             let per_transfer = (bytes / f64::from(a.tcp.mss.max(1))).ceil() + 3.0; // with the handshake
-            let mut d = Demand::on(a.group, built, a.routes, &a.tcp, active);
             d.packets = transfers * per_transfer;
             d.cap = if active > 0.0 { d.packets * d.wire * 8.0 / active } else { 0.0 };
             d.floor = transfers * per_transfer.min(a.tcp.initial_window + 3.0);

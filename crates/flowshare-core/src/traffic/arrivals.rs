@@ -6,13 +6,17 @@
 //! - `closed_loop`: `users` users each alternate a transfer and a `think` time (the next
 //!   transfer starts a think time after the previous one completed), as in web and NIST-style
 //!   workloads;
-//! - `trace`: transfers start at given times with given sizes (inline or from a CSV file).
+//! - `trace`: transfers start at given times with given sizes (inline or from a CSV file);
+//! - `sessions`: `sources` sequential WWW sources, each a sequence of sessions of pages
+//!   ([`super::sessions`]).
 //!
 //! Sizes (and think times) follow a distribution ([`DistCfg`]): a fixed value, or exponential,
 //! Pareto, lognormal, gamma or uniform. Every random aspect has its own stream: per group for a
-//! Poisson process's gaps and sizes, per user for a closed loop's think times and sizes, so two
+//! Poisson process's gaps and sizes, per user (per source) for a closed loop's think times and
+//! sizes (a sessions group's draws), so two
 //! runs that differ only in the algorithm under test see the same sizes in the same order.
 
+use super::sessions::{Count, PageRounding, SessionPreset, Sessions};
 use crate::engine::Stream;
 use crate::units::{Bytes, Dur, Time, NS_PER_SEC};
 use crate::ConfigError;
@@ -182,6 +186,17 @@ impl Dist {
     }
 }
 
+impl DistCfg<Dur> {
+    /// As [`DistCfg::resolve`], but a fixed time may also be zero (`"0s"`): a user who opens
+    /// its next transfer as soon as the previous one completed.
+    pub fn resolve_time(&self, path: &str) -> Result<Dist, ConfigError> {
+        match self {
+            DistCfg::Fixed(Dur(0)) => Ok(Dist::Constant(0.0)),
+            _ => self.resolve(path),
+        }
+    }
+}
+
 impl<Q: Quantity> DistCfg<Q> {
     /// Check the parameters (`path` is the field path) and resolve the distribution.
     pub fn resolve(&self, path: &str) -> Result<Dist, ConfigError> {
@@ -285,6 +300,8 @@ pub enum ArrivalKind {
     ClosedLoop,
     /// Given start times and sizes.
     Trace,
+    /// `sources` sequential sources of sessions of pages.
+    Sessions,
 }
 
 impl ArrivalKind {
@@ -293,6 +310,7 @@ impl ArrivalKind {
             ArrivalKind::Poisson => "poisson",
             ArrivalKind::ClosedLoop => "closed_loop",
             ArrivalKind::Trace => "trace",
+            ArrivalKind::Sessions => "sessions",
         }
     }
 }
@@ -313,10 +331,27 @@ pub struct ArrivalsCfg {
     /// Closed loop: the number of users.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub users: Option<u32>,
-    /// Closed loop: the think time between a user's transfers.
+    /// Closed loop: the think time between a user's transfers. Sessions: the reading time
+    /// between the pages of a session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think: Option<DistCfg<Dur>>,
-    /// Poisson and closed loop: the size of each transfer.
+    /// Sessions: the number of sequential sources (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<u32>,
+    /// Sessions: a published parameter set for `session_gap`, `pages`, `think` and `size`;
+    /// those given as well override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<SessionPreset>,
+    /// Sessions: the time from a session's last page's completion to the next session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_gap: Option<DistCfg<Dur>>,
+    /// Sessions: pages per session (a number without unit, made whole by `pages_rounding`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<DistCfg<Count>>,
+    /// Sessions: how a drawn number of pages becomes whole (default `nearest`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages_rounding: Option<PageRounding>,
+    /// Poisson, closed loop and sessions: the size of each transfer (page).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<DistCfg<Bytes>>,
     /// Trace: the transfers, `[[start, size], …]`, start times from the group's `start`.
@@ -355,19 +390,44 @@ pub enum Process {
     },
     /// Transfers at given times (from the group's start, sorted) with given sizes.
     Trace(Vec<(Time, u64)>),
+    /// Sequential sources of sessions of pages.
+    Sessions(Sessions),
 }
 
 impl ArrivalsCfg {
+    /// Write out what a sessions group leaves to defaults: `sources`, `pages_rounding` and the
+    /// distributions its `model` gives, so a normalized scenario shows every parameter (and
+    /// reads back the same).
+    pub fn fill_defaults(&mut self) {
+        if self.process != ArrivalKind::Sessions {
+            return;
+        }
+        self.sources.get_or_insert(1);
+        self.pages_rounding.get_or_insert_default();
+        if let Some(m) = self.model {
+            self.session_gap.get_or_insert(m.session_gap());
+            self.pages.get_or_insert(m.pages());
+            self.think.get_or_insert(m.think());
+            self.size.get_or_insert(m.size());
+        }
+    }
+
     /// Check the table (`path` is its field path) and resolve the process; a trace `file` is
     /// read relative to `base_dir`.
     pub fn resolve(&self, path: &str, base_dir: Option<&Path>) -> Result<(Process, Option<u64>), ConfigError> {
         let kind = self.process;
         let err = |field: &str, msg: String| Err(ConfigError::new(format!("{path}.{field}"), msg));
-        let fields: [(&str, bool, &[ArrivalKind]); 6] = [
-            ("rate", self.rate.is_some(), &[ArrivalKind::Poisson]),
-            ("users", self.users.is_some(), &[ArrivalKind::ClosedLoop]),
-            ("think", self.think.is_some(), &[ArrivalKind::ClosedLoop]),
-            ("size", self.size.is_some(), &[ArrivalKind::Poisson, ArrivalKind::ClosedLoop]),
+        use ArrivalKind::{ClosedLoop, Poisson, Sessions as Sess};
+        let fields: [(&str, bool, &[ArrivalKind]); 11] = [
+            ("rate", self.rate.is_some(), &[Poisson]),
+            ("users", self.users.is_some(), &[ClosedLoop]),
+            ("sources", self.sources.is_some(), &[Sess]),
+            ("model", self.model.is_some(), &[Sess]),
+            ("session_gap", self.session_gap.is_some(), &[Sess]),
+            ("pages", self.pages.is_some(), &[Sess]),
+            ("pages_rounding", self.pages_rounding.is_some(), &[Sess]),
+            ("think", self.think.is_some(), &[ClosedLoop, Sess]),
+            ("size", self.size.is_some(), &[Poisson, ClosedLoop, Sess]),
             ("transfers", self.transfers.is_some(), &[ArrivalKind::Trace]),
             ("file", self.file.is_some(), &[ArrivalKind::Trace]),
         ];
@@ -408,10 +468,50 @@ impl ArrivalsCfg {
                     None => return err("users", "is required: the number of users".into()),
                 };
                 let think = match &self.think {
-                    Some(t) => t.resolve(&format!("{path}.think"))?,
+                    Some(t) => t.resolve_time(&format!("{path}.think"))?,
                     None => return err("think", "is required: the think time between a user's transfers".into()),
                 };
                 Process::ClosedLoop { users, think, size: size(&self.size)? }
+            }
+            ArrivalKind::Sessions => {
+                let sources = match self.sources {
+                    Some(0) => return err("sources", "must be at least 1".into()),
+                    Some(u) if u > MAX_USERS => return err("sources", format!("must be at most {MAX_USERS}, got {u}")),
+                    Some(u) => u,
+                    None => 1,
+                };
+                let model = self.model;
+                // A field given wins over the preset; without either it is missing.
+                fn pick<Q: Quantity>(
+                    given: &Option<DistCfg<Q>>,
+                    preset: Option<DistCfg<Q>>,
+                    path: &str,
+                    what: &str,
+                ) -> Result<DistCfg<Q>, ConfigError> {
+                    given.or(preset).ok_or_else(|| {
+                        ConfigError::new(path, format!("is required: {what} (or give model = \"reyes_lecuona\")"))
+                    })
+                }
+                let field = |f: &str| format!("{path}.{f}");
+                let gap = pick(
+                    &self.session_gap,
+                    model.map(|m| m.session_gap()),
+                    &field("session_gap"),
+                    "the time between a session's last page and the next session",
+                )?;
+                let pages =
+                    pick(&self.pages, model.map(|m| m.pages()), &field("pages"), "the number of pages per session")?;
+                let think =
+                    pick(&self.think, model.map(|m| m.think()), &field("think"), "the reading time between pages")?;
+                let page_size = pick(&self.size, model.map(|m| m.size()), &field("size"), "the size of each page")?;
+                Process::Sessions(Sessions {
+                    sources,
+                    gap: gap.resolve_time(&field("session_gap"))?,
+                    pages: pages.resolve(&field("pages"))?,
+                    rounding: self.pages_rounding.unwrap_or_default(),
+                    think: think.resolve_time(&field("think"))?,
+                    size: page_size.resolve(&field("size"))?,
+                })
             }
             ArrivalKind::Trace => {
                 let mut list = match (&self.transfers, &self.file) {
@@ -560,6 +660,11 @@ mod tests {
             rate: None,
             users: None,
             think: None,
+            sources: None,
+            model: None,
+            session_gap: None,
+            pages: None,
+            pages_rounding: None,
             size: None,
             transfers: None,
             file: Some("t.csv".into()),

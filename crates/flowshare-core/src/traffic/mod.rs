@@ -13,6 +13,7 @@ pub mod cbr;
 pub mod onoff;
 pub mod poisson;
 pub mod schedule;
+pub mod sessions;
 pub mod vbr;
 
 pub use crate::engine::Stream;
