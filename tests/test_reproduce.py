@@ -244,6 +244,14 @@ def test_bounds_pass_on_their_side_only():
     assert not lower.evaluate(0.7).passed
 
 
+def test_an_explanation_is_added_to_a_miss_only():
+    t = Target("u", "an error bound", published=10.0, tolerance=0.0, comparison="at_most")
+    miss = t.evaluate(12.0).explained("the model, not the simulator")
+    assert miss.note == "measured 12 is above the upper bound 10 (published 10); the model, not the simulator"
+    assert t.evaluate(9.0).explained("the model, not the simulator").note == ""
+    assert t.evaluate(12.0).explained("").note == t.evaluate(12.0).note
+
+
 def test_an_unmeasured_target_fails_with_its_reason():
     t = Target("m", "MulTFRC", published=2.7, tolerance=2.0).unmeasured("not implemented")
     assert not t.passed and math.isnan(t.measured)

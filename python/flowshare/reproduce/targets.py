@@ -116,6 +116,12 @@ class Target:
             done = replace(done, note=note)
         return done
 
+    def explained(self, why: str) -> Target:
+        """This evaluated target with ``why`` added to its note if it missed."""
+        if self.passed or not why:
+            return self
+        return replace(self, note=f"{self.note}; {why}" if self.note else why)
+
     def unmeasured(self, note: str) -> Target:
         """This target, not measured, with the reason."""
         if not note:
