@@ -359,22 +359,25 @@ def comparison(rows: list[dict], fs: dict[str, list[dict]]) -> tuple[str, int, i
     return "\n".join(out), ok, total
 
 
-def write_docs(text: str) -> None:
+def write_docs(text: str, begin: str = BEGIN, end: str = END) -> None:
+    """Put ``text`` into docs/validation.md between the markers ``begin`` and ``end``."""
     doc = DOC.read_text()
-    pat = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+    pat = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
     if not pat.search(doc):
-        sys.exit(f"{DOC} has no {BEGIN} ... {END} markers")
-    DOC.write_text(pat.sub(lambda _: f"{BEGIN}\n{text}\n{END}", doc))
+        sys.exit(f"{DOC} has no {begin} ... {end} markers")
+    DOC.write_text(pat.sub(lambda _: f"{begin}\n{text}\n{end}", doc))
 
 
-def select(only: str | None) -> list[Case]:
+def select(only: str | None, cases: list | None = None) -> list:
+    """The cases (default: this script's) whose keys match the comma-separated patterns."""
+    cases = CASES if cases is None else cases
     if not only:
-        return CASES
+        return cases
     pats = [p for p in only.split(",") if p]
-    bad = [p for p in pats if not any(fnmatch.fnmatchcase(c.key, p) for c in CASES)]
+    bad = [p for p in pats if not any(fnmatch.fnmatchcase(c.key, p) for c in cases)]
     if bad:
         sys.exit(f"--only: {', '.join(bad)} match no case (see --list)")
-    return [c for c in CASES if any(fnmatch.fnmatchcase(c.key, p) for p in pats)]
+    return [c for c in cases if any(fnmatch.fnmatchcase(c.key, p) for p in pats)]
 
 
 def main() -> int:

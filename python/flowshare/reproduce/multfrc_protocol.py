@@ -45,8 +45,8 @@ PAYLOAD_B = 1000
 TCP_HEADER_B = 40
 TFRC_HEADER_B = 32  # ns-2's Agent/TFRC headersize_, the 1032 B packets of §4.2.1
 PP2 = 2.0
-DEFAULT_MAX_TOTAL_N = 6.0
-C_CAPACITY_MBPS = 32.0  # the comparators' bottleneck: Fig. 4.30's, and Fig. 4.23's for MulTFRC  # draft-welzl-multfrc-01's system-wide cap, raised per run for n > 6
+DEFAULT_MAX_TOTAL_N = 6.0  # draft-welzl-multfrc-01's system-wide cap, raised per run for n > 6
+C_CAPACITY_MBPS = 32.0  # the comparators' bottleneck: Fig. 4.30's, and Fig. 4.23's for MulTFRC
 
 
 @dataclass(frozen=True)
@@ -287,7 +287,8 @@ def scenario(point: ProtocolPoint, p: Plan, t_rto: str = "4r",
             bottleneck["loss"] = {"model": "bernoulli", "p": point.loss}
         access = {"rate": "10Gbps" if setup == "I1" else "1Gbps", "delay": "1ms",
                   "queue": {"limit": 100000}}
-        flows.append({"name": "multfrc", "transport": "tfrc", "tfrc": _multfrc(point, t_rto, rate_rule)})
+        flows.append({"name": "multfrc", "transport": "tfrc",
+                      "tfrc": _multfrc(point, t_rto, rate_rule)})
     elif setup == "S6":
         rtt = 2 * (point.delay_ms + 2) / 1000
         bdp = _packets(point.capacity_mbps, rtt, PAYLOAD_B + TCP_HEADER_B)
@@ -316,7 +317,8 @@ def scenario(point: ProtocolPoint, p: Plan, t_rto: str = "4r",
             flows.append({"name": "observed", "count": int(point.n), "start_jitter": "1s",
                           "tcp": tcp, **sides})
         elif point.sender in COMPARATORS:
-            flows.append({"name": "agg" + tag, **_comparator(point, tcp, t_rto, rate_rule), **sides})
+            flows.append({"name": "agg" + tag, **_comparator(point, tcp, t_rto, rate_rule),
+                          **sides})
         else:
             flows.append({"name": "multfrc" + tag, "transport": "tfrc",
                           "tfrc": _multfrc(point, t_rto, rate_rule), **sides})
@@ -794,6 +796,16 @@ def _plt() -> Any:
     return plt
 
 
+def _open(protocol: pd.DataFrame, setup: str, title: str,
+          paragraphs: list[str]) -> tuple[Section, pd.DataFrame]:
+    """A report section for ``setup`` and its runs; a section without runs says so."""
+    section = Section(title, paragraphs=paragraphs)
+    runs = protocol[protocol["setup"] == setup]
+    if runs.empty:
+        section.paragraphs.append("No run of this group at this scale.")
+    return section, runs
+
+
 def _isolation_section(protocol: pd.DataFrame, model: pd.DataFrame) -> Section:
     section = Section(
         "MulTFRC alone under random loss against n TCP flows (Figs. 4.3-4.9)",
@@ -835,11 +847,10 @@ def _isolation_section(protocol: pd.DataFrame, model: pd.DataFrame) -> Section:
 
 
 def _i2_section(protocol: pd.DataFrame) -> Section:
-    section = Section("MulTFRC alone, self-induced loss, DropTail (Figs. 4.10-4.12)",
-                      paragraphs=["Thesis: utilisation about 99%."])
-    f = protocol[protocol["setup"] == "I2"]
+    section, f = _open(
+        protocol, "I2", "MulTFRC alone, self-induced loss, DropTail (Figs. 4.10-4.12)",
+        paragraphs=["Thesis: utilisation about 99%."])
     if f.empty:
-        section.paragraphs.append("No run of this group at this scale.")
         return section
     body = [[r["n"], r["capacity_mbps"], r["throughput"], r["utilisation"], r["loss_rate"]]
             for _, r in f.sort_values(["n", "capacity_mbps"]).iterrows()]
@@ -849,15 +860,13 @@ def _i2_section(protocol: pd.DataFrame) -> Section:
 
 
 def _s6_section(protocol: pd.DataFrame) -> Section:
-    section = Section(
-        "Responsiveness: a 10 Mbit/s UDP flow starts at 9 s (Fig. 4.17)",
+    section, f = _open(
+        protocol, "S6", "Responsiveness: a 10 Mbit/s UDP flow starts at 9 s (Fig. 4.17)",
         paragraphs=["Thesis: MulTFRC with n = 4 reaches the new rate in 0.8 s, 4 TFRC flows in "
                     "1 s; for n = 2 the difference is small. Here the response time is the time "
                     "from 9 s until the sending rate (50 ms samples) is within 10% of the "
                     "5 Mbit/s the UDP flow leaves, for two samples in a row."])
-    f = protocol[protocol["setup"] == "S6"]
     if f.empty:
-        section.paragraphs.append("No run of this group at this scale.")
         return section
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 3.6))
@@ -878,16 +887,14 @@ def _s6_section(protocol: pd.DataFrame) -> Section:
 
 
 def _s8_section(protocol: pd.DataFrame) -> Section:
-    section = Section(
-        "MulTFRC against n TCP flows (Figs. 4.23-4.26)",
+    section, f = _open(
+        protocol, "S8", "MulTFRC against n TCP flows (Figs. 4.23-4.26)",
         paragraphs=["Thesis: at 32 Mbit/s RED the normalised difference exceeds 0.1 only for "
                     "n >= 70; over 10-70 Mbit/s RED utilisation > 93% and TCP > 90% of its share "
                     "(MulTFRC about 82% at 10 Mbit/s, n = 30); DropTail utilisation > 97%; at "
                     "64 Mbit/s all normalised values lie in 0.89-1.01, at 128 Mbit/s in "
                     "0.8-1.08. Normalised throughput: B / (n · BW / 2n), ideal 1."])
-    f = protocol[protocol["setup"] == "S8"]
     if f.empty:
-        section.paragraphs.append("No run of this group at this scale.")
         return section
     plt = _plt()
     cells = sorted({(q, c) for q, c in zip(f["queue"], f["capacity_mbps"], strict=True)})
@@ -916,14 +923,12 @@ def _s8_section(protocol: pd.DataFrame) -> Section:
 
 
 def _s9_section(protocol: pd.DataFrame) -> Section:
-    section = Section(
-        "Non-integer n against one TCP flow (Figs. 4.28, 4.29)",
+    section, f = _open(
+        protocol, "S9", "Non-integer n against one TCP flow (Figs. 4.28, 4.29)",
         paragraphs=["Thesis: at 8 Mbit/s the mean deviation from the fair share (MulTFRC/TCP = n) "
                     "is at most 4% except n = 0.1 and 0.2 (about 15%); over 4-32 Mbit/s below 10% "
                     "except where loss < 0.1%."])
-    f = protocol[protocol["setup"] == "S9"]
     if f.empty:
-        section.paragraphs.append("No run of this group at this scale.")
         return section
     g = f.groupby(["capacity_mbps", "n"]).agg(ratio=("ratio", "mean"),
                                               deviation=("deviation", "mean"),
@@ -951,14 +956,12 @@ def _s9_section(protocol: pd.DataFrame) -> Section:
 
 
 def _s10_section(protocol: pd.DataFrame) -> Section:
-    section = Section(
-        "With a web background (Fig. 4.27)",
+    section, f = _open(
+        protocol, "S10", "With a web background (Fig. 4.27)",
         paragraphs=["Thesis (64 Mbit/s): with 10% background and n = 2, TCP against MulTFRC gets "
                     "8% more than TCP against TCP. The background here is Poisson arrivals of "
                     "TCP transfers with Pareto sizes (mean 20 kB, shape 1.5), not PackMime-HTTP."])
-    f = protocol[protocol["setup"] == "S10"]
     if f.empty:
-        section.paragraphs.append("No run of this group at this scale.")
         return section
     body = [[r["background"], r["n"], r["sender"], r["tcp_bps"] / 1e6, r["multfrc_bps"] / 1e6,
              r["background_bps"] / 1e6, r["tcp_norm"], r["multfrc_norm"], r["utilisation"]]
@@ -970,7 +973,8 @@ def _s10_section(protocol: pd.DataFrame) -> Section:
 
 
 def _comparator_section(protocol: pd.DataFrame) -> Section:
-    section = Section(
+    section, c = _open(
+        protocol, "C",
         "MulTFRC and the aggregate controllers it was compared with (Figs. 4.30-4.32)",
         paragraphs=["Thesis: CP fluctuates more than MulTFRC (Fig. 4.30); its error grows with n "
                     "and repeated runs differ significantly (Fig. 4.31, 10 runs per n); MulTCP "
@@ -979,9 +983,7 @@ def _comparator_section(protocol: pd.DataFrame) -> Section:
                     f"shares runs against n SACK flows, RED {C_CAPACITY_MBPS:g} Mbit/s, 20 ms; "
                     "MulTFRC's points are the S8 runs there. The ratio is the n TCP flows' "
                     "throughput over the aggregate's (ideal 1)."])
-    c = protocol[protocol["setup"] == "C"]
     if c.empty:
-        section.paragraphs.append("No run of this group at this scale.")
         return section
     s8 = _pick(protocol[protocol["setup"] == "S8"], queue="red", capacity_mbps=C_CAPACITY_MBPS)
     s8 = s8.assign(tcp_over_agg=s8["tcp_bps"] / s8["multfrc_bps"])
