@@ -35,10 +35,28 @@ RESULT = ("result starts 0.606845900,0.381592700 sent 10000 sent_flows 5200,4800
 
 def test_cases(cp):
     keys = [c.key for c in cp.CASES]
-    assert len(keys) == len(set(keys)) == 13
+    assert len(keys) == len(set(keys)) == 19
     for n in (5, 10):
-        assert sorted(c.loss for c in cp.CASES if c.n == n and c.delay_ms == 30) == [
+        assert sorted(c.loss for c in cp.CASES
+                      if c.n == n and c.delay_ms == 30 and c.setup == "S1") == [
             0.001, 0.006, 0.02, 0.045, 0.1]
+    s2 = [c for c in cp.CASES if c.setup == "S2"]
+    assert {(c.n, c.capacity_mbps, c.queue, c.loss) for c in s2} == {
+        (n, cap, "droptail", 0.0) for n in (5, 10) for cap in (4.0, 32.0, 256.0)}
+    assert s2[0].durations(None, None) == (600.0, 50.0)
+    assert cp.CASES[0].durations(None, None) == (460.0, 15.0)
+    assert cp.CASES[0].durations(100.0, None) == (100.0, 15.0)
+
+
+def test_s2_runs_the_reproductions_droptail_of_one_bdp_in_ns2(cp):
+    case = next(c for c in cp.CASES if c.key == "s2-n5-32mbps")
+    whole, _ = cp.fs_scenarios(case, 600.0, 50.0)
+    bottleneck = whole["topology"]["bottleneck"]
+    assert bottleneck["queue"] == {"kind": "droptail", "limit": case.bdp_packets}
+    assert bottleneck["rate"] == "32Mbps" and "loss" not in bottleneck
+    assert whole["topology"]["access"]["rate"] == "1Gbps"
+    args = cp.ns2_args(case, 2, 600, 50)
+    assert args[-4:] == ["bw=32", "access=1000", "queue=droptail", f"limit={case.bdp_packets}"]
     assert sorted(c.loss for c in cp.CASES if c.delay_ms == 100) == [0.006, 0.045, 0.1]
     assert {c.n for c in cp.CASES if c.delay_ms == 100} == {10}
     assert cp.select("n10-100ms-*") == [c for c in cp.CASES if c.delay_ms == 100]

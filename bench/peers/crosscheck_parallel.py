@@ -81,24 +81,47 @@ FIGURES = ("throughput", "p", "timeout_share", "rtt", "rto", "model_a", "err_a")
 NS2_MINRTO = 0.2
 
 
+S2_SECONDS, S2_WARMUP_S = 600.0, 50.0  # the thesis's S2 run and its discarded start
+S2_HEADER_B, S2_PAYLOAD_B = 40, 1000
+
+
 @dataclass(frozen=True)
 class Case:
     n: int
     delay_ms: int
     loss: float
+    setup: str = "S1"          # "S1": random loss on 1 Gbit/s RED; "S2": self-induced loss
+    capacity_mbps: float = 1000.0
+    queue: str = "red"         # S2: "droptail" of one BDP
 
     @property
     def key(self) -> str:
+        if self.setup == "S2":
+            return f"s2-n{self.n}-{self.capacity_mbps:g}mbps"
         return f"n{self.n}-{self.delay_ms}ms-{self.loss:g}"
 
     @property
     def label(self) -> str:
+        if self.setup == "S2":
+            return f"S2, n = {self.n}, {self.capacity_mbps:g} Mbit/s DropTail"
         return f"n = {self.n}, {self.delay_ms} ms, loss {self.loss:g}"
+
+    def durations(self, seconds: float | None, warmup: float | None) -> tuple[float, float]:
+        """The run length and warm-up: those given, else the thesis's for the setup."""
+        own = (S2_SECONDS, S2_WARMUP_S) if self.setup == "S2" else (SECONDS, WARMUP_S)
+        return (own[0] if seconds is None else seconds, own[1] if warmup is None else warmup)
+
+    @property
+    def bdp_packets(self) -> int:
+        """One bandwidth-delay product in packets, as the reproduction sizes S2's DropTail."""
+        rtt = 2 * (self.delay_ms + 2) / 1000
+        return max(2, round(self.capacity_mbps * 1e6 * rtt / (8 * (S2_PAYLOAD_B + S2_HEADER_B))))
 
 
 def _cases() -> list[Case]:
     out = [Case(n, 30, loss) for n in (5, 10) for loss in (0.001, 0.006, 0.02, 0.045, 0.1)]
     out += [Case(10, 100, loss) for loss in (0.006, 0.045, 0.1)]
+    out += [Case(n, 30, 0.0, "S2", c, "droptail") for n in (5, 10) for c in (4.0, 32.0, 256.0)]
     return out
 
 
@@ -110,8 +133,12 @@ CASES = _cases()
 
 
 def ns2_args(case: Case, seed: int, seconds: float = SECONDS, warmup: float = WARMUP_S) -> list[str]:
-    return [f"n={case.n}", f"loss={case.loss:g}", f"delay_ms={case.delay_ms}", "agent=Reno",
+    args = [f"n={case.n}", f"loss={case.loss:g}", f"delay_ms={case.delay_ms}", "agent=Reno",
             f"seconds={seconds:g}", f"warmup={warmup:g}", f"seed={seed}"]
+    if case.setup == "S2":  # 1 Gbit/s access, DropTail of one BDP at the bottleneck
+        args += [f"bw={case.capacity_mbps:g}", "access=1000", "queue=droptail",
+                 f"limit={case.bdp_packets}"]
+    return args
 
 
 def parse_ns2(out: str) -> dict:
@@ -169,8 +196,9 @@ def fs_condition(case: Case, seconds: float = SECONDS, warmup: float = WARMUP_S)
     `seconds` with `warmup`."""
     from flowshare.reproduce import multfrc
 
-    point = multfrc.Point("S1", "red", case.delay_ms, 1000.0, case.n, loss=case.loss)
-    plan = replace(multfrc.plan("tiny"), durations={"S1": (seconds, warmup)})
+    point = multfrc.Point(case.setup, case.queue, case.delay_ms, case.capacity_mbps, case.n,
+                          loss=case.loss)
+    plan = replace(multfrc.plan("tiny"), durations={case.setup: (seconds, warmup)})
     return point, plan
 
 
@@ -312,8 +340,10 @@ def main() -> int:
     ap.add_argument("--only", help="comma-separated patterns of case keys (see --list)")
     ap.add_argument("--runs", type=int, default=RUNS, help=f"seeds 1..N (default {RUNS})")
     ap.add_argument("--jobs", type=int, default=1, help="ns-2 processes at once (default 1)")
-    ap.add_argument("--seconds", type=float, default=SECONDS, help=f"simulated seconds (default {SECONDS:g})")
-    ap.add_argument("--warmup", type=float, default=WARMUP_S, help=f"warm-up (default {WARMUP_S:g})")
+    ap.add_argument("--seconds", type=float, help=f"simulated seconds (default: the thesis's, "
+                    f"{SECONDS:g} for S1, {S2_SECONDS:g} for S2)")
+    ap.add_argument("--warmup", type=float, help=f"warm-up (default {WARMUP_S:g} for S1, "
+                    f"{S2_WARMUP_S:g} for S2)")
     ap.add_argument("--json", help="write every run's figures and the summaries to this file")
     ap.add_argument("--write-docs", action="store_true",
                     help="put the tables into docs/validation.md between the markers")
@@ -324,14 +354,15 @@ def main() -> int:
     sims = [s for s in args.sims.split(",") if s]
     if not sims or any(s not in ("ns2", "flowshare") for s in sims) or "ns2" not in sims:
         sys.exit(f"--sims {args.sims}: give ns2,flowshare or ns2")
-    if not 0 <= args.warmup < args.seconds:
-        sys.exit("--warmup must lie in [0, --seconds)")
     cases = select(args.only)
+    span = {c.key: c.durations(args.seconds, args.warmup) for c in cases}
+    if any(not 0 <= w < t for t, w in span.values()):
+        sys.exit("--warmup must lie in [0, --seconds)")
     if args.list:
         for c in cases:
-            print(f"{c.key:16} {c.label:30} ns {NS2_SCRIPT.relative_to(ROOT)} "
-                  f"{' '.join(ns2_args(c, 1, args.seconds, args.warmup))}")
-        print(f"{len(cases)} cases x {args.runs} seeds; {args.seconds:g} s, warm-up {args.warmup:g} s")
+            print(f"{c.key:16} {c.label:36} ns {NS2_SCRIPT.relative_to(ROOT)} "
+                  f"{' '.join(ns2_args(c, 1, *span[c.key]))}")
+        print(f"{len(cases)} cases x {args.runs} seeds")
         return 0
     if shutil.which(args.ns) is None:
         sys.exit(f"--ns {args.ns}: ns-2.35 is not on PATH")
@@ -342,14 +373,14 @@ def main() -> int:
     jobs = []
     for c in cases:
         for seed in seeds:
-            a = ns2_args(c, seed, args.seconds, args.warmup)
+            a = ns2_args(c, seed, *span[c.key])
             jobs.append(Job("ns2", c, seed, RUNS_DIR / f"{c.key}__s{seed}__ns2-{_digest(tcl_digest, *a)}.json",
                             cmd=[shutil.which(args.ns), str(NS2_SCRIPT), *a]))
     if "flowshare" in sims:
         from flowshare.reproduce import multfrc
         module = _digest(Path(multfrc.__file__).read_bytes())
         for c in cases:
-            scs = json.dumps(fs_scenarios(c, args.seconds, args.warmup), sort_keys=True)
+            scs = json.dumps(fs_scenarios(c, *span[c.key]), sort_keys=True)
             for seed in seeds:
                 d = _digest(fs_build(), module, scs, str(seed))
                 jobs.append(Job("flowshare", c, seed, RUNS_DIR / f"{c.key}__s{seed}__fs-{d}.json"))
@@ -370,15 +401,15 @@ def main() -> int:
 
     # ns-2's runs are processes, --jobs at once; flowshare's run in this process, one at a time.
     with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = {pool.submit(run_job, j, args.seconds, args.warmup): j for j in todo if j.sim == "ns2"}
+        futs = {pool.submit(run_job, j, *span[j.case.key]): j for j in todo if j.sim == "ns2"}
         for fut in cf.as_completed(futs):
             done(futs[fut], fut.result())
     for j in todo:
         if j.sim == "flowshare":
-            done(j, run_job(j, args.seconds, args.warmup))
+            done(j, run_job(j, *span[j.case.key]))
     rows = []
     for c in cases:
-        ns = [ns2_figures(c, results[("ns2", c.key, s)], args.seconds, args.warmup) for s in seeds]
+        ns = [ns2_figures(c, results[("ns2", c.key, s)], *span[c.key]) for s in seeds]
         fs = [fs_figures(results[("flowshare", c.key, s)]) for s in seeds] if "flowshare" in sims else []
         rows.append({"case": c.key, "label": c.label, "n": c.n, "delay_ms": c.delay_ms, "loss": c.loss,
                      "ns2": summarize(ns), "flowshare": summarize(fs) if fs else {},
@@ -390,7 +421,7 @@ def main() -> int:
     print(text)
     if args.json:
         Path(args.json).write_text(json.dumps({
-            "seconds": args.seconds, "warmup_s": args.warmup, "seeds": list(seeds), "cases": rows},
+            "durations": span, "seeds": list(seeds), "cases": rows},
             indent=1) + "\n")
     if args.write_docs:
         write_docs(text)

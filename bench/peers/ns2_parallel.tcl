@@ -26,6 +26,7 @@
 #   access=MBPS    access link rate (10000)
 #   limit=PKTS     queue limit of X <-> Y; 0: one bandwidth-delay product of SIZE+HDR-byte packets
 #                  over the base RTT 2 x (DELAY_MS + 2) ms, at least 50 (0)
+#   queue=KIND     the X <-> Y queue: red (as above) or droptail (scenario S2's) (red)
 #   size=B hdr=B   payload and header bytes of a data packet (1000, 40)
 #   overhead=S     the agents' `overhead_`; -1: one packet's transmission time at the bottleneck,
 #                  (SIZE + HDR) x 8 / BW (-1)
@@ -63,7 +64,7 @@
 #   rto_samples      how many samples rto_mean averages
 #   link_losses      packets the loss model dropped
 #   drops            packets the queues of X <-> Y dropped (RED's early drops included)
-#   red              q_weight_,thresh_,maxthresh_ as ns-2 derived them
+#   red              q_weight_,thresh_,maxthresh_ as ns-2 derived them (queue=red only)
 set opt(n) 5
 set opt(loss) 0.01
 set opt(delay_ms) 30
@@ -74,6 +75,7 @@ set opt(seed) ""
 set opt(bw) 1000
 set opt(access) 10000
 set opt(limit) 0
+set opt(queue) red
 set opt(size) 1000
 set opt(hdr) 40
 set opt(overhead) -1
@@ -96,6 +98,11 @@ switch -- $opt(agent) {
   Reno - Newreno - Sack1 { set tcpclass Agent/TCP/$opt(agent) }
   Tahoe { set tcpclass Agent/TCP }
   default { puts stderr "agent=$opt(agent): must be Reno, Newreno, Sack1 or Tahoe"; exit 2 }
+}
+switch -- $opt(queue) {
+  red { set qclass RED }
+  droptail { set qclass DropTail }
+  default { puts stderr "queue=$opt(queue): must be red or droptail"; exit 2 }
 }
 set sinkclass [expr {$opt(agent) eq "Sack1" ? "Agent/TCPSink/Sack1" : "Agent/TCPSink"}]
 set wire [expr {$opt(size) + $opt(hdr)}]
@@ -121,7 +128,7 @@ if {$opt(seed) ne ""} {
 }
 set X [$ns node]
 set Y [$ns node]
-$ns duplex-link $X $Y $opt(bw)Mb $opt(delay_ms)ms RED
+$ns duplex-link $X $Y $opt(bw)Mb $opt(delay_ms)ms $qclass
 $ns queue-limit $X $Y $limit
 $ns queue-limit $Y $X $limit
 # Queue drops of both directions (RED's early drops too), counted at each link's drop head.
@@ -271,7 +278,9 @@ proc finish {} {
   append line " srtt_mean [format %.6f [expr {$srtt_n ? $srtt_sum / $srtt_n : -1}]]"
   append line " rto_mean [format %.6f [expr {$rto_n ? $rto_sum / $rto_n : -1}]] rto_samples $rto_n"
   append line " link_losses [expr {[$lossmon set pdrops_] - $base_llost}] drops $drops"
-  append line " red [$q set q_weight_],[$q set thresh_],[$q set maxthresh_]"
+  if {$opt(queue) eq "red"} {
+    append line " red [$q set q_weight_],[$q set thresh_],[$q set maxthresh_]"
+  }
   puts $line
   exit 0
 }
