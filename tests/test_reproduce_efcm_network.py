@@ -1,0 +1,115 @@
+"""The network and workload of the EFCM study's cases (Savorić and Karl, TKN-04-007, 2004,
+§3), built and run for a short simulated time: physical facts, not the report's numbers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import flowshare
+from flowshare import ConfigError
+from flowshare.reproduce import efcm_metrics as m
+from flowshare.reproduce import efcm_network as n
+
+DURATION_S = 3000.0
+
+
+def test_cases_and_options_are_checked() -> None:
+    assert len(n.CASES) == 16 and len(set(n.CASES)) == 16
+    assert n.Case(500, True, True).label == "rtt500-unreliable-efcm"
+    with pytest.raises(ConfigError, match=r"case.min_rtt_ms: expected one of 20, 60, 100, 500"):
+        n.Case(30)
+    with pytest.raises(ConfigError, match=r"options.br1: expected one of router2, receiver_lan"):
+        n.Options(br1="router1")
+
+
+def test_the_core_link_sets_the_minimum_rtt() -> None:
+    # 100 ms: 50 ms one way less the two LANs' 0.5 µs (resolution efcm:A3).
+    assert n.core_delay_s(n.Case(100)) == pytest.approx(0.049999)
+    assert n.core_delay_s(n.Case(20), n.Options(core_delay="half_rtt")) == pytest.approx(0.01)
+
+
+def test_scenario_fields() -> None:
+    s = n.scenario(n.Case(60, unreliable=True, efcm=True))
+    flows = {f["name"]: f for f in s["flows"]}
+    assert [f["arrivals"]["process"] for f in s["flows"]] == ["sessions"] * 3 + ["closed_loop"] * 2
+    assert flows["S2"]["dst"] == "R2" and flows["S2"]["tcp"]["ensemble"]["controller"] == "efcm"
+    assert "ensemble" not in flows["BS1"]["tcp"]
+    assert s["topology"]["lans"][1]["loss"] == {"model": "bernoulli", "p": 0.05}
+    plain = n.scenario(n.Case(60), n.Options(br1="receiver_lan", background="bulk"))
+    assert "loss" not in plain["topology"]["lans"][1]
+    assert "BR1" in plain["topology"]["lans"][1]["nodes"]
+    assert all("ensemble" not in f["tcp"] and "arrivals" not in f
+               for f in plain["flows"] if f["name"].startswith("BS"))
+
+
+def _run(case: n.Case, options: n.Options = n.OPTIONS) -> flowshare.RunResult:
+    return flowshare.run(n.scenario(case, options, duration_s=DURATION_S, sample_interval_s=0.01,
+                                    seed=3))
+
+
+def _last_hop_loss(result: flowshare.RunResult) -> float:
+    q = result.queues
+    lan = q[(q["link"] == "receiver_lan") & (q["from"] == "router2")].iloc[0]
+    return float(lan["link_losses"] / lan["departures"])
+
+
+def _www_series(result: flowshare.RunResult, conns: pd.DataFrame) -> pd.DataFrame:
+    series = result.flow_series
+    return series[series["flow"].isin(conns["transfer"])]
+
+
+def test_unreliable_case_runs_and_measures() -> None:
+    result = _run(n.Case(100, unreliable=True))
+    conns = m.connections(result.transfers)
+    # Three sequential sources: each has at most one transfer open at the end.
+    assert len(conns) > 50
+    assert np.isinf(conns["end_s"]).sum() <= 3
+    assert _last_hop_loss(result) == pytest.approx(0.05, abs=0.01)
+    table = m.new_connection_measures(conns)
+    assert table["capable"].sum() > 0
+    measured = table[table["capable"] > 0]
+    assert np.isfinite(measured[["t1", "t2"]].to_numpy()).all()
+    assert (measured[["t1", "t2"]].to_numpy() > 0).all()
+    periods = m.concurrency_periods(conns)
+    assert len(periods) > 0
+    assert (periods["end_s"] > periods["start_s"]).all()
+    assert periods["members"].map(len).min() >= 2
+
+
+def test_reliable_last_hop_loses_nothing_and_rtt_is_the_cases() -> None:
+    # Every ACK timed with a 1 ms clock, so a lone connection's first SRTT is one RTT sample.
+    result = _run(n.Case(100), n.Options(tcp_timers="rfc6298"))
+    assert _last_hop_loss(result) == 0.0
+    srtt = _www_series(result, m.connections(result.transfers))["srtt_s"]
+    floor = srtt[srtt > 0].min()
+    assert 0.100 <= floor < 0.110  # the propagation RTT plus a 1500-byte packet at 10 Mbit/s
+
+
+def _shared_fraction(result: flowshare.RunResult) -> tuple[float, float, int]:
+    """Of the sampling instants with two or more WWW connections open: the fraction with
+    equal cwnd, with equal ssthresh, and their number."""
+    www = _www_series(result, m.connections(result.transfers))
+    g = www.groupby("time_s").agg(n=("cwnd", "size"), cw_lo=("cwnd", "min"),
+                                  cw_hi=("cwnd", "max"), ss_lo=("ssthresh", "min"),
+                                  ss_hi=("ssthresh", "max"))
+    g = g[g["n"] >= 2]
+    equal_cwnd = np.isclose(g["cw_lo"], g["cw_hi"], rtol=0, atol=1e-9).mean()
+    equal_ss = np.isclose(g["ss_lo"], g["ss_hi"], rtol=0, atol=1e-9).mean()
+    return float(equal_cwnd), float(equal_ss), len(g)
+
+
+def test_efcm_members_share_their_windows() -> None:
+    efcm_cwnd, efcm_ss, samples = _shared_fraction(_run(n.Case(100, efcm=True)))
+    assert samples > 50
+    # ssthresh is shared at every instant; cwnd too except for the private inflation of a
+    # member in fast recovery (resolution efcm:A17).
+    assert efcm_ss == 1.0
+    assert efcm_cwnd > 0.8
+    plain_cwnd, _, plain_samples = _shared_fraction(_run(n.Case(100)))
+    assert plain_samples > 50
+    assert plain_cwnd < 0.5
+    assert not math.isclose(efcm_cwnd, plain_cwnd)
