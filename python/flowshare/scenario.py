@@ -722,7 +722,8 @@ def flows(
         Transport options (``recovery``, ``cc``, ``mss``, ...; see ``docs/scenarios.md``),
         including ``ensemble``, a common controller for the connections of one sending host to
         one receiver network, e.g. ``{"initial_ssthresh": 44, "ensemble": {"controller":
-        "efcm"}}`` (``docs/algorithms.md``, "efcm").
+        "efcm"}}`` (``docs/algorithms.md``, "efcm"), or state shared at open with
+        ``"tcb"`` or ``"etcp"`` (``docs/algorithms.md``, "tcb, etcp").
     direction : {"forward", "reverse"}, optional
         Dumbbell only: ``forward`` (default) sends from the ``r0`` side to the ``r1`` side.
     rtt : str, optional

@@ -32,6 +32,7 @@ mod reno;
 pub mod rtt;
 pub mod scalable;
 pub mod stochastic;
+pub mod tcb;
 pub mod vegas;
 pub mod vegas_linux;
 

@@ -2,13 +2,16 @@
 //! ensemble setting joins. As in EFCM's implementation (Savorić and Karl, TKN-04-007,
 //! Appendix A), a connection opening looks its sending host and receiver key up in a list of
 //! ensembles and joins the one found or starts a new one; an ensemble whose last member left
-//! is dissolved by its controller and reused by the next connection with its key.
+//! is dissolved by its controller and reused by the next connection with its key. The entry
+//! and its controller are kept, so a controller with temporal sharing (`tcb`, `etcp`) holds the
+//! last closed connection's state for the next one.
 
 use crate::cc::efcm::Efcm;
 use crate::cc::host::GroupId;
+use crate::cc::tcb::Tcb;
 use crate::cc::CcHost;
 use crate::net::{Network, NodeId, RouteId, RouteTable};
-use crate::scenario::{Ensemble, EnsembleKey};
+use crate::scenario::{Ensemble, EnsembleKey, EnsembleParams};
 
 /// One ensemble of the list.
 #[derive(Debug)]
@@ -44,7 +47,10 @@ impl Ensembles {
         if let Some(e) = self.list.iter().find(|e| e.src == src && e.key == key && e.setting == *setting) {
             return e.group;
         }
-        let group = cc.add_group(Box::new(Efcm::new(setting.efcm)));
+        let group = match setting.params {
+            EnsembleParams::Efcm(p) => cc.add_group(Box::new(Efcm::new(p))),
+            EnsembleParams::Tcb(p) => cc.add_group(Box::new(Tcb::new(p))),
+        };
         self.list.push(Entry { src, key, setting: *setting, group });
         group
     }
