@@ -8,26 +8,12 @@ use flowshare_core::scenario;
 
 mod common;
 
-use common::{assert_conservation, run};
+use common::{assert_conservation, lossy_dumbbell, run};
 
 /// One TCP flow (NewReno recovery, `cc`) over a 100 Mbps, 20 ms bottleneck that loses 1 % of
 /// the data packets (Bernoulli, forward direction only), measured from 5 s.
 fn lossy(seconds: u32, seed: u64, cc: &str) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "{seconds}s"
-seed = {seed}
-warmup = "5s"
-[topology]
-kind = "dumbbell"
-bottleneck = {{ rate = "100Mbps", delay = "20ms", queue = {{ limit = 10000 }}, loss = {{ model = "bernoulli", p = 0.01 }}, reverse = {{ loss = {{ model = "bernoulli", p = 0.0 }} }} }}
-access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 100000 }} }}
-[[flows]]
-name = "f"
-tcp = {{ cc = {cc}, recovery = "newreno" }}
-"#
-    )
+    lossy_dumbbell(seconds, seed, 20, &format!("tcp = {{ cc = {cc}, recovery = \"newreno\" }}"))
 }
 
 /// Goodput of flow 0, bits/s.

@@ -70,10 +70,11 @@ pub fn assert_conservation(r: &RunResults) {
     assert!(flow_total >= link_total && flow_total - link_total <= 2, "{flow_total} vs {link_total}");
 }
 
-/// One TFRC flow (`[flows.tfrc]` options `tfrc`) over a 100 Mbps bottleneck of one-way delay
-/// `delay_ms` that loses 1 % of the packets (Bernoulli, forward direction only), from 5 s.
+/// A 100 Mbps bottleneck of one-way delay `delay_ms` that loses 1 % of the packets
+/// (Bernoulli, forward direction only), measured from 5 s, carrying the flow group `flow`
+/// (the lines of one `[[flows]]` table after its name).
 #[allow(dead_code)]
-pub fn lossy_tfrc(seconds: u32, seed: u64, delay_ms: u32, tfrc: &str) -> String {
+pub fn lossy_dumbbell(seconds: u32, seed: u64, delay_ms: u32, flow: &str) -> String {
     format!(
         r#"
 [simulation]
@@ -86,9 +87,13 @@ bottleneck = {{ rate = "100Mbps", delay = "{delay_ms}ms", queue = {{ limit = 100
 access = {{ rate = "1Gbps", delay = "1ms", queue = {{ limit = 100000 }} }}
 [[flows]]
 name = "f"
-transport = "tfrc"
-[flows.tfrc]
-{tfrc}
+{flow}
 "#
     )
+}
+
+/// One TFRC flow (`[flows.tfrc]` options `tfrc`) on [`lossy_dumbbell`].
+#[allow(dead_code)]
+pub fn lossy_tfrc(seconds: u32, seed: u64, delay_ms: u32, tfrc: &str) -> String {
+    lossy_dumbbell(seconds, seed, delay_ms, &format!("transport = \"tfrc\"\n[flows.tfrc]\n{tfrc}"))
 }
