@@ -29,7 +29,7 @@ __all__ = ["AVAILABLE", "STUDIES", "Reproduction", "reproduce"]
 STUDIES = ("efcm", "pamultcp", "multfrc", "nist", "hasegawa")
 """Every study flowshare reproduces, by key (``docs/references.md``)."""
 
-AVAILABLE = ("multfrc",)
+AVAILABLE = ("efcm", "multfrc")
 """The studies whose reproduction is implemented in this version."""
 
 MANIFEST = "reproduce.json"
@@ -103,8 +103,9 @@ def reproduce(
     progress : bool, optional
         Progress bar on stderr; default when stderr is a terminal.
     options : optional
-        The study's choices where the publication leaves them open (for ``multfrc``,
-        :class:`flowshare.reproduce.multfrc.Options`); default the documented resolutions.
+        The study's choices where the publication leaves them open (the study module's
+        ``Options``: :class:`flowshare.reproduce.multfrc.Options`,
+        :class:`flowshare.reproduce.efcm_network.Options`); default the documented resolutions.
     names : dict, optional
         How errors name the arguments (the command line passes its option names).
 
@@ -114,11 +115,11 @@ def reproduce(
         For an unknown or unavailable study, a bad scale, or an ``out`` that holds something
         else (nothing is written then).
     """
-    from . import multfrc
+    from . import efcm, multfrc
 
     names = names or {"out": "out", "scale": "scale", "workers": "workers", "dask": "dask"}
     check_study(study)
-    module = multfrc
+    module = {"efcm": efcm, "multfrc": multfrc}[study]
     if scale not in module.SCALES:
         raise ConfigError(
             f"{names['scale']}: expected one of {', '.join(module.SCALES)}, got {scale!r}"

@@ -31,8 +31,13 @@ from scipy import stats
 from ..metrics import jain_index
 from .efcm_network import PAYLOAD_B, WWW_GROUPS
 
-__all__ = ["LEVELS", "Comparison", "concurrency_periods", "concurrent_measures", "connections",
-           "efcm_capable", "mean_throughputs", "new_connection_measures", "sign", "unpaired_t"]
+__all__ = ["INITIAL", "LEVELS", "Comparison", "concurrency_periods", "concurrent_measures",
+           "connections", "efcm_capable", "mean_throughputs", "new_connection_measures",
+           "period_segments", "sign", "unpaired_t"]
+
+INITIAL = ("initial_cwnd", "initial_ssthresh", "initial_srtt_s", "initial_rttvar_s")
+"""The transfers' columns of the values a connection starts with: after an ensemble's join
+rule re-shared the ensemble, or the configured ones (the report's "initial values" rows)."""
 
 LEVELS = (0.90, 0.95, 0.99)
 """The confidence levels of Appendix B.1."""
@@ -44,7 +49,8 @@ def connections(transfers: pd.DataFrame, groups: Sequence[str] = WWW_GROUPS) -> 
     Columns ``transfer``, ``name``, ``start_s``, ``end_s`` (``inf`` when still open at the end
     of the run), ``duration_s`` (d_i: opening to the ACK of the last byte, ``NaN`` when open)
     and ``segments`` (s_i = ⌈bytes / 1460⌉, the distinct data segments of the page, resolution
-    ``efcm:A12``), sorted by opening time and transfer number.
+    ``efcm:A12``), sorted by opening time and transfer number; and the values each connection
+    started with, :data:`INITIAL`, where the table has them.
     """
     rows = transfers[transfers["name"].isin(list(groups))]
     duration = rows["completion_time_s"].to_numpy(dtype=np.float64)
@@ -57,6 +63,9 @@ def connections(transfers: pd.DataFrame, groups: Sequence[str] = WWW_GROUPS) -> 
         "duration_s": duration,
         "segments": np.ceil(rows["size_bytes"].to_numpy(dtype=np.float64) / PAYLOAD_B),
     })
+    for column in INITIAL:
+        if column in rows:
+            out[column] = rows[column].to_numpy(dtype=np.float64)
     return out.sort_values(["start_s", "transfer"], kind="stable").reset_index(drop=True)
 
 
@@ -125,20 +134,27 @@ def new_connection_measures(conns: pd.DataFrame, *, start_s: float = 0.0,
 
     Counts the EFCM-capable connections that open at or after ``start_s`` and complete by
     ``end_s`` (resolution ``efcm:A11``). One row per source name: ``connections``,
-    ``capable``, ``t1``, ``t2``.
+    ``capable``, ``t1``, ``t2``, and for each column of :data:`INITIAL` that ``conns`` has,
+    its mean over the counted connections (``NaN`` values, no estimate yet, left out).
     """
     capable = efcm_capable(conns)
     counted = (capable & (conns["start_s"] >= start_s).to_numpy()
                & (conns["end_s"] <= end_s).to_numpy()
                & np.isfinite(conns["duration_s"].to_numpy(dtype=np.float64)))
+    initial = [c for c in INITIAL if c in conns]
     rows = []
     for name, group in conns.groupby("name", sort=True):
         mask = counted[group.index.to_numpy()]
         t1, t2 = mean_throughputs(group["segments"].to_numpy()[mask],
                                   group["duration_s"].to_numpy()[mask])
-        rows.append({"name": name, "connections": len(group),
-                     "capable": int(capable[group.index.to_numpy()].sum()), "t1": t1, "t2": t2})
-    return pd.DataFrame(rows, columns=["name", "connections", "capable", "t1", "t2"])
+        row = {"name": name, "connections": len(group),
+               "capable": int(capable[group.index.to_numpy()].sum()), "t1": t1, "t2": t2}
+        for column in initial:
+            values = group[column].to_numpy(dtype=np.float64)[mask]
+            values = values[np.isfinite(values)]
+            row[column] = float(values.mean()) if values.size else math.nan
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["name", "connections", "capable", "t1", "t2", *initial])
 
 
 def concurrent_measures(periods: pd.DataFrame, sent: pd.DataFrame) -> dict[str, float]:
@@ -169,6 +185,38 @@ def concurrent_measures(periods: pd.DataFrame, sent: pd.DataFrame) -> dict[str, 
     return {"t1": t1, "t2": t2,
             "fairness": float(np.nanmean(fairness)) if fairness else math.nan,
             "periods": float(len(fairness))}
+
+
+def period_segments(periods: pd.DataFrame, snapshots: pd.DataFrame) -> pd.DataFrame:
+    """What each member sent in each period, from the run's ``concurrency`` snapshots.
+
+    ``snapshots`` has a row per open transfer at every opening and completion of one
+    (``time_s``, ``transfer``, ``sent_bytes``: the highest payload byte first sent so far);
+    periods begin and end at such instants. A member's segments in a period are the new data
+    it first sent between the period's bounds, in segments of 1460 bytes (resolution
+    ``efcm:A12``). Returns ``period``, ``transfer``, ``segments``, one row per period and
+    member, as :func:`concurrent_measures` takes them.
+    """
+    # Instants as whole nanoseconds: a period's end is a start plus a duration in floating
+    # point, which may differ from the snapshot's time in the last bits.
+    ns = np.rint(snapshots["time_s"].to_numpy(dtype=np.float64) * 1e9).astype(np.int64)
+    keyed = pd.DataFrame({"ns": ns, "transfer": snapshots["transfer"].to_numpy(),
+                          "sent": snapshots["sent_bytes"].to_numpy(dtype=np.float64)})
+    sent = keyed.groupby(["ns", "transfer"], sort=False)["sent"].last().to_dict()
+    rows = []
+    for period, (start, end, members) in enumerate(
+            periods[["start_s", "end_s", "members"]].itertuples(index=False)):
+        a, b = round(start * 1e9), round(end * 1e9)
+        for transfer in members:
+            try:
+                before = sent[(a, transfer)]
+                after = sent[(b, transfer)]
+            except KeyError:
+                raise ValueError(
+                    f"snapshots: no snapshot of transfer {transfer} at {start!r} s or {end!r} s "
+                    "(the run's trace.concurrency must name the connections' groups)") from None
+            rows.append((period, transfer, (after - before) / PAYLOAD_B))
+    return pd.DataFrame(rows, columns=["period", "transfer", "segments"])
 
 
 @dataclass(frozen=True)
