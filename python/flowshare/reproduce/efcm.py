@@ -148,6 +148,9 @@ def measure(run_dir: Path, case: Case, p: Plan) -> dict[str, Any]:
     row.update(t1_conc=conc["t1"], t2_conc=conc["t2"], fairness=conc["fairness"],
                periods=int(conc["periods"]))
     row["bg1_mbps"], row["bg2_mbps"] = _background_mbps(run_dir, transfers, p.duration_s)
+    # Data packets every sender sent, for the simulator's packet rate (docs/performance.md).
+    flows = pd.read_csv(run_dir / "flows.csv")
+    row["packets"] = int(transfers["packets_sent"].sum()) + int(flows["packets_sent"].sum())
     return row
 
 
@@ -161,6 +164,7 @@ def rows_from_store(store: Path, p: Plan, options: Options = OPTIONS) -> pd.Data
         row = measure(store / "runs" / str(r["run_id"]), p.cases[int(r["arm"])], p)
         row["replication"] = int(r["replication"])
         row["run_id"] = str(r["run_id"])
+        row["wall_s"] = float(r["wall_s"])
         out.append(row)
     rows = pd.DataFrame(out)
     if len(rows):
@@ -587,8 +591,17 @@ def sections(rows: pd.DataFrame, targets_list: Sequence[Target] | None = None) -
     out.append(Section("Runs: connections, concurrency and background", [
         "Per case, the mean over runs of the server's connections per run, the share of them "
         "that are EFCM-capable, the periods of concurrency, and the background senders' "
-        "goodput."], [_volume_table(rows)]))
+        "goodput.", _cost(rows)], [_volume_table(rows)]))
     return out
+
+
+def _cost(rows: pd.DataFrame) -> str:
+    """The simulator's work: data packets sent in all runs and the runs' summed wall time."""
+    if "wall_s" not in rows or not np.isfinite(rows["wall_s"]).any():
+        return ""
+    packets, wall = float(rows["packets"].sum()), float(rows["wall_s"].sum())
+    return (f"{len(rows)} runs sent {packets:.4g} data packets in {wall:.4g} s of run wall time "
+            f"(summed over workers): {packets / wall:.3g} packets per second per worker.")
 
 
 def intro(scale: str, options: Options = OPTIONS) -> list[str]:
