@@ -149,3 +149,43 @@ fn transfers_opened_at_run_time_join_the_ensemble_of_a_running_flow() {
     let (equal, n) = shared(&common::run(&scenario("")));
     assert!(equal * 10 < n, "plain transfers have windows of their own ({equal} of {n})");
 }
+
+/// A member whose backed-off retransmission times out again re-shares the ensemble's window at
+/// once (the Loss phase does not change, so no phase hook runs). Two senders with initial window
+/// 10 and ssthresh 44 share 10/44; segments 0–9 of a are lost. First timeout: ssthresh
+/// max(10/2, 2) = 5, cwnd 1, both (1 + 10)/2 = 5.5 and (5 + 44)/2 = 24.5. Second timeout:
+/// ssthresh max(⌈5.5⌉/2, 2) = 3, cwnd 1, both (1 + 5.5)/2 = 3.25 and (3 + 24.5)/2 = 13.75.
+#[test]
+fn a_repeated_timeout_of_one_sender_re_shares_the_ensemble_at_once() {
+    use flowshare_core::cc::efcm::{Efcm, EfcmParams};
+    use flowshare_core::cc::CcHost;
+    use flowshare_core::tcp::{Controller, Sender};
+    let text = graph(1, &format!("[[flows]]\nname = \"f\"\nsrc = \"S\"\ndst = \"R1\"\n{}\n", tcp("")))
+        .replace("initial_window = 3", "initial_window = 10");
+    let cfg = flowshare_core::scenario::from_toml(&text).unwrap().build().unwrap().conns[0].tcp;
+    let mut cc = CcHost::new();
+    // Neither pacing nor ACK clocking: only the senders' own events move the windows.
+    let params = EfcmParams { pacing: false, ack_clocking: false, ..EfcmParams::default() };
+    let gid = cc.add_group(Box::new(Efcm::new(params)));
+    let mut out = Vec::new();
+    let mut senders: Vec<Sender> = (0..2).map(|i| Sender::new(i, cfg, None, cfg.mss, Controller::Group(gid))).collect();
+    for s in &mut senders {
+        s.start(0, &mut cc, &mut out);
+    }
+    let windows = |senders: &[Sender], cc: &CcHost| -> Vec<(f64, f64)> {
+        senders.iter().map(|s| s.cc_state(cc)).map(|st| (st.cwnd, st.ssthresh)).collect()
+    };
+    assert_eq!(windows(&senders, &cc), [(10.0, 44.0); 2]);
+    // Only a's timer is driven: nothing of a's comes back.
+    let a = &mut senders[0];
+    let first = a.next_wake().expect("a's retransmission timer");
+    a.on_wake(first, &mut cc, &mut out);
+    assert_eq!(a.stats.timeouts, 1);
+    assert_eq!(windows(&senders, &cc), [(5.5, 24.5); 2]);
+    let a = &mut senders[0];
+    let second = a.next_wake().expect("the backed-off timer");
+    assert!(second > first);
+    a.on_wake(second, &mut cc, &mut out);
+    assert_eq!((a.stats.timeouts, a.backoff()), (2, 4));
+    assert_eq!(windows(&senders, &cc), [(3.25, 13.75); 2]);
+}

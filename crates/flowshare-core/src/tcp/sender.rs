@@ -1628,11 +1628,17 @@ impl Sender {
             let window = window_in_force(st);
             self.misrx_check = rtt.map(|rtt| TimeoutRecord { at: now, cwnd: window, snd_nxt: self.snd_nxt, rtt });
         }
+        let again = cc.state(m).phase == Phase::Loss;
         let ss = self.ssthresh_after(LossKind::Timeout, now, flight, cc);
         let st = cc.state_mut(m);
         st.ssthresh = ss;
         st.cwnd = 1.0;
-        cc.set_phase(m, Phase::Loss);
+        if again {
+            // No phase change for the controller to see: tell it of the new window.
+            cc.on_repeated_timeout(m);
+        } else {
+            cc.set_phase(m, Phase::Loss);
+        }
         self.recover = Some(self.snd_max);
         self.dupacks = 0;
         self.loss_kind = LossKind::Timeout;
