@@ -236,7 +236,11 @@ class RunResult:
         One row per transfer opened by an arrival process (``[flows.arrivals]``,
         ``docs/traffic.md``): ``transfer``, ``name``, ``user``, ``start_s``, ``size_bytes``,
         ``completion_time_s`` (``NaN`` if still running at the end), ``goodput_bps``,
-        ``packets_sent``, ``retransmits``, ``timeouts``, ``drops``. Empty without arrivals.
+        ``packets_sent``, ``retransmits``, ``timeouts``, ``drops``, ``initial_cwnd`` and
+        ``initial_ssthresh`` (segments, after an ensemble's join rule; ``NaN`` ssthresh when
+        unbounded), ``initial_srtt_s`` and ``initial_rttvar_s`` (the RTT estimate it starts
+        with, ``NaN`` without one), ``rtt_min_s``, ``sent_bytes`` (distinct payload bytes
+        sent). Empty without arrivals.
     delays : pandas.DataFrame
         Per listed flow, the histogram of the one-way delays of its data packets delivered
         after the warm-up: one row per non-empty bin, ``flow``, ``bin_lo_s``, ``bin_hi_s``
