@@ -192,7 +192,7 @@ fn a_repeated_timeout_of_one_sender_re_shares_the_ensemble_at_once() {
 
 /// Groups `a` (initial window 3, ssthresh 44) and `b` (10, 20) open transfers from S to R1 in
 /// one ensemble; `c`, a plain group to R2 with unbounded ssthresh, opens one too large to
-/// finish. Prints the transfers table's start values: a's first transfer starts alone (3, 44, no
+/// finish. Checks the transfers table's start values: a's first transfer starts alone (3, 44, no
 /// RTT); b's at the same instant joins it, (3 + 10)/2 = 6.5 and (44 + 20)/2 = 32; b's second,
 /// at 1 s, inherits the ensemble's SRTT and RTTVAR.
 #[test]

@@ -289,6 +289,7 @@ impl Simulation {
             Box::new(super::SendJitter { max: tcp.send_jitter, rng, held: Default::default() })
         });
         self.transfers[slot] = Some(Transfer { id, arrivals: a, user, start: self.now, size, done: false });
+        self.concurrency_opened(c, self.arrivals[a as usize].spec.group);
         if let Some(t) = &mut self.trace {
             t.set_slot(c, id, FlowWire { mss: tcp.mss, header: tcp.header, size: Some(size) });
         }
@@ -313,6 +314,7 @@ impl Simulation {
                 return;
             }
             self.record_transfer(c);
+            self.concurrency_completed(c);
             if let Some(u) = t.user {
                 let user = &mut self.users[u as usize];
                 let arr = &self.arrivals[user.arrivals as usize];
