@@ -113,3 +113,44 @@ def test_efcm_members_share_their_windows() -> None:
     assert plain_samples > 50
     assert plain_cwnd < 0.5
     assert not math.isclose(efcm_cwnd, plain_cwnd)
+
+
+def _with_concurrency(case: n.Case) -> flowshare.RunResult:
+    s = n.scenario(case, duration_s=300.0, seed=3)
+    s["trace"] = {"concurrency": list(n.WWW_GROUPS)}
+    return flowshare.run(s, progress=False)
+
+
+def test_www_connections_record_what_they_start_with() -> None:
+    """A WWW connection opening while no other is open starts from the study's settings
+    (initial window 3, ssthresh 44, no RTT estimate); with EFCM one joining open ones starts
+    from the re-shared window and the ensemble's SRTT and RTTVAR. The concurrency table holds a
+    snapshot at every opening and completion of a WWW connection."""
+    for efcm in (False, True):
+        result = _with_concurrency(n.Case(100, unreliable=True, efcm=efcm))
+        t = result.transfers
+        www = t[t["name"].isin(n.WWW_GROUPS)]
+        end = www["start_s"] + www["completion_time_s"].fillna(np.inf)
+        starts = www["start_s"].to_numpy()
+        # Others open at each opening (closed intervals: a tie counts as open).
+        others = [int(((www["start_s"] <= s) & (end >= s)).sum()) - 1 for s in starts]
+        www = www.assign(others=others)
+        alone = www[www["others"] == 0]
+        assert len(alone) > 5
+        assert (alone["initial_cwnd"] == 3.0).all() and (alone["initial_ssthresh"] == 44.0).all()
+        assert alone["initial_srtt_s"].isna().all() and alone["initial_rttvar_s"].isna().all()
+        inherited = www[www["initial_srtt_s"].notna()]
+        if efcm:
+            assert len(inherited) > 0 and (inherited["others"] > 0).all()
+            # SRTT_agg is made of samples of the 100 ms path.
+            assert (inherited["initial_srtt_s"] > 0.1).all()
+            assert (inherited["initial_cwnd"] != 3.0).any()
+        else:
+            assert inherited.empty and (www["initial_cwnd"] == 3.0).all()
+        assert (www["rtt_min_s"] > 0.1).all()
+        done = www[www["completion_time_s"].notna()]
+        assert (done["sent_bytes"] == done["size_bytes"]).all()
+        c = result.concurrency
+        assert c is not None and set(c["transfer"]) == set(www["transfer"])
+        # Two snapshots per connection at least: its opening and its completion.
+        assert len(c) >= len(www) + len(done)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -45,7 +46,16 @@ COLUMNS = [
     "retransmits",
     "timeouts",
     "drops",
+    "initial_cwnd",
+    "initial_ssthresh",
+    "initial_srtt_s",
+    "initial_rttvar_s",
+    "rtt_min_s",
+    "sent_bytes",
 ]
+
+IW = 3.0
+"""The default ``tcp.initial_window``, segments."""
 
 
 def write_scenario(tmp_path: Path, arrivals: str) -> Path:
@@ -68,6 +78,14 @@ def test_the_transfer_table_has_one_row_per_transfer(tmp_path: Path) -> None:
     assert (done["goodput_bps"] - expected).abs().max() < 1e-6 * expected.max()
     # Only the listed flow is in the flow table.
     assert result.flows["name"].tolist() == ["bulk"]
+    # Plain transfers start from the configured window (the default initial window), with no
+    # RTT estimate and an unbounded ssthresh; completed ones sent every byte.
+    assert (t["initial_cwnd"] == IW).all()
+    assert t["initial_ssthresh"].isna().all() and t["initial_srtt_s"].isna().all()
+    assert t["initial_rttvar_s"].isna().all()
+    assert (done["sent_bytes"] == done["size_bytes"]).all()
+    # The smallest RTT sample: at least the 24 ms of propagation.
+    assert (done["rtt_min_s"] >= 0.024).all() and (done["rtt_min_s"] < 0.2).all()
 
 
 def test_write_adds_transfers_parquet(tmp_path: Path) -> None:
@@ -154,3 +172,49 @@ def test_sessions_mistakes_name_the_field(tmp_path: Path) -> None:
     message = r"web\.toml: flows\[1\]\.arrivals\.pages: must be greater than 0, got 0$"
     with pytest.raises(ConfigError, match=message):
         flowshare.validate(path)
+
+
+def test_the_concurrency_table(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, POISSON)
+    path.write_text(path.read_text(encoding="utf-8") + '[trace]\nconcurrency = ["web"]\n',
+                    encoding="utf-8")
+    result = flowshare.run(path, progress=False)
+    c = result.concurrency
+    assert c is not None and list(c.columns) == ["time_s", "transfer", "sent_bytes", "acked_bytes"]
+    t = result.transfers.set_index("transfer")
+    # One row at each opening (the opening transfer with nothing sent) and completion, for every
+    # transfer open then: at least two rows per transfer, one more per transfer it overlapped.
+    assert len(c) >= 2 * len(t)
+    assert c["time_s"].is_monotonic_increasing
+    assert (c["acked_bytes"] <= c["sent_bytes"]).all()
+    assert set(c["transfer"]) == set(t.index)
+    first = c.groupby("transfer").first()
+    assert (first["sent_bytes"] == 0).all() and (first["acked_bytes"] == 0).all()
+    assert np.allclose(first["time_s"], t.loc[first.index, "start_s"])
+    done = t.dropna(subset=["completion_time_s"])
+    last = c.groupby("transfer").last().loc[done.index]
+    assert (last["acked_bytes"] == done["size_bytes"]).all()
+    assert np.allclose(last["time_s"], done["start_s"] + done["completion_time_s"])
+    # Written next to the other tables, in the transfers' format.
+    files = {p.name for p in result.write(tmp_path / "out")}
+    assert "concurrency.parquet" in files
+    back = pd.read_parquet(tmp_path / "out" / "concurrency.parquet")
+    pd.testing.assert_frame_equal(back, c)
+    # Without the option: no table, no file.
+    plain = flowshare.run(write_scenario(tmp_path, POISSON), progress=False)
+    assert plain.concurrency is None
+    assert "concurrency.parquet" not in {p.name for p in plain.write(tmp_path / "plain")}
+
+
+def test_concurrency_names_groups_with_arrivals(tmp_path: Path) -> None:
+    path = write_scenario(tmp_path, POISSON)
+    text = path.read_text(encoding="utf-8")
+    for names, message in [
+        ('["webb"]', r'trace\.concurrency\[0\]: no flow group is named "webb"; '
+                     r'give groups with arrivals: "web"$'),
+        ('["web", "bulk"]', r'trace\.concurrency\[1\]: flow group "bulk" has no arrivals, so it '
+                            r'opens no transfers; give groups with arrivals: "web"$'),
+    ]:
+        path.write_text(text + f"[trace]\nconcurrency = {names}\n", encoding="utf-8")
+        with pytest.raises(ConfigError, match=message):
+            flowshare.validate(path)

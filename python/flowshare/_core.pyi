@@ -100,6 +100,9 @@ class Simulation:
         """Advance the simulation to ``t_s`` seconds; releases the GIL."""
     def take_transfers(self) -> _Table:
         """The per-transfer rows recorded since the last call."""
+    def take_concurrency(self) -> _Table | None:
+        """The rows of the ``concurrency`` table written since the last call, or ``None``
+        when the scenario does not ask for it (``[trace] concurrency``)."""
     def finish(self) -> _Results:
         """Run to the end if needed and return the results."""
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "CONCURRENCY_FILE",
     "DELAY_HISTOGRAM",
     "EVENTS_FILE",
     "OUTPUT_FILES",
@@ -55,6 +56,10 @@ EVENTS_FILE = "events.parquet"
 TRANSFERS_FILE = "transfers.parquet"
 """The per-transfer table, written by :meth:`RunResult.write` when the scenario has arrival
 processes."""
+
+CONCURRENCY_FILE = "concurrency.parquet"
+"""The ``concurrency`` table, written by :meth:`RunResult.write` when the scenario asks for it
+(``[trace] concurrency``)."""
 
 REPORT_FILE = "report.md"
 
@@ -93,7 +98,17 @@ _EMPTY_TABLES: dict[str, dict[str, Any]] = {
 # time series, the trace and the transfers, which have their own handling).
 _SERIES_KEYS = ("flow_series", "queue_series")
 _OWN_KEYS = frozenset(
-    ("summary", "flows", "queues", *_SERIES_KEYS, "transfers", "events", "event_codes", "pcap")
+    (
+        "summary",
+        "flows",
+        "queues",
+        *_SERIES_KEYS,
+        "transfers",
+        "concurrency",
+        "events",
+        "event_codes",
+        "pcap",
+    )
 )
 
 # Narrow dtypes of the event trace's columns (docs/traces.md); the coded columns become
@@ -236,7 +251,11 @@ class RunResult:
         One row per transfer opened by an arrival process (``[flows.arrivals]``,
         ``docs/traffic.md``): ``transfer``, ``name``, ``user``, ``start_s``, ``size_bytes``,
         ``completion_time_s`` (``NaN`` if still running at the end), ``goodput_bps``,
-        ``packets_sent``, ``retransmits``, ``timeouts``, ``drops``. Empty without arrivals.
+        ``packets_sent``, ``retransmits``, ``timeouts``, ``drops``, ``initial_cwnd`` and
+        ``initial_ssthresh`` (segments, after an ensemble's join rule; ``NaN`` ssthresh when
+        unbounded), ``initial_srtt_s`` and ``initial_rttvar_s`` (the RTT estimate it starts
+        with, ``NaN`` without one), ``rtt_min_s``, ``sent_bytes`` (distinct payload bytes
+        sent). Empty without arrivals.
     delays : pandas.DataFrame
         Per listed flow, the histogram of the one-way delays of its data packets delivered
         after the warm-up: one row per non-empty bin, ``flow``, ``bin_lo_s``, ``bin_hi_s``
@@ -249,6 +268,12 @@ class RunResult:
         unbounded), ``transfers`` (completed), ``unfinished``, ``fct_mean_s``, ``fct_min_s``,
         ``fct_p50_s``, ``fct_p90_s``, ``fct_p99_s``, ``fct_max_s``. Empty without finite
         transfers.
+    concurrency : pandas.DataFrame or None
+        When the scenario names flow groups in ``[trace] concurrency``: whenever a transfer of
+        one of them opens or completes, one row per transfer of those groups open at that
+        instant (the opening one with nothing sent, the completing one included), in event
+        order: ``time_s``, ``transfer``, ``sent_bytes`` (distinct payload bytes sent so far),
+        ``acked_bytes`` (cumulatively acknowledged); else ``None`` (``docs/traces.md``).
     events : pandas.DataFrame or None
         The packet event trace when the scenario asked for one (``[trace] events = true``),
         else ``None``; columns and kinds are described in ``docs/traces.md``.
@@ -269,6 +294,7 @@ class RunResult:
         flow_series: pd.DataFrame | None = None,
         queue_series: pd.DataFrame | None = None,
         transfers: pd.DataFrame | None = None,
+        concurrency: pd.DataFrame | None = None,
         delays: pd.DataFrame | None = None,
         fct: pd.DataFrame | None = None,
         events: pd.DataFrame | None = None,
@@ -294,6 +320,7 @@ class RunResult:
             if key not in self._frames and key not in self._tables:
                 raise TypeError(f"RunResult: give {key}")
         self._transfers = transfers
+        self._concurrency = concurrency
         self.pcap_files = [Path(p) for p in pcap_files]
         # The series and the trace are read from `data` (in chunks, perhaps on disk) when
         # first asked for; frames given here take precedence.
@@ -339,6 +366,19 @@ class RunResult:
     @transfers.setter
     def transfers(self, frame: pd.DataFrame) -> None:
         self._transfers = frame
+
+    @property
+    def concurrency(self) -> pd.DataFrame | None:
+        """Snapshots of the open transfers of the groups ``[trace] concurrency`` names, or
+        ``None`` when the scenario names none (made when first used)."""
+        if self._concurrency is None and self._tables.get("concurrency") is not None:
+            parts = self._tables["concurrency"]
+            self._concurrency = _concat_tables(parts, name="concurrency")
+        return self._concurrency
+
+    @concurrency.setter
+    def concurrency(self, frame: pd.DataFrame | None) -> None:
+        self._concurrency = frame
 
     @property
     def delays(self) -> pd.DataFrame:
@@ -483,8 +523,9 @@ class RunResult:
             if key in ("flows", "queues") or (key not in _OWN_KEYS and isinstance(table, Mapping)):
                 _check_table(table, name=key)
                 tables[key] = table
-        if raw.get("transfers") is not None:
-            tables["transfers"] = raw["transfers"]
+        for key in ("transfers", "concurrency"):
+            if raw.get(key) is not None:
+                tables[key] = raw[key]
         pcap = [entry["path"] for entry in raw.get("pcap", ())]
         return cls(
             summary=dict(raw["summary"]),
@@ -564,6 +605,7 @@ class RunResult:
         (see :meth:`timeseries`), ``summary.json`` (``summary``, ``aggregate`` from
         :meth:`aggregate`, and the normalized ``scenario``), ``plot.png`` (see :meth:`plot`),
         ``transfers.parquet`` when the scenario has arrival processes,
+        ``concurrency.parquet`` when it asks for the ``concurrency`` table,
         ``events.parquet`` when events were traced, the run's pcap files (hard
         links or copies of :attr:`pcap_files`) and, with ``report=True``, ``report.md``.
 
@@ -609,6 +651,9 @@ class RunResult:
         if _has_arrivals(self.scenario):
             _write_parquet(self.transfers, stage / TRANSFERS_FILE)
             names.append(TRANSFERS_FILE)
+        if self.concurrency is not None:
+            _write_parquet(self.concurrency, stage / CONCURRENCY_FILE)
+            names.append(CONCURRENCY_FILE)
         if _write_events(self, stage / EVENTS_FILE):
             names.append(EVENTS_FILE)
         for path in self.pcap_files:
@@ -704,12 +749,19 @@ def _transfers_frame(raw: Any) -> pd.DataFrame:
 
     if raw is None:
         return pd.DataFrame()
-    parts = [raw] if isinstance(raw, Mapping) else list(raw)
-    frames = [table_to_frame(p, name="transfers") for p in parts]
-    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    frame = _concat_tables(raw, name="transfers")
     if "name" in frame:
         frame["name"] = frame["name"].astype("category")
     return frame
+
+
+def _concat_tables(raw: Any, *, name: str) -> pd.DataFrame:
+    """One DataFrame from a table of the core or the parts of it taken while the run went on."""
+    import pandas as pd
+
+    parts = [raw] if isinstance(raw, Mapping) else list(raw)
+    frames = [table_to_frame(p, name=name) for p in parts]
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
 def _has_arrivals(scenario: Mapping[str, Any]) -> bool:

@@ -23,9 +23,9 @@ __all__ = ["run", "validate"]
 SLICES = 200
 """A long run advances in this many equal slices of simulated time, so that the progress bar can
 move and Ctrl-C is noticed between slices (the core holds no Python state while it runs); after
-each, the time series, traced events and transfers recorded are taken from the core. A run of
-few events is cut into fewer (``guard.EVENTS_PER_SLICE``), one with many time-series rows into
-more (``guard.ROWS_PER_SLICE``)."""
+each, the time series, traced events, transfers and concurrency rows recorded are taken from
+the core. A run of few events is cut into fewer (``guard.EVENTS_PER_SLICE``), one with many
+time-series rows into more (``guard.ROWS_PER_SLICE``)."""
 
 PROGRESS_DELAY_S = 3.0
 """A progress bar appears only once a run has taken this many seconds of wall time."""
@@ -205,18 +205,24 @@ def _advance(
             "[{elapsed}<{remaining}]",
             leave=False,
         )
-    # Transfers opened by arrival processes are taken from the core slice by slice, so that the
-    # core holds only the connections open at a time.
+    # Transfers opened by arrival processes, and the concurrency table's rows, are taken from
+    # the core slice by slice, so that the core holds only the connections open at a time.
     transfers = []
+    concurrency = []
     try:
         for i in range(1, slices + 1):
             sim.run_until(duration * i / slices)
             transfers.append(sim.take_transfers())
+            part = sim.take_concurrency()
+            if part is not None:
+                concurrency.append(part)
             data.add(sim.take_series(), sim.take_events())
             if bar is not None:
                 bar.update(sim.now_s - bar.n)
         raw = dict(sim.finish())
         raw["transfers"] = [*transfers, raw["transfers"]]
+        if raw.get("concurrency") is not None:
+            raw["concurrency"] = [*concurrency, raw["concurrency"]]
         data.add(raw, raw.get("events"))
         if "event_codes" in raw:
             data.event_codes = {k: list(v) for k, v in raw["event_codes"].items()}

@@ -37,6 +37,10 @@ pub struct RunResults {
     /// One row per transfer opened by an arrival process (those not taken while the run went
     /// on; see [`crate::Simulation::take_transfers`]).
     pub transfers: Table,
+    /// Snapshots of the progress of the open transfers of the flow groups `[trace]
+    /// concurrency` names, at each opening and completion of one of them (those not taken
+    /// while the run went on); `None` when the scenario does not ask for them.
+    pub concurrency: Option<Table>,
     /// Per listed flow, the histogram of the one-way delays of its data packets delivered
     /// after the warm-up: one row per non-empty bin (`flow`, `bin_lo_s`, `bin_hi_s`, `count`).
     pub delays: Table,

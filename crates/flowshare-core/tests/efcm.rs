@@ -149,3 +149,116 @@ fn transfers_opened_at_run_time_join_the_ensemble_of_a_running_flow() {
     let (equal, n) = shared(&common::run(&scenario("")));
     assert!(equal * 10 < n, "plain transfers have windows of their own ({equal} of {n})");
 }
+
+/// A member whose backed-off retransmission times out again re-shares the ensemble's window at
+/// once (the Loss phase does not change, so no phase hook runs). Two senders with initial window
+/// 10 and ssthresh 44 share 10/44; segments 0–9 of a are lost. First timeout: ssthresh
+/// max(10/2, 2) = 5, cwnd 1, both (1 + 10)/2 = 5.5 and (5 + 44)/2 = 24.5. Second timeout:
+/// ssthresh max(⌈5.5⌉/2, 2) = 3, cwnd 1, both (1 + 5.5)/2 = 3.25 and (3 + 24.5)/2 = 13.75.
+#[test]
+fn a_repeated_timeout_of_one_sender_re_shares_the_ensemble_at_once() {
+    use flowshare_core::cc::efcm::{Efcm, EfcmParams};
+    use flowshare_core::cc::CcHost;
+    use flowshare_core::tcp::{Controller, Sender};
+    let text = graph(1, &format!("[[flows]]\nname = \"f\"\nsrc = \"S\"\ndst = \"R1\"\n{}\n", tcp("")))
+        .replace("initial_window = 3", "initial_window = 10");
+    let cfg = flowshare_core::scenario::from_toml(&text).unwrap().build().unwrap().conns[0].tcp;
+    let mut cc = CcHost::new();
+    // Neither pacing nor ACK clocking: only the senders' own events move the windows.
+    let params = EfcmParams { pacing: false, ack_clocking: false, ..EfcmParams::default() };
+    let gid = cc.add_group(Box::new(Efcm::new(params)));
+    let mut out = Vec::new();
+    let mut senders: Vec<Sender> = (0..2).map(|i| Sender::new(i, cfg, None, cfg.mss, Controller::Group(gid))).collect();
+    for s in &mut senders {
+        s.start(0, &mut cc, &mut out);
+    }
+    let windows = |senders: &[Sender], cc: &CcHost| -> Vec<(f64, f64)> {
+        senders.iter().map(|s| s.cc_state(cc)).map(|st| (st.cwnd, st.ssthresh)).collect()
+    };
+    assert_eq!(windows(&senders, &cc), [(10.0, 44.0); 2]);
+    // Only a's timer is driven: nothing of a's comes back.
+    let a = &mut senders[0];
+    let first = a.next_wake().expect("a's retransmission timer");
+    a.on_wake(first, &mut cc, &mut out);
+    assert_eq!(a.stats.timeouts, 1);
+    assert_eq!(windows(&senders, &cc), [(5.5, 24.5); 2]);
+    let a = &mut senders[0];
+    let second = a.next_wake().expect("the backed-off timer");
+    assert!(second > first);
+    a.on_wake(second, &mut cc, &mut out);
+    assert_eq!((a.stats.timeouts, a.backoff()), (2, 4));
+    assert_eq!(windows(&senders, &cc), [(3.25, 13.75); 2]);
+}
+
+/// Groups `a` (initial window 3, ssthresh 44) and `b` (10, 20) open transfers from S to R1 in
+/// one ensemble; `c`, a plain group to R2 with unbounded ssthresh, opens one too large to
+/// finish. Checks the transfers table's start values: a's first transfer starts alone (3, 44, no
+/// RTT); b's at the same instant joins it, (3 + 10)/2 = 6.5 and (44 + 20)/2 = 32; b's second,
+/// at 1 s, inherits the ensemble's SRTT and RTTVAR.
+#[test]
+fn transfers_record_the_window_and_rtt_they_start_with() {
+    let ens = ", ensemble = { controller = \"efcm\", key = \"receiver\" }";
+    let flows = format!(
+        "[[flows]]\nname = \"a\"\nsrc = \"S\"\ndst = \"R1\"\n{}\n\
+         [flows.arrivals]\nprocess = \"trace\"\ntransfers = [[\"0s\", \"1MB\"]]\n\
+         [[flows]]\nname = \"b\"\nsrc = \"S\"\ndst = \"R1\"\n{}\n\
+         [flows.arrivals]\nprocess = \"trace\"\ntransfers = [[\"0s\", \"20KB\"], [\"1s\", \"20KB\"]]\n\
+         [[flows]]\nname = \"c\"\nsrc = \"S\"\ndst = \"R2\"\ntcp = {{ initial_window = 3 }}\n\
+         [flows.arrivals]\nprocess = \"trace\"\ntransfers = [[\"0s\", \"50MB\"]]\n",
+        tcp(ens),
+        tcp(ens).replace("initial_window = 3, initial_ssthresh = 44", "initial_window = 10, initial_ssthresh = 20"),
+    );
+    let r = common::run(&graph(5, &flows));
+    let t = &r.transfers;
+    let names: Vec<&str> = t.columns.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        names,
+        [
+            "transfer",
+            "name",
+            "user",
+            "start_s",
+            "size_bytes",
+            "completion_time_s",
+            "goodput_bps",
+            "packets_sent",
+            "retransmits",
+            "timeouts",
+            "drops",
+            "initial_cwnd",
+            "initial_ssthresh",
+            "initial_srtt_s",
+            "initial_rttvar_s",
+            "rtt_min_s",
+            "sent_bytes",
+        ]
+    );
+    // Rows by transfer number, in order of opening: a's (0), b's first (1), c's (2), b's
+    // second (3); the table lists them in the order they finished.
+    let row = |id: i64| t.i64("transfer").iter().position(|&x| x == id).expect("a row");
+    let (a, b0, c, b1) = (row(0), row(1), row(2), row(3));
+    let Some(flowshare_core::results::Column::Str(name)) = t.get("name") else { panic!("a name column") };
+    assert_eq!([&name[a], &name[b0], &name[b1], &name[c]], ["a", "b", "b", "c"]);
+    let (cwnd, ssthresh) = (t.f64("initial_cwnd"), t.f64("initial_ssthresh"));
+    let (srtt, rttvar, rtt_min) = (t.f64("initial_srtt_s"), t.f64("initial_rttvar_s"), t.f64("rtt_min_s"));
+    assert_eq!((cwnd[a], ssthresh[a]), (3.0, 44.0));
+    assert_eq!((cwnd[b0], ssthresh[b0]), (6.5, 32.0));
+    assert_eq!((cwnd[c], ssthresh[c].is_nan()), (3.0, true), "plain: the configured window, no ssthresh");
+    for k in [a, b0, c] {
+        assert!(srtt[k].is_nan() && rttvar[k].is_nan(), "no estimate to start from");
+    }
+    // At 1 s a is still running: the ensemble has its RTT samples (44 ms of propagation and
+    // the queue of two transfers on 10 Mbps).
+    assert!(srtt[b1] > 0.044 && srtt[b1] < 0.5 && rttvar[b1] > 0.0, "{} {}", srtt[b1], rttvar[b1]);
+    // The smallest samples: the 44 ms and 102 ms propagation RTTs plus transmission times.
+    assert!(rtt_min[b0] > 0.044 && rtt_min[b0] < 0.048, "{}", rtt_min[b0]);
+    assert!(rtt_min[c] > 0.102 && rtt_min[c] < 0.106, "{}", rtt_min[c]);
+    let (size, sent, done) = (t.i64("size_bytes"), t.i64("sent_bytes"), t.f64("completion_time_s"));
+    for k in [a, b0, b1] {
+        assert!(!done[k].is_nan());
+        assert_eq!(sent[k], size[k], "a completed transfer sent every byte");
+    }
+    // c is unfinished after 5 s: it sent whole segments of new data, far fewer than 50 MB.
+    assert!(done[c].is_nan());
+    assert!(sent[c] > 0 && sent[c] % 1460 == 0 && sent[c] < 10_000_000, "{}", sent[c]);
+}

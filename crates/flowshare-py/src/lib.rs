@@ -147,6 +147,13 @@ impl Simulation {
         table_to_py(py, &t)
     }
 
+    /// The rows of the `concurrency` table written since the last call, or `None` when the
+    /// scenario does not ask for it (see `take_concurrency` in the core).
+    fn take_concurrency<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let sim = self.inner.as_mut().ok_or_else(|| PyRuntimeError::new_err("this simulation has finished"))?;
+        sim.take_concurrency().map(|t| table_to_py(py, &t)).transpose()
+    }
+
     /// The time series sampled since the last call, as `{"flow_series": table,
     /// "queue_series": table}` (see `take_series` in the core).
     fn take_series<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -246,6 +253,9 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
     out.set_item("flow_series", table_to_py(py, &r.flow_series)?)?;
     out.set_item("queue_series", table_to_py(py, &r.queue_series)?)?;
     out.set_item("transfers", table_to_py(py, &r.transfers)?)?;
+    if let Some(c) = &r.concurrency {
+        out.set_item("concurrency", table_to_py(py, c)?)?;
+    }
     out.set_item("delays", table_to_py(py, &r.delays)?)?;
     out.set_item("fct", table_to_py(py, &r.fct)?)?;
     if let Some(events) = &r.trace.events {

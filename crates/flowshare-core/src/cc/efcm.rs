@@ -18,7 +18,8 @@
 //! cwnd = ssthresh) to the aggregate window; what its recovery variant adds above that
 //! (NewReno's inflation by duplicate ACKs, deflation by partial ACKs) stays its own and is
 //! dropped when it leaves recovery, where it holds its share. The windows the sender sets on
-//! entering recovery, on a timeout or on an ECN echo are changes by standard TCP and re-shared.
+//! entering recovery, on a timeout (a repeated one too) or on an ECN echo are changes by standard
+//! TCP and re-shared.
 
 use super::host::{Caps, GroupControl, MemberId, Members, Pacing};
 use super::{AckSample, Aimd, CongestionControl, LossSignal, Phase};
@@ -352,6 +353,13 @@ impl GroupControl for Efcm {
         self.settle(g);
     }
 
+    fn on_repeated_timeout(&mut self, m: MemberId, g: &mut Members<'_>) {
+        // Standard TCP set this member's window and ssthresh again: re-share now, as for any
+        // such change.
+        self.mark(m);
+        self.settle(g);
+    }
+
     fn undo(&mut self, m: MemberId, _g: &mut Members<'_>) {
         // The sender restores ssthresh after this call.
         self.mark(m);
@@ -450,25 +458,35 @@ mod tests {
         assert_eq!(windows(&host, &[a, b]), [(15.5, 27.0), (15.5, 27.0)]);
     }
 
-    /// A timeout sets one member's window to 1: with 20/20 both get (1 + 20)/2 = 10.5.
+    /// A timeout sets one member's window to 1: with 20/20 and ssthresh 44/44, ssthresh
+    /// max(20/2, 2) = 10 and cwnd 1 on a give both (1 + 20)/2 = 10.5 and (10 + 44)/2 = 27. The
+    /// backed-off retransmission times out too, in the Loss phase: ssthresh max(⌈10.5⌉/2, 2) =
+    /// 5.5 and cwnd 1 on a are re-shared at once, (1 + 10.5)/2 = 5.75 and (5.5 + 27)/2 = 16.25,
+    /// with no other hook in between.
     #[test]
-    fn a_timeout_is_shared_even_when_already_in_loss() {
+    fn a_repeated_timeout_is_shared_at_once() {
         let (mut host, gid) = efcm(EfcmParams::default());
         let a = host.join(with(20.0, 44.0), Some(gid), None, 0);
         let b = host.join(with(20.0, 44.0), Some(gid), None, 0);
-        let timeout = |host: &mut CcHost| {
-            let ss = host.on_loss(a, &LossSignal { kind: LossKind::Timeout, now: 0, flight_size: 20 });
+        // What the sender does on a timeout (`Sender::on_timer`).
+        let timeout = |host: &mut CcHost, flight_size: u64| {
+            let again = host.state(a).phase == Phase::Loss;
+            let ss = host.on_loss(a, &LossSignal { kind: LossKind::Timeout, now: 0, flight_size });
             host.state_mut(a).ssthresh = ss;
             host.state_mut(a).cwnd = 1.0;
-            host.set_phase(a, Phase::Loss);
+            if again {
+                host.on_repeated_timeout(a);
+            } else {
+                host.set_phase(a, Phase::Loss);
+            }
         };
-        timeout(&mut host);
+        timeout(&mut host, 20);
         assert_eq!(windows(&host, &[a, b]), [(10.5, 27.0); 2]);
-        // A second timeout in the Loss phase changes no phase: the next hook shares it.
-        // ssthresh max(20/2, 2) = 10 and cwnd 1 on a: (1 + 10.5)/2, (10 + 27)/2.
-        timeout(&mut host);
-        host.on_ack(b, &AckSample { in_recovery: true, ..ack() });
-        assert_eq!(windows(&host, &[a, b]), [(5.75, 18.5); 2]);
+        timeout(&mut host, 11);
+        assert_eq!(windows(&host, &[a, b]), [(5.75, 16.25); 2]);
+        // A third one: ssthresh max(6/2, 2) = 3, so (1 + 5.75)/2 = 3.375 and (3 + 16.25)/2.
+        timeout(&mut host, 6);
+        assert_eq!(windows(&host, &[a, b]), [(3.375, 9.625); 2]);
     }
 
     /// Growth: an ACK in slow start adds one segment to the aggregate (1/n per share), in

@@ -156,6 +156,9 @@ pub trait GroupControl: Send + Sync + Debug {
     fn on_loss(&mut self, m: MemberId, loss: &LossSignal, g: &mut Members<'_>) -> f64;
     /// Member `m`'s sender changed phase (it has already set `phase`).
     fn on_phase(&mut self, _m: MemberId, _from: Phase, _to: Phase, _g: &mut Members<'_>) {}
+    /// Member `m` timed out again while in [`Phase::Loss`] (a backed-off retransmission timed
+    /// out): the sender has set its ssthresh and cwnd anew, with no change of phase to report.
+    fn on_repeated_timeout(&mut self, _m: MemberId, _g: &mut Members<'_>) {}
     /// The last reduction of member `m` was spurious: restore what the controller decided at
     /// it. The sender restores the window itself.
     fn undo(&mut self, _m: MemberId, _g: &mut Members<'_>) {}
@@ -455,6 +458,11 @@ impl CcHost {
             self.states[m as usize].phase = to;
             with_group!(self, m, |ctl, g| ctl.on_phase(m, from, to, &mut g));
         }
+    }
+
+    /// [`GroupControl::on_repeated_timeout`].
+    pub fn on_repeated_timeout(&mut self, m: MemberId) {
+        with_group!(self, m, |ctl, g| ctl.on_repeated_timeout(m, &mut g));
     }
 
     /// [`GroupControl::undo`].

@@ -432,6 +432,9 @@ impl Scenario {
         }
         if let Some(trace) = &self.trace {
             trace.resolve(&net, conns.len(), self.bottleneck_link(), self.simulation.duration.0)?;
+            let groups: Vec<(&str, bool)> =
+                self.flows.iter().map(|g| (g.name.as_str(), g.arrivals.is_some())).collect();
+            trace.concurrency_groups(&groups)?;
         }
         let changes = self.resolve_changes(&net)?;
         Ok(Built { net, conns, arrivals, routes, changes })

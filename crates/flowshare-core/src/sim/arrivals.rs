@@ -80,6 +80,12 @@ pub(super) struct TransferLog {
     retransmits: Vec<i64>,
     timeouts: Vec<i64>,
     drops: Vec<i64>,
+    initial_cwnd: Vec<f64>,
+    initial_ssthresh: Vec<f64>,
+    initial_srtt: Vec<f64>,
+    initial_rttvar: Vec<f64>,
+    rtt_min: Vec<f64>,
+    sent_bytes: Vec<i64>,
     /// Rows recorded since the start of the run.
     pub(super) total: u64,
 }
@@ -99,6 +105,12 @@ impl TransferLog {
         t.push("retransmits", Column::I64(std::mem::take(&mut self.retransmits)));
         t.push("timeouts", Column::I64(std::mem::take(&mut self.timeouts)));
         t.push("drops", Column::I64(std::mem::take(&mut self.drops)));
+        t.push("initial_cwnd", Column::F64(std::mem::take(&mut self.initial_cwnd)));
+        t.push("initial_ssthresh", Column::F64(std::mem::take(&mut self.initial_ssthresh)));
+        t.push("initial_srtt_s", Column::F64(std::mem::take(&mut self.initial_srtt)));
+        t.push("initial_rttvar_s", Column::F64(std::mem::take(&mut self.initial_rttvar)));
+        t.push("rtt_min_s", Column::F64(std::mem::take(&mut self.rtt_min)));
+        t.push("sent_bytes", Column::I64(std::mem::take(&mut self.sent_bytes)));
         t
     }
 }
@@ -277,6 +289,7 @@ impl Simulation {
             Box::new(super::SendJitter { max: tcp.send_jitter, rng, held: Default::default() })
         });
         self.transfers[slot] = Some(Transfer { id, arrivals: a, user, start: self.now, size, done: false });
+        self.concurrency_opened(c, self.arrivals[a as usize].spec.group);
         if let Some(t) = &mut self.trace {
             t.set_slot(c, id, FlowWire { mss: tcp.mss, header: tcp.header, size: Some(size) });
         }
@@ -301,6 +314,7 @@ impl Simulation {
                 return;
             }
             self.record_transfer(c);
+            self.concurrency_completed(c);
             if let Some(u) = t.user {
                 let user = &mut self.users[u as usize];
                 let arr = &self.arrivals[user.arrivals as usize];
@@ -351,6 +365,14 @@ impl Simulation {
         log.retransmits.push(s.stats.retransmits as i64);
         log.timeouts.push(s.stats.timeouts as i64);
         log.drops.push(self.counters[slot].data_dropped as i64);
+        let st = &s.stats;
+        log.initial_cwnd.push(st.initial_cwnd);
+        log.initial_ssthresh.push(if st.initial_ssthresh.is_finite() { st.initial_ssthresh } else { f64::NAN });
+        let (srtt, rttvar) = st.initial_rtt.map_or((f64::NAN, f64::NAN), |(s, v)| (s / 1e9, v / 1e9));
+        log.initial_srtt.push(srtt);
+        log.initial_rttvar.push(rttvar);
+        log.rtt_min.push(if st.rtt_n > 0 { secs(st.rtt_min) } else { f64::NAN });
+        log.sent_bytes.push(s.sent_bytes() as i64);
         log.total += 1;
         let fct = s.stats.completed_at.map(|at| at - t.start);
         let group = self.arrivals[t.arrivals as usize].spec.group;

@@ -5,6 +5,7 @@
 
 mod arrivals;
 mod changes;
+mod concurrency;
 mod ensembles;
 mod estimate;
 mod forward;
@@ -122,6 +123,8 @@ pub struct Simulation {
     next_transfer: u32,
     /// Finished transfers not yet taken.
     transfer_log: TransferLog,
+    /// The `concurrency` table, when the scenario asks for it.
+    concurrency: Option<Box<concurrency::Concurrency>>,
     /// Start of the steady state (`simulation.warmup`); 0 = the whole run.
     warmup: Time,
     /// What the counters held at the end of the warm-up, once it has passed.
@@ -249,7 +252,8 @@ impl Simulation {
             }
         }
         let trace = match &scenario.trace {
-            Some(cfg) => {
+            // Only events and pcap captures need a tracer on the packet path.
+            Some(cfg) if cfg.events || !cfg.pcap.is_empty() => {
                 let spec = cfg.resolve(&built.net, built.conns.len(), scenario.bottleneck_link(), end)?;
                 let wire = built
                     .conns
@@ -261,6 +265,14 @@ impl Simulation {
                     })
                     .collect();
                 Some(Box::new(Tracer::new(spec, built.net.links.len(), wire, end)))
+            }
+            _ => None,
+        };
+        let concurrency = match &scenario.trace {
+            Some(cfg) => {
+                let groups: Vec<(&str, bool)> =
+                    scenario.flows.iter().map(|g| (g.name.as_str(), g.arrivals.is_some())).collect();
+                cfg.concurrency_groups(&groups)?.map(|mask| Box::new(concurrency::Concurrency::new(mask)))
             }
             None => None,
         };
@@ -319,6 +331,7 @@ impl Simulation {
             free_slots: Vec::new(),
             next_transfer: n as u32,
             transfer_log: TransferLog::default(),
+            concurrency,
             warmup,
             warm: None,
             delays: vec![DelayStats::default(); n],
@@ -583,6 +596,7 @@ impl Simulation {
             flow_series,
             queue_series,
             transfers: self.take_transfers(),
+            concurrency: self.take_concurrency(),
             delays,
             fct,
             trace: self.trace.take().map_or_else(Default::default, |t| t.finish(end)),

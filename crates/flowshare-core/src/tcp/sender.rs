@@ -82,6 +82,14 @@ pub struct SenderStats {
     pub ecn_reductions: u64,
     /// Largest retransmission-timer backoff multiplier reached (1: never backed off).
     pub backoff_max: u32,
+    /// cwnd and ssthresh when it joined its controller, segments: what it starts sending with
+    /// (an ensemble's join rule may have re-shared them).
+    pub initial_cwnd: f64,
+    /// See `initial_cwnd`; infinite when unbounded.
+    pub initial_ssthresh: f64,
+    /// SRTT and RTTVAR it started with, ns, if it started with an estimate (inherited from an
+    /// ensemble or a closed connection).
+    pub initial_rtt: Option<(f64, f64)>,
 }
 
 /// `Sender::member` of a sender that is not in the congestion-control host.
@@ -411,6 +419,10 @@ impl Sender {
         };
         let m = cc.join(self.initial_state(), group, solo, now);
         self.member = m;
+        let st = cc.state(m);
+        self.stats.initial_cwnd = st.cwnd;
+        self.stats.initial_ssthresh = st.ssthresh;
+        self.stats.initial_rtt = (st.rtt.samples > 0).then_some((st.rtt.srtt, st.rtt.rttvar));
         self.caps = cc.caps(m);
         if self.caps.rate {
             self.rate = Some(Box::default());
@@ -506,6 +518,29 @@ impl Sender {
             Some(t) if seq + 1 == t => self.last_payload,
             _ => self.cfg.mss,
         }
+    }
+
+    /// Payload bytes of the segments below `seq`: every one full but a finite transfer's last
+    /// (and the SYN stand-in, which carries none).
+    fn payload_below(&self, seq: u64) -> u64 {
+        let syn = u64::from(self.cfg.syn_segment);
+        let data = seq.saturating_sub(syn);
+        let full = u64::from(self.cfg.mss);
+        match self.total_segs {
+            Some(t) if seq == t && data > 0 => (data - 1) * full + u64::from(self.last_payload),
+            _ => data * full,
+        }
+    }
+
+    /// Distinct payload bytes sent so far (the highest byte first sent; retransmissions do not
+    /// count).
+    pub fn sent_bytes(&self) -> u64 {
+        self.payload_below(self.snd_max)
+    }
+
+    /// Payload bytes cumulatively acknowledged.
+    pub fn acked_bytes(&self) -> u64 {
+        self.payload_below(self.snd_una)
     }
 
     fn has_data(&self, seq: u64) -> bool {
@@ -1628,11 +1663,17 @@ impl Sender {
             let window = window_in_force(st);
             self.misrx_check = rtt.map(|rtt| TimeoutRecord { at: now, cwnd: window, snd_nxt: self.snd_nxt, rtt });
         }
+        let again = cc.state(m).phase == Phase::Loss;
         let ss = self.ssthresh_after(LossKind::Timeout, now, flight, cc);
         let st = cc.state_mut(m);
         st.ssthresh = ss;
         st.cwnd = 1.0;
-        cc.set_phase(m, Phase::Loss);
+        if again {
+            // No phase change for the controller to see: tell it of the new window.
+            cc.on_repeated_timeout(m);
+        } else {
+            cc.set_phase(m, Phase::Loss);
+        }
         self.recover = Some(self.snd_max);
         self.dupacks = 0;
         self.loss_kind = LossKind::Timeout;

@@ -156,6 +156,10 @@ pub struct TraceCfg {
     /// Link directions to capture in pcap files, selected like `links`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pcap: Vec<String>,
+    /// Flow groups (with arrivals) whose open transfers the `concurrency` table follows;
+    /// empty = no table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub concurrency: Vec<String>,
 }
 
 impl TraceCfg {
@@ -245,6 +249,41 @@ impl TraceCfg {
             }
         }
         Ok(TraceSpec { events: self.events, flow_mask, link_mask, kind_mask, start: self.start.0, stop, pcap })
+    }
+}
+
+impl TraceCfg {
+    /// Which of `groups` (each flow group's name and whether it has arrivals, in order)
+    /// `concurrency` names, as a mask; `None` when it names none.
+    pub fn concurrency_groups(&self, groups: &[(&str, bool)]) -> Result<Option<Vec<bool>>, ConfigError> {
+        if self.concurrency.is_empty() {
+            return Ok(None);
+        }
+        let allowed: Vec<String> = groups.iter().filter(|g| g.1).map(|g| format!("\"{}\"", g.0)).collect();
+        let give = if allowed.is_empty() {
+            "the scenario has no flow group with arrivals".to_string()
+        } else {
+            format!("give groups with arrivals: {}", allowed.join(", "))
+        };
+        let mut mask = vec![false; groups.len()];
+        for (i, name) in self.concurrency.iter().enumerate() {
+            let path = format!("trace.concurrency[{i}]");
+            let found: Vec<usize> = (0..groups.len()).filter(|&g| groups[g].0 == name.as_str()).collect();
+            if found.is_empty() {
+                return Err(ConfigError::new(path, format!("no flow group is named \"{name}\"; {give}")));
+            }
+            let with_arrivals: Vec<usize> = found.into_iter().filter(|&g| groups[g].1).collect();
+            if with_arrivals.is_empty() {
+                return Err(ConfigError::new(
+                    path,
+                    format!("flow group \"{name}\" has no arrivals, so it opens no transfers; {give}"),
+                ));
+            }
+            for g in with_arrivals {
+                mask[g] = true;
+            }
+        }
+        Ok(Some(mask))
     }
 }
 
