@@ -171,7 +171,7 @@ def test_tiny_reproduction_writes_every_target_and_measures_the_runs(tiny):
     assert (runs["fairness"].dropna().between(0.0, 1.0)).all()
     assert runs["periods"].sum() > 0
     report = (out / "report.html").read_text(encoding="utf-8")
-    assert report.index("Numeric targets") < report.index("Table 5.17")
+    assert report.index("<h2>Numeric targets") < report.index("<h2>Table 5.17")
     assert "<link" not in report and 'src="http' not in report
 
 

@@ -165,7 +165,8 @@ def concurrent_measures(periods: pd.DataFrame, sent: pd.DataFrame) -> dict[str, 
     ``transfer`` and ``segments``, the distinct new data segments the member first sent in the
     period (``efcm:A12``). A connection's time of concurrency c_i is the total length of its
     periods and its throughput its segments in them over c_i; the fairness index of a period
-    is Jain's over its members' throughputs in it, and Ī_f the unweighted mean over periods.
+    is Jain's over its members' throughputs in it, and Ī_f the unweighted mean over periods
+    (a period in which no member sent anything has no index and is left out).
     Returns ``t1``, ``t2``, ``fairness`` and ``periods``.
     """
     numbers = periods["period"] if "period" in periods else pd.Series(periods.index)
@@ -181,9 +182,11 @@ def concurrent_measures(periods: pd.DataFrame, sent: pd.DataFrame) -> dict[str, 
     per_conn = rows.groupby("transfer")[["segments", "length_s"]].sum()
     t1, t2 = mean_throughputs(per_conn["segments"].to_numpy(), per_conn["length_s"].to_numpy())
     rates = rows["segments"] / rows["length_s"]
-    fairness = [jain_index(r.to_numpy()) for _, r in rates.groupby(rows["period"])]
+    fairness = np.array([jain_index(r.to_numpy()) for _, r in rates.groupby(rows["period"])])
+    # A period in which no member sent has no fairness index (0/0): it is left out.
+    defined = fairness[np.isfinite(fairness)]
     return {"t1": t1, "t2": t2,
-            "fairness": float(np.nanmean(fairness)) if fairness else math.nan,
+            "fairness": float(defined.mean()) if defined.size else math.nan,
             "periods": float(len(fairness))}
 
 
