@@ -514,3 +514,38 @@ fn rate_halving_starts_no_recovery_on_the_ack_that_ends_one_and_forgets_its_sack
     assert_eq!(s.stats.fast_retransmits, 2, "the next one does");
     assert!(out.iter().any(|p| p.seq == recover && p.retx()), "segment {recover} resent");
 }
+
+/// `sent_bytes` counts distinct payload (the highest byte sent), `acked_bytes` the payload
+/// cumulatively acknowledged. A 3,420-byte transfer is two 1,460-byte segments and a last one of
+/// 500: the first window sends all three; an ACK of two segments acknowledges 2,920 B; the
+/// timeout's retransmission of the third adds nothing sent. With `syn_segment`, segment 0 stands
+/// for the SYN and carries no payload.
+#[test]
+fn sent_and_acked_bytes_count_distinct_payload() {
+    let c = cfg("newreno", "");
+    let mut cc = CcHost::new();
+    let mut s = Sender::new(0, c, Some(3), 500, Controller::Solo(CcConfig::Reno.build_solo()));
+    let mut out = Vec::new();
+    assert_eq!((s.sent_bytes(), s.acked_bytes()), (0, 0));
+    s.start(0, &mut cc, &mut out);
+    assert_eq!((s.sent_bytes(), s.acked_bytes()), (3420, 0));
+    s.on_ack(1_000, &ack(2), &mut cc, &mut out);
+    assert_eq!((s.sent_bytes(), s.acked_bytes()), (3420, 2920));
+    out.clear();
+    let deadline = s.next_wake().expect("a timer for the third segment");
+    s.on_wake(deadline, &mut cc, &mut out);
+    assert!(out.iter().any(|p| p.seq == 2 && p.retx()), "segment 2 resent");
+    assert_eq!((s.sent_bytes(), s.acked_bytes()), (3420, 2920));
+    s.on_ack(deadline + 1_000, &ack(3), &mut cc, &mut out);
+    assert_eq!((s.sent_bytes(), s.acked_bytes()), (3420, 3420));
+    // With the SYN stand-in: segments 0 (no payload), 1 and 2 (1,460 B each) go first.
+    let c = cfg("newreno", ", syn_segment = true");
+    let mut cc = CcHost::new();
+    let mut s = Sender::new(0, c, Some(3), 500, Controller::Solo(CcConfig::Reno.build_solo()));
+    s.start(0, &mut cc, &mut out);
+    assert_eq!(s.sent_bytes(), 2920);
+    s.on_ack(1_000, &ack(1), &mut cc, &mut out);
+    assert_eq!(s.acked_bytes(), 0, "the stand-in carries no payload");
+    s.on_ack(2_000, &ack(4), &mut cc, &mut out);
+    assert_eq!((s.sent_bytes(), s.acked_bytes()), (3420, 3420));
+}
