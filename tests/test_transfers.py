@@ -200,6 +200,9 @@ def test_the_concurrency_table(tmp_path: Path) -> None:
     assert "concurrency.parquet" in files
     back = pd.read_parquet(tmp_path / "out" / "concurrency.parquet")
     pd.testing.assert_frame_equal(back, c)
+    # By name too, as any other table (both arrive from the core in slices).
+    pd.testing.assert_frame_equal(result.table("concurrency"), c)
+    pd.testing.assert_frame_equal(result.table("transfers"), result.transfers)
     # Without the option: no table, no file.
     plain = flowshare.run(write_scenario(tmp_path, POISSON), progress=False)
     assert plain.concurrency is None

@@ -410,6 +410,11 @@ class RunResult:
         DataFrame, or ``None`` when the results have no such table."""
         if name in self._frames:
             return self._frames[name]  # type: ignore[no-any-return]
+        # These two arrive from the core in slices, which their properties join.
+        if name == "transfers":
+            return self.transfers
+        if name == "concurrency":
+            return self.concurrency
         if name not in self._tables:
             return None
         return self._frame(name)
