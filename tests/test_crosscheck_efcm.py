@@ -87,7 +87,11 @@ def test_ns2_args_and_variants(ce):
     assert ce.ns2_args(ce.Case(60, True), v, 2, 3000, "f.www") == [
         "www=f.www", "rtt_ms=60", "unreliable=1", "lan=802_3", "window=20", "background=restart",
         "seconds=3000", "seed=2", "macbw=lan"]
-    assert ce.variant("ns2-mac2-w20-restart").macbw == "default"
+    assert ce.variant("ns2-mac-2mbps-w20-restart").macbw == "default"
+    assert ce.ns2_args(ce.Case(20, False), ce.variant("ns2-mac-2mbps-w20-restart"), 1, 10,
+                       "w")[-1] == "macbw=default"
+    assert ce.ns2_args(ce.Case(20, False), ce.variant("ns2-802_3-2mbps-w20-restart"), 1, 10,
+                       "w")[-3:] == ["macbw=lan", "send_mbps=2", "recv_mbps=2"]
     keys = [x.key for x in ce.VARIANTS]
     assert len(keys) == len(set(keys))
     assert [c.key for c in ce.CASES][:2] == ["rtt20-reliable", "rtt20-unreliable"]

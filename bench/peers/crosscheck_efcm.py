@@ -125,12 +125,12 @@ class Variant:
     lan: str          # ns-2: 802_3, mac, link; flowshare: fifo
     window: int       # ns-2's window_ / flowshare's rwnd in segments
     background: str   # restart, bulk
-    macbw: str = "lan"  # ns-2: lan, or default (the MACs keep ns-2's 2 Mbit/s)
+    macbw: str = "lan"  # ns-2: lan, or default: both LANs at ns-2's default MAC rate, 2 Mbit/s
 
     @property
     def key(self) -> str:
         sim = "ns2" if self.sim == "ns2" else "fs"
-        lan = self.lan + ("2" if self.macbw == "default" else "")
+        lan = self.lan + ("-2mbps" if self.macbw == "default" else "")
         return f"{sim}-{lan}-w{self.window}-{self.background}"
 
     @property
@@ -147,6 +147,7 @@ VARIANTS = [
     Variant("ns2", "802_3", 1000, "restart"),
     Variant("ns2", "802_3", 20, "bulk"),
     Variant("ns2", "802_3", 1000, "bulk"),
+    Variant("ns2", "802_3", 20, "restart", "default"),
     Variant("ns2", "mac", 20, "restart", "default"),
     Variant("ns2", "link", 20, "restart"),
     Variant("ns2", "link", 1000, "restart"),
@@ -198,9 +199,15 @@ def workload(seed: int, seconds: float) -> str:
 
 
 def ns2_args(case: Case, v: Variant, seed: int, seconds: float, www: str) -> list[str]:
-    return [f"www={www}", f"rtt_ms={case.rtt_ms}", f"unreliable={int(case.unreliable)}",
+    """ns2_efcm.tcl's arguments. macbw "default": the plain Mac keeps its default bandwidth_
+    of 2 Mbit/s (`macbw=default`); Mac/802_3 times its frames at the physical layer's rate, so
+    there both LANs are set to 2 Mbit/s instead."""
+    args = [f"www={www}", f"rtt_ms={case.rtt_ms}", f"unreliable={int(case.unreliable)}",
             f"lan={v.lan}", f"window={v.window}", f"background={v.background}",
-            f"seconds={seconds:g}", f"seed={seed}", f"macbw={v.macbw}"]
+            f"seconds={seconds:g}", f"seed={seed}"]
+    if v.macbw == "default" and v.lan == "802_3":
+        return args + ["macbw=lan", "send_mbps=2", "recv_mbps=2"]
+    return args + [f"macbw={v.macbw}"]
 
 
 def parse_ns2(out: str) -> dict:
