@@ -166,7 +166,7 @@ proc lossmodel {} {
 # A LAN of STATIONS at BW Mbit/s; ROUTER's interface queues 20 packets, the others 50; LOSSY:
 # the stations lose received packets with probability loss.
 proc lan {tag stations router bw lossy} {
-  global ns node opt
+  global ns node opt losssnoop
   set nodes {}
   foreach s $stations { lappend nodes $node($s) }
   if {$opt(lan) eq "link"} {
