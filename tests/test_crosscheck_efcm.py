@@ -118,21 +118,39 @@ def test_tables(ce):
     rows = [{"label": "20 ms, reliable", "rtt_ms": 20, "unreliable": False,
              "variants": {v.key: {"t1": fig(84.5, 80.0, 90.0), "t2": fig(46.75, 40.0, 50.0)}}}]
     text = ce.throughput_table(rows, [v], "t1")
-    assert "| 20 ms, reliable | 42.2 | 84.5 [80.0–90.0] |" in text
+    assert text.splitlines()[0] == "| configuration | 20 ms r |"
+    assert "| report | 42.2 |" in text
+    assert "| ns-2: 802.3, w 20, restart | 84.5 [80.0–90.0] |" in text
     # T̄1 twice the report, T̄2 equal: factors 2.00, 1.00 and sqrt(2) for both.
     assert "| 2.00 | 1.00 | 1.41 |" in ce.closeness(rows, [v])
 
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 is not installed")
-def test_ns2_short_run(ce, tmp_path):
+@pytest.mark.parametrize("extra", [["lan=802_3"], ["lan=link", "unreliable=1"],
+                                   ["lan=mac", "macbw=default", "background=bulk"]])
+def test_ns2_short_run(ce, tmp_path, extra):
     www = tmp_path / "w.www"
     www.write_text("S1 start 0.1\nS1 page 30458 0.5\nS1 page 40000 100\n"
                    "S2 start 0.2\nS2 page 30458 100\nS3 start 50\nS3 page 30458 100\n")
-    out = subprocess.run(["ns", str(PEERS / "ns2_efcm.tcl"), f"www={www}", "seconds=3",
-                          "rtt_ms=20", "seed=1"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(["ns", str(PEERS / "ns2_efcm.tcl"), f"www={www}", "seconds=10",
+                          "rtt_ms=20", "seed=1", *extra], capture_output=True, text=True,
+                         timeout=60)
     assert out.returncode == 0, out.stderr
     run = ce.parse_ns2(out.stdout)
     assert [p[0] for p in run["pages"]] == ["S1", "S2", "S1"] or sorted(
         p[0] for p in run["pages"]) == ["S1", "S1", "S2"]
     assert all(p[2] is not None and p[2] > p[1] for p in run["pages"])
     assert run["result"]["bg_BS1"] > 0 and run["result"]["bg_BS2"] > 0
+
+
+def test_ratio_table(ce):
+    def fig(mean):
+        return {"mean": mean, "min": mean, "max": mean, "runs": [mean]}
+
+    fs, ns = ce.variant("fs-fifo-w20-restart"), ce.variant("ns2-link-w20-restart")
+    rows = [{"label": "100 ms, unreliable", "rtt_ms": 100, "unreliable": True,
+             "variants": {fs.key: {"t1": fig(30.0), "t2": fig(40.0)},
+                          ns.key: {"t1": fig(20.0), "t2": fig(40.0)}}}]
+    text = ce.ratio_table(rows, [ns, fs, ce.variant("ns2-802_3-w20-restart")])
+    assert "| w 20, restart: FIFO / links | 1.50, 1.00 |" in text
+    assert "| w 20, restart: FIFO / 802.3 | –, – |" in text

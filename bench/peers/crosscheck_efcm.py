@@ -400,14 +400,16 @@ def _cell(s: dict | None, name: str, full: bool = True) -> str:
 
 
 def throughput_table(rows: list[dict], variants: list[Variant], name: str) -> str:
-    """One table per measure: a row per case, the report's value and each variant's mean
-    [range]."""
-    head = "| case | report | " + " | ".join(v.label for v in variants) + " |"
-    out = [head, "|---" * (len(variants) + 2) + "|"]
-    for r in rows:
-        rep = REPORT[(r["rtt_ms"], r["unreliable"])].get(name)
-        cells = [_cell(r["variants"].get(v.key, {}).get(name), name) for v in variants]
-        out.append(f"| {r['label']} | {_fmt(rep, _DIGITS[name])} | " + " | ".join(cells) + " |")
+    """One table per measure: the report's row, then a row per configuration, a column per
+    case (short label: RTT and r/u for reliable/unreliable); cells mean [min–max]."""
+    head = "| configuration | " + " | ".join(
+        f"{r['rtt_ms']} ms {'u' if r['unreliable'] else 'r'}" for r in rows) + " |"
+    out = [head, "|---" * (len(rows) + 1) + "|"]
+    rep = [REPORT[(r["rtt_ms"], r["unreliable"])].get(name) for r in rows]
+    out.append("| report | " + " | ".join(_fmt(x, _DIGITS[name]) for x in rep) + " |")
+    for v in variants:
+        cells = [_cell(r["variants"].get(v.key, {}).get(name), name) for r in rows]
+        out.append(f"| {v.label} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -445,6 +447,28 @@ def closeness(rows: list[dict], variants: list[Variant]) -> str:
         both = logs["t1"] + logs["t2"]
         fb = math.exp(sum(both) / len(both)) if both else math.nan
         out.append(f"| {v.label} | {_fmt(f['t1'], 2)} | {_fmt(f['t2'], 2)} | {_fmt(fb, 2)} |")
+    return "\n".join(out)
+
+
+def ratio_table(rows: list[dict], variants: list[Variant]) -> str:
+    """flowshare against ns-2 in the same window and background: per case, flowshare's mean
+    T̄1 / ns-2's and T̄2 / ns-2's, for each ns-2 LAN model that was run."""
+    head = "| flowshare / ns-2 (T̄1, T̄2) | " + " | ".join(
+        f"{r['rtt_ms']} ms {'u' if r['unreliable'] else 'r'}" for r in rows) + " |"
+    out = [head, "|---" * (len(rows) + 1) + "|"]
+    for fs in (v for v in variants if v.sim == "flowshare"):
+        for ns in (v for v in variants if v.sim == "ns2" and v.macbw == "lan"
+                   and (v.window, v.background) == (fs.window, fs.background)):
+            cells = []
+            for r in rows:
+                pair = []
+                for name in ("t1", "t2"):
+                    a = r["variants"].get(fs.key, {}).get(name)
+                    b = r["variants"].get(ns.key, {}).get(name)
+                    pair.append(_fmt(a["mean"] / b["mean"], 2) if a and b and b["mean"] else "–")
+                cells.append(", ".join(pair))
+            out.append(f"| w {fs.window}, {fs.background}: FIFO / {ns.label.split(': ')[1].split(',')[0]} | "
+                       + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -544,7 +568,9 @@ def main() -> int:
             f"[min–max] over the seeds.\n\n" + tables(rows, variants)
             + "\n\n**How far each configuration is from the report** (T̄1 and T̄2 of the eight "
             "cases: the geometric mean of max(x / report, report / x))\n\n"
-            + closeness(rows, variants))
+            + closeness(rows, variants)
+            + "\n\n**flowshare against ns-2 with the same window and background** (ratio of the "
+            "means; 1.00: equal)\n\n" + ratio_table(rows, variants))
     print(text)
     if args.json:
         Path(args.json).write_text(json.dumps({
