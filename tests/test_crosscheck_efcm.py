@@ -48,6 +48,9 @@ def test_parse_ns2(ce):
     assert res["drops"] == {"r1_r2": 1, "lan_router2": 7, "mac_R1": 0}
     with pytest.raises(RuntimeError, match="no result line"):
         ce.parse_ns2("page S1 0 1 2\n")
+    stats = ce.parse_ns2(OUTPUT.replace("page S1 0.000000 1.000000 30458",
+                                        "page S1 0.000000 1.000000 30458 4 1"))
+    assert stats["pages"][0] == ["S1", 0.0, 1.0, 30458, 4, 1]
     with pytest.raises(RuntimeError, match="no bg_BS2"):
         ce.parse_ns2(OUTPUT.replace(" bg_BS2 50", ""))
 

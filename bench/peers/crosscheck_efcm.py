@@ -211,15 +211,17 @@ def ns2_args(case: Case, v: Variant, seed: int, seconds: float, www: str) -> lis
 
 
 def parse_ns2(out: str) -> dict:
-    """ns2_efcm.tcl's output: `pages`, a list of [source, start, end (None: open), bytes], and
-    `result`, the result line as a dict (`drops` a dict of queue: count)."""
+    """ns2_efcm.tcl's output: `pages`, a list of [source, start, end (None: open), bytes] (with
+    `pagestats=1` also retransmitted packets and timeouts), and `result`, the result line as a
+    dict (`drops` a dict of queue: count)."""
     pages = []
     result = None
     for line in out.splitlines():
         w = line.split()
-        if len(w) == 5 and w[0] == "page":
+        if len(w) in (5, 7) and w[0] == "page":
             end = float(w[3])
-            pages.append([w[1], float(w[2]), None if end < 0 else end, int(w[4])])
+            pages.append([w[1], float(w[2]), None if end < 0 else end, int(w[4]),
+                          *(int(x) for x in w[5:])])
         elif w and w[0] == "result":
             raw = dict(zip(w[1::2], w[2::2]))
             result = {}

@@ -64,10 +64,13 @@
 #                   ns-2's default (Mac set bandwidth_ 2Mb), as `$ns make-lan` does, which only
 #                   sets the physical layer's bandwidth_. The plain Mac times its frames with
 #                   its own bandwidth_; Mac/802_3 does not depend on it (lan)
+#   pagestats=1     append to each page line the data packets the page's agent retransmitted
+#                   (`nrexmitpack_`) and its retransmission timeouts (`nrexmit_`) (0)
 #
 # Output (stdout):
 #   page SRC START END BYTES     one line per WWW page: END is when the ACK of its last byte
-#                                reached the sender, -1 when still open at the end
+#                                reached the sender, -1 when still open at the end (with
+#                                pagestats=1 and END > 0, then REXMITS TIMEOUTS)
 #   result k v k v ...           one line: seconds; bg_BS1, bg_BS2: segments the background
 #                                senders had acknowledged (completed pages plus the open
 #                                connection's ACKed segments); drops: per queue, comma-separated
@@ -89,6 +92,7 @@ set opt(loss) 0.05
 set opt(macbw) lan
 set opt(send_mbps) 100
 set opt(recv_mbps) 10
+set opt(pagestats) 0
 foreach a $argv {
   set kv [split $a =]
   if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
@@ -251,6 +255,7 @@ proc open_conn {src dst bytes callback} {
   $sink reset
   $tcp set ssthresh_ 44
   $tcp set cb_ $callback
+  $tcp set base_ [list [$tcp set nrexmitpack_] [$tcp set nrexmit_]]
   $tcp advanceby [expr {($bytes + $PAYLOAD - 1) / $PAYLOAD}]
   return $tcp
 }
@@ -289,9 +294,14 @@ proc www_page {src} {
   open_conn $src $dst $bytes [list www_done $src]
 }
 proc www_done {src tcp} {
-  global ns cur
+  global ns cur opt
   lassign $cur($src) start bytes gap
-  puts "page $src [format %.6f $start] [format %.6f [$ns now]] $bytes"
+  set line "page $src [format %.6f $start] [format %.6f [$ns now]] $bytes"
+  if {$opt(pagestats)} {
+    lassign [$tcp set base_] rx to
+    append line " [expr {[$tcp set nrexmitpack_] - $rx}] [expr {[$tcp set nrexmit_] - $to}]"
+  }
+  puts $line
   unset cur($src)
   $ns at [expr {[$ns now] + $gap}] [list www_page $src]
 }
