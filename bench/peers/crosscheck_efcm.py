@@ -38,7 +38,7 @@ Measures of a run (efcm_metrics; throughputs in 1460-byte segments per second):
                 acknowledged, flowshare: bytes of completed transfers / 1460, or delivered bytes
                 of the bulk flows)
   drops_lan     packets dropped per 1000 s at router 2's receiver-LAN interface (its queue)
-Each figure is the mean over the seeds with its range [min–max].
+Each figure is the mean over the runs (seed 1, 2, ...) with its range [min–max].
 
 Runs are cached, one JSON file each (the WWW pages, the result line or flowshare's transfers),
 in `bench/peers/build/crosscheck/efcm-runs/`, named after the case, variant, seed and a digest
@@ -435,7 +435,7 @@ def tables(rows: list[dict], variants: list[Variant]) -> str:
 def closeness(rows: list[dict], variants: list[Variant]) -> str:
     """Per variant, the mean over the cases of |log(variant / report)| of T̄1 and T̄2, as a
     factor: 1.00 is the report exactly."""
-    out = ["| variant | T̄1 vs report (geometric mean factor) | T̄2 vs report | both |",
+    out = ["| configuration | T̄1 vs report (geometric mean factor) | T̄2 vs report | both |",
            "|---|---|---|---|"]
     for v in variants:
         logs = {"t1": [], "t2": []}
@@ -487,7 +487,7 @@ def main() -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--variants", help="comma-separated variant keys (default: all; see --list)")
     ap.add_argument("--only", help="comma-separated patterns of case keys (see --list)")
-    ap.add_argument("--runs", type=int, default=RUNS, help=f"seeds 1..N (default {RUNS})")
+    ap.add_argument("--runs", type=int, default=RUNS, help=f"runs per case and configuration, seed 1..N (default {RUNS})")
     ap.add_argument("--jobs", type=int, default=2, help="processes at once (default 2)")
     ap.add_argument("--seconds", type=float, default=SECONDS,
                     help=f"simulated seconds per run (default {SECONDS:g})")
@@ -506,21 +506,21 @@ def main() -> int:
             print(f"{c.key:18} {c.label}")
         for v in variants:
             print(f"{v.key:26} {v.label}")
-        print(f"{len(cases)} cases x {len(variants)} variants x {args.runs} seeds, "
+        print(f"{len(cases)} cases x {len(variants)} variants x {args.runs} runs, "
               f"{args.seconds:g} s each")
         return 0
     if any(v.sim == "ns2" for v in variants) and shutil.which(args.ns) is None:
         sys.exit(f"--ns {args.ns}: ns-2.35 is not on PATH")
     _flowshare()
     RUNS_DIR.mkdir(parents=True, exist_ok=True)
-    seeds = range(1, args.runs + 1)
+    numbers = range(1, args.runs + 1)
     tcl_digest = _digest(NS2_SCRIPT.read_bytes())
     jobs = []
-    www = {s: workload(s, args.seconds) for s in seeds}
+    www = {s: workload(s, args.seconds) for s in numbers}
     fs_digest = None
     for c in cases:
         for v in variants:
-            for seed in seeds:
+            for seed in numbers:
                 stem = f"{c.key}__{v.key}__s{seed}"
                 if v.sim == "ns2":
                     a = ns2_args(c, v, seed, args.seconds, "@")
@@ -562,12 +562,12 @@ def main() -> int:
                "report": REPORT[(c.rtt_ms, c.unreliable)], "variants": {}, "runs": {}}
         for v in variants:
             figure = ns2_figures if v.sim == "ns2" else fs_figures
-            figs = [figure(results[(c.key, v.key, s)]) for s in seeds]
+            figs = [figure(results[(c.key, v.key, s)]) for s in numbers]
             row["variants"][v.key] = summarize(figs)
             row["runs"][v.key] = figs
         rows.append(row)
-    text = (f"{args.runs} seeds × {args.seconds:g} s per case and configuration; mean "
-            f"[min–max] over the seeds.\n\n" + tables(rows, variants)
+    text = (f"{args.runs} runs (seed 1–{args.runs}) × {args.seconds:g} s per case and "
+            f"configuration; mean [min–max] over the runs.\n\n" + tables(rows, variants)
             + "\n\n**How far each configuration is from the report** (T̄1 and T̄2 of the eight "
             "cases: the geometric mean of max(x / report, report / x))\n\n"
             + closeness(rows, variants)
@@ -576,7 +576,7 @@ def main() -> int:
     print(text)
     if args.json:
         Path(args.json).write_text(json.dumps({
-            "seconds": args.seconds, "seeds": list(seeds),
+            "seconds": args.seconds, "runs": list(numbers),
             "variants": [v.__dict__ | {"key": v.key} for v in variants], "cases": rows},
             indent=1, default=str) + "\n")
     if args.write_docs:
