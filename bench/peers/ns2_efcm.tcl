@@ -17,8 +17,9 @@
 # The LANs (lan=KIND):
 #   802_3  `$ns make-lan` with LL, Queue/DropTail, Mac/802_3 (CSMA/CD with binary exponential
 #          backoff), Channel: the report's "Ethernet-type shared medium"
-#   mac    `$ns make-lan` with the plain Mac: every station sends at the LAN's rate without
-#          carrier sense or collisions, so the stations do not share the capacity
+#   mac    `$ns make-lan` with the plain Mac: every station sends at its MAC's bandwidth_ (see
+#          macbw) without carrier sense or collisions, so the stations do not share the
+#          capacity
 #   link   a hub node with a duplex point-to-point link per station: the router's link to the
 #          hub at the LAN's rate (its queue: 20 at the router, 50 at the hub), each host's link
 #          to the hub at 100 x the LAN's rate (queue 50 at the host), so the data towards the
@@ -29,12 +30,12 @@
 #
 # TCP: Agent/TCP/Newreno -> Agent/TCPSink (one ACK per data packet), one connection per page
 # from a pool of 4 agent pairs per sender, each reset before it is used again (`$tcp reset`,
-# `$sink reset`), so that every page starts afresh: packetSize_ 1460, tcpip_base_hdr_size_ 40, windowInit_ 3,
-# ssthresh_ 44 (after the agent's reset, which sets it to window_), window_ WINDOW, and
-# ns-2.1b9-like defaults: tcpTick_ 0.1, rtxcur_init_ 6.0, syn_ false (no SYN packet before the
-# data, as in ns-2.1b9), delay_growth_ false, maxburst_ 0; everything else ns-2.35's default
-# (minrto_ 0.2, rfc2988_ true, maxrto_ 60). A page of B bytes is `advanceby ceil(B/1460)`:
-# that many full-size segments.
+# `$sink reset`), so that every page starts afresh: packetSize_ 1460, tcpip_base_hdr_size_ 40,
+# windowInit_ 3, ssthresh_ 44 (after the agent's reset, which sets it to window_),
+# window_ WINDOW, and ns-2.1b9-like defaults: tcpTick_ 0.1, rtxcur_init_ 6.0, syn_ false (no
+# SYN packet before the data, as in ns-2.1b9), delay_growth_ false, maxburst_ 0; everything
+# else ns-2.35's default (minrto_ 0.2, rfc2988_ true, maxrto_ 60). A page of B bytes is
+# `advanceby ceil(B/1460)`: that many full-size segments.
 #
 # Workload: WWW=FILE, written by crosscheck_efcm.py with Table 3.1's distributions, holds
 # for each WWW source S1, S2, S3 (S_i -> R_i, each one sequential source):
@@ -322,7 +323,8 @@ proc bg_open {src} {
   global bgsize bgcur PAYLOAD
   set bytes [expr {max(1, round([$bgsize value]))}]
   set dst [string map {BS BR} $src]
-  set bgcur($src) [open_conn $src $dst $bytes [list bg_done $src [expr {($bytes + $PAYLOAD - 1) / $PAYLOAD}]]]
+  set segs [expr {($bytes + $PAYLOAD - 1) / $PAYLOAD}]
+  set bgcur($src) [open_conn $src $dst $bytes [list bg_done $src $segs]]
 }
 proc bg_done {src segs tcp} {
   global bgdone
