@@ -157,3 +157,12 @@ def test_ratio_table(ce):
     text = ce.ratio_table(rows, [ns, fs, ce.variant("ns2-802_3-w20-restart")])
     assert "| w 20, restart: FIFO / links | 1.50, 1.00 |" in text
     assert "| w 20, restart: FIFO / 802.3 | –, – |" in text
+
+
+def test_retransmission_shares(ce):
+    pages = ce.parse_ns2(OUTPUT)["pages"]
+    # Of the four completed pages, two retransmitted; the new ones (S2's first, 28 segments,
+    # 2 retransmissions; S1's second, 50 segments, none) resent 2 of 78 segments.
+    share, per_segment = ce.retransmission_shares(pages, [0, 2, 3, 0, 9])
+    assert share == pytest.approx(50.0)
+    assert per_segment == pytest.approx(2 / 78)

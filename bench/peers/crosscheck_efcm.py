@@ -474,6 +474,64 @@ def ratio_table(rows: list[dict], variants: list[Variant]) -> str:
     return "\n".join(out)
 
 
+RETX_RTTS = (20, 100, 500)
+
+
+def retransmission_shares(pages: list, rexmits: list[int]) -> tuple[float, float]:
+    """The share of the server's completed connections that retransmitted at least once (%),
+    and the retransmitted packets per segment of the new connections (efcm_capable)."""
+    import numpy as np
+
+    from flowshare.reproduce import efcm_metrics as em
+
+    conns = em.connections(transfers_frame(pages), SOURCES)
+    done = np.isfinite(conns["duration_s"].to_numpy(dtype=float))
+    rx = np.asarray(rexmits, dtype=float)[conns["transfer"].to_numpy()]
+    new = em.efcm_capable(conns) & done
+    share = 100.0 * float(np.mean(rx[done] > 0)) if done.any() else math.nan
+    segs = float(conns["segments"].to_numpy()[new].sum())
+    return share, float(rx[new].sum()) / segs if segs else math.nan
+
+
+def retransmission_table(seconds: float, ns: str = "ns", seed: int = 1) -> str:
+    """One run per min RTT (RETX_RTTS, reliable, window 20, restart background) of ns-2 with
+    the 802.3 and the link LAN (`pagestats=1`) and of flowshare (rwnd 20): the share of the
+    server's connections that retransmit, and retransmitted packets per segment of the new
+    connections. Not cached; ns-2's two runs of an RTT go in parallel."""
+    www = workload(seed, seconds)
+    fs_variant = variant("fs-fifo-w20-restart")
+    rows = []
+    with tempfile.NamedTemporaryFile("w", suffix=".www", prefix="efcm-") as f:
+        f.write(www)
+        f.flush()
+        for rtt in RETX_RTTS:
+            case = Case(rtt, False)
+            cmds = [[ns, str(NS2_SCRIPT), *ns2_args(case, variant(f"ns2-{lan}-w20-restart"), seed,
+                                                      seconds, f.name), "pagestats=1"]
+                    for lan in ("802_3", "link")]
+            procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                      text=True, cwd=ROOT) for c in cmds]
+            cells = []
+            for proc in procs:
+                out, _ = proc.communicate()
+                pages = parse_ns2(out)["pages"]
+                cells.append(retransmission_shares(pages, [p[4] if len(p) > 4 else 0
+                                                           for p in pages]))
+            flowshare = _flowshare()
+            res = flowshare.run(fs_scenario(case, fs_variant, seed, seconds), progress=False)
+            tr = res.transfers
+            www_tr = tr[tr["name"].isin(SOURCES)].reset_index(drop=True)
+            pages = [[n, float(st), None if math.isnan(c) else float(st) + float(c), int(b)]
+                     for n, st, c, b in www_tr[["name", "start_s", "completion_time_s",
+                                                "size_bytes"]].itertuples(index=False)]
+            cells.append(retransmission_shares(pages, www_tr["retransmits"].astype(int).tolist()))
+            rows.append(f"| {rtt} ms | " + " | ".join(
+                f"{_fmt(a, 0)} %, {_fmt(b, 3)}" for a, b in cells) + " |")
+    head = ["| min RTT | ns-2, 802.3 | ns-2, links | flowshare, FIFO (rwnd 20) |",
+            "|---|---|---|---|"]
+    return "\n".join(head + rows)
+
+
 def write_docs(text: str) -> None:
     _write_docs(text, BEGIN, END)
 
@@ -497,6 +555,9 @@ def main() -> int:
     ap.add_argument("--list", action="store_true", help="list the cases and variants and exit")
     ap.add_argument("--no-cache", action="store_true", help="rerun runs that are cached")
     ap.add_argument("--ns", default="ns", help="ns-2 binary (default: ns on PATH)")
+    ap.add_argument("--retransmissions", action="store_true",
+                    help="print only the retransmission table (one run per RTT with seed 1, "
+                    "ns-2's pagestats=1; not cached) and exit")
     args = ap.parse_args()
     cases = select(args.only)
     variants = ([variant(k) for k in args.variants.split(",") if k] if args.variants
@@ -511,6 +572,9 @@ def main() -> int:
         return 0
     if any(v.sim == "ns2" for v in variants) and shutil.which(args.ns) is None:
         sys.exit(f"--ns {args.ns}: ns-2.35 is not on PATH")
+    if args.retransmissions:
+        print(retransmission_table(args.seconds, shutil.which(args.ns)))
+        return 0
     _flowshare()
     RUNS_DIR.mkdir(parents=True, exist_ok=True)
     numbers = range(1, args.runs + 1)
