@@ -134,3 +134,29 @@ def test_sign_convention_of_the_reports_tables(low: float, high: float, table_mi
     # (to the rounding of both).
     assert (low + high) / 2 == pytest.approx(table_mid, abs=0.015)
     assert m.sign(low, high) == delta
+
+
+def test_period_segments_count_what_is_acknowledged_or_sent_between_the_bounds() -> None:
+    # Transfer 1 opens at 0 s; transfer 2 opens at 1 s and completes at 3 s; 1 completes at 4 s.
+    conns = pd.DataFrame({"transfer": [1, 2], "name": ["S1", "S2"], "start_s": [0.0, 1.0],
+                          "end_s": [4.0, 3.0], "duration_s": [4.0, 2.0], "segments": [4, 2]})
+    periods = m.concurrency_periods(conns)
+    assert list(periods["members"]) == [(1, 2)]
+    snapshots = pd.DataFrame({
+        "time_s": [0.0, 1.0, 1.0, 3.0, 3.0, 4.0],
+        "transfer": [1, 1, 2, 1, 2, 1],
+        "sent_bytes": [0, 4380, 0, 5840, 2920, 5840],
+        "acked_bytes": [0, 1460, 0, 4380, 2920, 5840],
+    })
+    acked = m.period_segments(periods, snapshots)
+    assert acked.to_dict("list") == {"period": [0, 0], "transfer": [1, 2],
+                                     "segments": [2.0, 2.0]}
+    sent = m.period_segments(periods, snapshots, "sent")
+    assert sent["segments"].tolist() == [1.0, 2.0]
+    # A period end that is a start plus a duration in floating point still finds its snapshot.
+    late = periods.assign(end_s=1.0 + (3.0 - 1.0) * (1 + 1e-16))
+    assert m.period_segments(late, snapshots)["segments"].tolist() == [2.0, 2.0]
+    with pytest.raises(ValueError, match="no snapshot of transfer 2"):
+        m.period_segments(periods, snapshots[snapshots["transfer"] == 1])
+    with pytest.raises(ValueError, match="counter: expected acked or sent"):
+        m.period_segments(periods, snapshots, "both")

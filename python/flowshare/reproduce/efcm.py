@@ -119,7 +119,7 @@ def _background_mbps(run_dir: Path, transfers: pd.DataFrame, duration_s: float
     return out[0], out[1]
 
 
-def measure(run_dir: Path, case: Case, p: Plan) -> dict[str, Any]:
+def measure(run_dir: Path, case: Case, p: Plan, options: Options = OPTIONS) -> dict[str, Any]:
     """The per-run values of every measure the tables average, from one run's directory."""
     transfers = pd.read_parquet(run_dir / TRANSFERS_FILE)
     conns = metrics.connections(transfers)
@@ -142,7 +142,8 @@ def measure(run_dir: Path, case: Case, p: Plan) -> dict[str, Any]:
     periods = periods[periods["end_s"] <= p.duration_s].reset_index(drop=True)
     if len(periods) and (run_dir / CONCURRENCY_FILE).is_file():
         snapshots = pd.read_parquet(run_dir / CONCURRENCY_FILE)
-        conc = metrics.concurrent_measures(periods, metrics.period_segments(periods, snapshots))
+        conc = metrics.concurrent_measures(
+            periods, metrics.period_segments(periods, snapshots, options.period_counter))
     else:
         conc = {"t1": math.nan, "t2": math.nan, "fairness": math.nan, "periods": 0.0}
     row.update(t1_conc=conc["t1"], t2_conc=conc["t2"], fairness=conc["fairness"],
@@ -161,7 +162,7 @@ def rows_from_store(store: Path, p: Plan, options: Options = OPTIONS) -> pd.Data
     for _, r in catalog.iterrows():
         if r["status"] != "done":
             continue
-        row = measure(store / "runs" / str(r["run_id"]), p.cases[int(r["arm"])], p)
+        row = measure(store / "runs" / str(r["run_id"]), p.cases[int(r["arm"])], p, options)
         row["replication"] = int(r["replication"])
         row["run_id"] = str(r["run_id"])
         row["wall_s"] = float(r["wall_s"])

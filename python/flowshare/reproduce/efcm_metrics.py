@@ -190,21 +190,25 @@ def concurrent_measures(periods: pd.DataFrame, sent: pd.DataFrame) -> dict[str, 
             "periods": float(len(fairness))}
 
 
-def period_segments(periods: pd.DataFrame, snapshots: pd.DataFrame) -> pd.DataFrame:
-    """What each member sent in each period, from the run's ``concurrency`` snapshots.
+def period_segments(periods: pd.DataFrame, snapshots: pd.DataFrame,
+                    counter: str = "acked") -> pd.DataFrame:
+    """What each member transferred in each period, from the run's ``concurrency`` snapshots.
 
     ``snapshots`` has a row per open transfer at every opening and completion of one
-    (``time_s``, ``transfer``, ``sent_bytes``: the highest payload byte first sent so far);
-    periods begin and end at such instants. A member's segments in a period are the new data
-    it first sent between the period's bounds, in segments of 1460 bytes (resolution
-    ``efcm:A12``). Returns ``period``, ``transfer``, ``segments``, one row per period and
-    member, as :func:`concurrent_measures` takes them.
+    (``time_s``, ``transfer``, ``sent_bytes``: the highest payload byte first sent so far,
+    ``acked_bytes``: the payload acknowledged so far); periods begin and end at such instants.
+    A member's segments in a period are, by ``counter`` (resolution ``efcm:A12``), the payload
+    acknowledged (``acked``) or the new data first sent (``sent``) between the period's bounds,
+    in segments of 1460 bytes. Returns ``period``, ``transfer``, ``segments``, one row per
+    period and member, as :func:`concurrent_measures` takes them.
     """
+    if counter not in ("acked", "sent"):
+        raise ValueError(f"counter: expected acked or sent, got {counter!r}")
     # Instants as whole nanoseconds: a period's end is a start plus a duration in floating
     # point, which may differ from the snapshot's time in the last bits.
     ns = np.rint(snapshots["time_s"].to_numpy(dtype=np.float64) * 1e9).astype(np.int64)
     keyed = pd.DataFrame({"ns": ns, "transfer": snapshots["transfer"].to_numpy(),
-                          "sent": snapshots["sent_bytes"].to_numpy(dtype=np.float64)})
+                          "sent": snapshots[f"{counter}_bytes"].to_numpy(dtype=np.float64)})
     sent = keyed.groupby(["ns", "transfer"], sort=False)["sent"].last().to_dict()
     rows = []
     for period, (start, end, members) in enumerate(

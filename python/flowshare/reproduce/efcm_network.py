@@ -93,6 +93,11 @@ class Options:
     """The receiver window (``efcm:A15``, a calibration knob): ``large``, 1000 segments, which
     never limits; or ``ns2``, ns-2's default of 20 segments."""
 
+    period_counter: str = "acked"
+    """What a concurrent connection's throughput in a period of concurrency counts
+    (``efcm:A12``): ``acked``, the payload acknowledged during the period (its goodput there);
+    or ``sent``, the new data first sent during the period."""
+
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
@@ -110,6 +115,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "pages_rounding": ("nearest", "up"),
     "tcp_timers": ("ns2", "rfc6298"),
     "rwnd": ("large", "ns2"),
+    "period_counter": ("acked", "sent"),
 }
 """The values each field of :class:`Options` allows."""
 
