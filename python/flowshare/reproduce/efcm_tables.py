@@ -9,7 +9,8 @@ difference.
 
 The report's Appendix B is an OCR'd text; three cells of B.8 carry stray ``+`` signs that
 conflict with the tables' Δ and the intervals' midpoints and are read as ``−``, and B.3 repeats
-the last digit of three lower bounds (resolution ``efcm:A20``, ``docs/resolutions.md``).
+the last digit of three lower bounds (resolution ``efcm:A20``, ``docs/resolutions.md``);
+Table 5.17's '++' is written '+' (``efcm:A19``).
 """
 
 from __future__ import annotations
