@@ -101,19 +101,16 @@ def sweep_document(p: Plan, options: Options = OPTIONS) -> dict[str, Any]:
 # Measurement
 
 
-def _background_mbps(run_dir: Path, transfers: pd.DataFrame, duration_s: float
+def _background_mbps(transfers: pd.DataFrame, flows: pd.DataFrame, duration_s: float
                      ) -> tuple[float, float]:
     """Goodput of BS1 and BS2 over the run: their transfers' bytes, or the bulk flows'."""
     out = []
-    flows = None
     for group in BACKGROUND_GROUPS:
         mine = transfers[transfers["name"] == group]
         if len(mine):
             done = mine[np.isfinite(mine["completion_time_s"])]
             out.append(float(done["size_bytes"].sum()) * 8 / duration_s / 1e6)
             continue
-        if flows is None:
-            flows = pd.read_csv(run_dir / "flows.csv")
         row = flows[flows["name"] == group]
         out.append(float(row["goodput_bps"].sum()) / 1e6 if len(row) else math.nan)
     return out[0], out[1]
@@ -148,9 +145,9 @@ def measure(run_dir: Path, case: Case, p: Plan, options: Options = OPTIONS) -> d
         conc = {"t1": math.nan, "t2": math.nan, "fairness": math.nan, "periods": 0.0}
     row.update(t1_conc=conc["t1"], t2_conc=conc["t2"], fairness=conc["fairness"],
                periods=int(conc["periods"]))
-    row["bg1_mbps"], row["bg2_mbps"] = _background_mbps(run_dir, transfers, p.duration_s)
-    # Data packets every sender sent, for the simulator's packet rate (docs/performance.md).
     flows = pd.read_csv(run_dir / "flows.csv")
+    row["bg1_mbps"], row["bg2_mbps"] = _background_mbps(transfers, flows, p.duration_s)
+    # Data packets every sender sent, for the simulator's packet rate (docs/performance.md).
     row["packets"] = int(transfers["packets_sent"].sum()) + int(flows["packets_sent"].sum())
     return row
 
@@ -202,7 +199,7 @@ class _Spec:
     measure: Callable[[pd.DataFrame], tuple[float | None, str]]
 
 
-def _mean_of(column: str, rtt: int, unreliable: bool, efcm: bool, scale: float = 1.0
+def _mean_of(column: str, rtt: int, unreliable: bool, efcm: bool
              ) -> Callable[[pd.DataFrame], tuple[float | None, str]]:
     def m(rows: pd.DataFrame) -> tuple[float | None, str]:
         sel = _case_rows(rows, rtt, unreliable, efcm)
@@ -212,7 +209,7 @@ def _mean_of(column: str, rtt: int, unreliable: bool, efcm: bool, scale: float =
         values = values[np.isfinite(values)]
         if not values.size:
             return None, f"no run of this case measured {column}"
-        return float(values.mean()) * scale, ""
+        return float(values.mean()), ""
     return m
 
 
@@ -568,13 +565,12 @@ def _report_concurrent(column: str, rtt: int, unreliable: bool, efcm: bool) -> f
     return values[1 if efcm else 0]
 
 
-def sections(rows: pd.DataFrame, targets_list: Sequence[Target] | None = None) -> list[Section]:
+def sections(rows: pd.DataFrame) -> list[Section]:
     """The report's sections: the new and concurrent connections' tables, Appendix B,
     Table 5.17 and the runs' volumes."""
     if rows.empty:
         return [Section("Runs", ["No run finished."])]
-    evaluated = list(targets_list) if targets_list is not None else evaluate(rows)
-    by_id = {t.id: t for t in evaluated}
+    by_id = {t.id: t for t in evaluate(rows)}
     out = []
     new = Section("New connections entering an ensemble (Tables 5.1-5.15, odd)", [
         "Connections that open while another of the server's connections to the receiver LAN "
