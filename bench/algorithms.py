@@ -33,12 +33,25 @@ ALGORITHMS: tuple[tuple[str, Any], ...] = (
     ("fast_at", "fast_at"),
 )
 
-#: The rows: (label, what changes in every flow group), each algorithm's ``tcp.cc``, then TFRC
-#: in place of TCP (RFC 5348's defaults, R1's segment and header sizes).
+#: Controllers that run on SACK connections: (label, tcp.cc), each judged against the ``sack``
+#: row (Reno with SACK recovery) rather than against Reno with NewReno recovery.
+SACK_CONTROLLERS: tuple[tuple[str, Any], ...] = (
+    ("pamultcp", {"algo": "pamultcp", "n": 4}),
+    ("mpat", {"algo": "mpat", "n": 4}),
+)
+
+#: The rows: (label, what changes in every flow group), each algorithm's ``tcp.cc``, Reno with
+#: SACK recovery and the controllers built on it, then TFRC in place of TCP (RFC 5348's
+#: defaults, R1's segment and header sizes).
 ROWS: tuple[tuple[str, Any], ...] = (
     *((label, {"tcp.cc": cc}) for label, cc in ALGORITHMS),
+    ("sack", {"tcp.cc": "reno", "tcp.recovery": "sack"}),
+    *((label, {"tcp.cc": cc, "tcp.recovery": "sack"}) for label, cc in SACK_CONTROLLERS),
     ("tfrc", {"transport": "tfrc"}),
 )
+
+#: The row each row's cost is compared with: ``sack`` for the SACK controllers, else ``reno``.
+BASELINE: dict[str, str] = {label: "sack" for label, _ in SACK_CONTROLLERS}
 
 #: A row costing more than this many times Reno's time per event (TFRC: per delivered packet)
 #: is flagged.
@@ -55,6 +68,8 @@ def row_scenario(base: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str
     for group in groups:
         if "tcp.cc" in change:
             group.setdefault("tcp", {})["cc"] = change["tcp.cc"]
+        if "tcp.recovery" in change:
+            group.setdefault("tcp", {})["recovery"] = change["tcp.recovery"]
         if change.get("transport") == "tfrc":
             tcp = group.pop("tcp", {})
             group["transport"] = "tfrc"
@@ -98,12 +113,15 @@ def summarize(label: str, change: Any, walls: Sequence[float],
 
 
 def add_relative_cost(rows: list[dict[str, Any]]) -> None:
-    """Each row's time per event and per delivered packet relative to Reno's, and whether it
-    is slow (TFRC by the packet, the algorithms by the event)."""
-    reno = next((r for r in rows if r["algorithm"] == "reno"), None)
+    """Each row's time per event and per delivered packet relative to its baseline's (Reno's;
+    for the SACK controllers, Reno with SACK recovery: :data:`BASELINE`), and whether it is
+    slow (TFRC by the packet, the algorithms by the event)."""
+    by_label = {r["algorithm"]: r for r in rows}
     for r in rows:
+        r["baseline"] = BASELINE.get(r["algorithm"], "reno")
+        ref = by_label.get(r["baseline"])
         for key, out in (("ns_per_event", "cost_vs_reno"), ("ns_per_packet", "packet_cost_vs_reno")):
-            base = reno.get(key) if reno else None
+            base = ref.get(key) if ref else None
             r[out] = r[key] / base if base and r.get(key) else None
         rel = r["packet_cost_vs_reno"] if r["algorithm"] == "tfrc" else r["cost_vs_reno"]
         r["slow"] = None if rel is None else rel > SLOW_FACTOR
@@ -115,10 +133,12 @@ def render(rows: Sequence[Mapping[str, Any]], repeat: int) -> list[str]:
            f"flowshare only, the median of {repeat} run(s) each, every algorithm at its defaults "
            f"(`multcp` with n = 4); `tfrc`: every flow TFRC (RFC 5348's defaults) instead of TCP. "
            f"Time per event and per packet are the simulation loop's own time divided by its "
-           f"events and by the data packets delivered; an algorithm above {SLOW_FACTOR:g}× Reno's "
-           f"time per event, or TFRC above {SLOW_FACTOR:g}× Reno's (NewReno recovery) time per "
-           f"packet, is marked slow.", "",
-           "| row | wall time | events | time per event | vs Reno | time per packet | vs Reno "
+           f"events and by the data packets delivered. `sack` is Reno with SACK recovery, and "
+           f"`pamultcp` and `mpat` (n = 4, on SACK connections) are compared with it; every "
+           f"other row with Reno (NewReno recovery). An algorithm above {SLOW_FACTOR:g}× its "
+           f"baseline's time per event, or TFRC above {SLOW_FACTOR:g}× Reno's time per packet, "
+           f"is marked slow.", "",
+           "| row | wall time | events | time per event | vs base | time per packet | vs base "
            "| goodput | bottleneck drops |",
            "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

@@ -563,6 +563,14 @@ def test_every_algorithm_scenario_is_r1_with_one_field_changed(tmp_path):
         assert scen["flows"][0]["tcp"]["cc"]["algo"] == algo
         scen["flows"][0]["tcp"]["cc"] = base["flows"][0]["tcp"]["cc"]
         assert scen == base, label
+    # The SACK controllers and their baseline: R1 with the cc and SACK recovery.
+    for label, cc in (("sack", "reno"), *algorithms.SACK_CONTROLLERS):
+        scen = load_scenario(paths[label])
+        tcp = scen["flows"][0]["tcp"]
+        assert tcp["recovery"] == "sack"
+        assert tcp["cc"]["algo"] == (cc if isinstance(cc, str) else cc["algo"])
+        tcp["cc"], tcp["recovery"] = (base["flows"][0]["tcp"][k] for k in ("cc", "recovery"))
+        assert scen == base, label
     # TFRC in place of TCP, with R1's segment and header sizes.
     load_scenario(paths["tfrc"])                  # the real loader accepts it
     tfrc = json.loads(paths["tfrc"].read_text())
@@ -596,6 +604,18 @@ def test_relative_cost_flags_slow_algorithms():
     text = "\n".join(algorithms.render(rows, 1))
     assert "| `fast` |" in text and "2.00× **slow**" in text and "1.40×" in text
     assert "| `tfrc` |" in text and "1.60× **slow**" in text
+
+
+def test_sack_controllers_are_judged_against_sack():
+    rows = [algorithms.summarize(label, label, [1.0], [{"wall_s": w, "events": 1000,
+                                                       "goodput_mbps": 90.0, "drops": 3}],
+                                 driver._median)
+            for label, w in (("reno", 0.001), ("sack", 0.002), ("pamultcp", 0.0028),
+                             ("mpat", 0.0032))]
+    algorithms.add_relative_cost(rows)
+    assert [r["baseline"] for r in rows] == ["reno", "reno", "sack", "sack"]
+    assert [r["cost_vs_reno"] for r in rows] == pytest.approx([1.0, 2.0, 1.4, 1.6])
+    assert [r["slow"] for r in rows] == [False, True, False, True]
 
 
 def test_cli_algorithm_lines_run_r1_once_per_algorithm(tmp_path, capsys):

@@ -154,3 +154,19 @@ def test_www_connections_record_what_they_start_with() -> None:
         assert c is not None and set(c["transfer"]) == set(www["transfer"])
         # Two snapshots per connection at least: its opening and its completion.
         assert len(c) >= len(www) + len(done)
+
+
+def test_the_delayed_sink_acknowledges_every_second_segment() -> None:
+    # ns-2's TCPSink/DelAck (resolution efcm:A15): R1 sends about one ACK per two data
+    # packets it receives, where the per-segment sink sends one per packet.
+    def ack_ratio(options: n.Options) -> float:
+        result = flowshare.run(n.scenario(n.Case(100), options, duration_s=600.0, seed=2))
+        q = result.queues
+        acks = q[(q["link"] == "receiver_lan") & (q["from"] == "R1")]["arrivals"].sum()
+        s1 = result.transfers[result.transfers["name"] == "S1"]
+        return float(acks / (s1["packets_sent"] - s1["drops"]).sum())
+
+    assert n.scenario(n.Case(100), n.Options(sink="delayed"))["flows"][0]["tcp"][
+        "delack_timeout"] == "100ms"
+    assert ack_ratio(n.OPTIONS) == pytest.approx(1.0, abs=0.02)
+    assert 0.5 <= ack_ratio(n.Options(sink="delayed")) < 0.65

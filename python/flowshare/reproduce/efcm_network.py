@@ -93,6 +93,11 @@ class Options:
     """The receiver window (``efcm:A15``, a calibration knob): ``large``, 1000 segments, which
     never limits; or ``ns2``, ns-2's default of 20 segments."""
 
+    sink: str = "per_segment"
+    """The receivers' acknowledgements (``efcm:A15``): ``per_segment``, one ACK per data segment
+    (ns-2's ``TCPSink``); or ``delayed``, one per two segments or after 100 ms (ns-2's
+    ``TCPSink/DelAck`` with its default ``interval_``)."""
+
     period_counter: str = "acked"
     """What a concurrent connection's throughput in a period of concurrency counts
     (``efcm:A12``): ``acked``, the payload acknowledged during the period (its goodput there);
@@ -115,6 +120,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "pages_rounding": ("nearest", "up"),
     "tcp_timers": ("ns2", "rfc6298"),
     "rwnd": ("large", "ns2"),
+    "sink": ("per_segment", "delayed"),
     "period_counter": ("acked", "sent"),
 }
 """The values each field of :class:`Options` allows."""
@@ -129,12 +135,14 @@ def core_delay_s(case: Case, options: Options = OPTIONS) -> float:
 
 
 def _tcp(options: Options) -> dict[str, Any]:
-    """NewReno with the study's MSS, initial window and ssthresh (§3.1) and ns-2's sink."""
+    """NewReno with the study's MSS, initial window and ssthresh (§3.1) and an ns-2 sink."""
     tcp: dict[str, Any] = {
         "cc": "reno", "recovery": "newreno", "mss": f"{PAYLOAD_B}B", "header": "40B",
-        "ack_size": "40B", "delayed_ack": False, "initial_window": 3, "initial_ssthresh": 44,
-        "rwnd": 1000 if options.rwnd == "large" else 20,
+        "ack_size": "40B", "delayed_ack": options.sink == "delayed", "initial_window": 3,
+        "initial_ssthresh": 44, "rwnd": 1000 if options.rwnd == "large" else 20,
     }
+    if options.sink == "delayed":
+        tcp.update(delack_count=2, delack_timeout="100ms")
     if options.tcp_timers == "ns2":
         tcp.update(rtt_timing="ns2", timer_tick="100ms", rto_initial="6s", rto_min="200ms")
     else:
