@@ -24,8 +24,11 @@ own sender over an access link of 10 x the bottleneck rate and 0.1 ms to the bot
 over the same to its own receiver; 1460-byte payloads with 40 bytes of header (1500 on the
 wire), 40-byte ACKs, one ACK per segment (SACK sinks), `window_`/`rwnd` 100000 (unconstrained),
 and ns-2.35's agent defaults (windowInit_ 2, tcpTick_ 10 ms, minrto_ 200 ms, initial RTO 3 s,
-maxrto_ 60 s, maxburst_ 0); every flow starts at a uniform random time in [0, 10] s. The runs
-are not paired: each simulator draws its own start times, which a 300 s window does not feel.
+maxrto_ 60 s, maxburst_ 0); every flow starts at a uniform random time in [0, 10] s. The cases
+are N = 2, 5, 10, 15, 20, 25, 30 at both rates, and N = 2, 10, 20, 30 again with send jitter
+against DropTail phase effects: each sender waits a uniform random time of up to one packet's
+transmission time at the bottleneck before each send (ns-2: `overhead_`; flowshare:
+`tcp.send_jitter`), keys `...-overhead`. The runs are not paired: each simulator draws its own start times, which a 300 s window does not feel.
 The flowshare TCP options are crosscheck_tcp.py's mirror of Agent/TCP/Sack1 (`AGENTS`, "sack").
 
 Finished runs are cached, one JSON file per run, in `bench/peers/build/crosscheck/multcp-runs/`,
@@ -89,6 +92,7 @@ SECONDS = 400.0      # the paper's run length
 WARMUP_S = 100.0     # and its discarded start
 RUNS = 3
 WEIGHTS = (2, 5, 10, 15, 20, 25, 30)
+JITTERED = (2, 10, 20, 30)  # the weights also run with send jitter (ns-2's `overhead_`)
 MBPS = (200.0, 400.0)
 SIMS = ("ns2", "fs-ns2", "fs-multcp")
 POLICY = {"fs-ns2": "ns2", "fs-multcp": "multcp"}
@@ -101,6 +105,7 @@ SACK = next(a for a in AGENTS if a.key == "sack")
 class Case:
     n: int
     mbps: float
+    overhead: bool = False  # every sender waits U[0, one bottleneck packet time] before each send
 
     @property
     def m(self) -> int:
@@ -108,11 +113,16 @@ class Case:
 
     @property
     def key(self) -> str:
-        return f"n{self.n}-{self.mbps:g}mbps"
+        return f"n{self.n}-{self.mbps:g}mbps" + ("-overhead" if self.overhead else "")
 
     @property
     def label(self) -> str:
-        return f"{self.mbps:g} Mbit/s, N = {self.n}"
+        return f"{self.mbps:g} Mbit/s, N = {self.n}" + (", send jitter" if self.overhead else "")
+
+    @property
+    def packet_ns(self) -> int:
+        """One 1500-byte packet's transmission time at the bottleneck (ns)."""
+        return round(WIRE * 8 / (self.mbps * 1e6) * 1e9)
 
     @property
     def limit(self) -> int:
@@ -120,7 +130,8 @@ class Case:
         return round(self.mbps * 1e6 * 2 * DELAY_MS / 1000 / (WIRE * 8))
 
 
-CASES = [Case(n, mbps) for mbps in MBPS for n in WEIGHTS]
+CASES = ([Case(n, mbps) for mbps in MBPS for n in WEIGHTS]
+         + [Case(n, mbps, overhead=True) for mbps in MBPS for n in JITTERED])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,7 +141,8 @@ CASES = [Case(n, mbps) for mbps in MBPS for n in WEIGHTS]
 def ns2_args(case: Case, seed: int, seconds: float = SECONDS, warmup: float = WARMUP_S) -> list[str]:
     return [f"n={case.n}", f"m={case.m}", f"bw={case.mbps:g}", f"delay_ms={DELAY_MS:g}",
             f"limit={case.limit}", f"access_ms={ACCESS_MS:g}", f"size={PAYLOAD}", f"hdr={HEADER}",
-            f"seconds={seconds:g}", f"warmup={warmup:g}", f"jitter={JITTER_S:g}", f"seed={seed}"]
+            f"seconds={seconds:g}", f"warmup={warmup:g}", f"jitter={JITTER_S:g}", f"seed={seed}"] + (
+        ["overhead=-1"] if case.overhead else [])
 
 
 LISTS = ("starts", "acked", "sent", "recoveries", "timeouts", "cuts")
@@ -177,6 +189,8 @@ def scenario(case: Case, policy: str, seed: int, seconds: float = SECONDS,
     """The flowshare mirror of `ns ns2_multcp.tcl <ns2_args>`, with MulTCP's `loss_policy`;
     `prefix`: the same run stopped at the end of the warm-up (its counts are subtracted)."""
     tcp = _tcp_options()
+    if case.overhead:
+        tcp["send_jitter"] = f"{case.packet_ns}ns"
     multcp = {**tcp, "cc": {"algo": "multcp", "n": case.n, "loss_policy": policy}}
     sim = {"duration": f"{warmup if prefix else seconds:g}s", "seed": seed, "sample_interval": "0s"}
     if not prefix:

@@ -13,8 +13,9 @@
 # and receiver Y - r_i (the same), through the bottleneck X - Y (BW_MBPS, DELAY_MS, DropTail
 # with LIMIT packets both ways). Agent/TCPSink/Sack1 (one ACK per data packet, 40 bytes), SIZE-
 # byte payloads with HDR bytes of header, `window_ 100000`, every other variable ns-2.35's
-# default (windowInit_ 2, tcpTick_ 0.01, minrto_ 0.2, rtxcur_init_ 3, maxburst_ 0, overhead_ 0).
-# Flow i starts at a uniform random time in [0, JITTER] s.
+# default (windowInit_ 2, tcpTick_ 0.01, minrto_ 0.2, rtxcur_init_ 3, maxburst_ 0).
+# Flow i starts at a uniform random time in [0, JITTER] s. With overhead=S each agent waits a
+# uniform random time in [0, S] before each send (`overhead_`, against DropTail phase effects).
 #
 # usage: ns ns2_multcp.tcl key=value ...
 #   n=N            MulTCP's weight N (10); N = 1 makes flow 0 a plain Sack1 flow
@@ -29,8 +30,11 @@
 #   seconds=S      simulated seconds (400)
 #   warmup=S       the first S seconds are not measured (100)
 #   jitter=S       start-time jitter bound (10)
+#   overhead=S    every agent's `overhead_`; -1: one packet's transmission time at the
+#                  bottleneck, (SIZE + HDR) x 8 / BW (0)
 #   seed=K         seed ns-2's default RNG with K, then one `next-substream` (as
-#                  ns2_tcp_matrix.tcl); the start times draw from it. Omitted: ns-2's default seed.
+#                  ns2_tcp_matrix.tcl); the start times and `overhead_` draw from it.
+#                  Omitted: ns-2's default seed.
 #   defaults=1     print flow 0's agent variables, one `CLASS VARIABLE VALUE` line each, and exit
 #
 # Output: one line `result k v k v ...`; the per-flow keys are comma-separated lists, flow 0
@@ -61,6 +65,7 @@ set opt(hdr) 40
 set opt(seconds) 400
 set opt(warmup) 100
 set opt(jitter) 10
+set opt(overhead) 0
 set opt(seed) ""
 set opt(defaults) 0
 foreach a $argv {
@@ -84,6 +89,7 @@ if {$limit <= 0} {
   set limit [expr {round($bw * 2 * $opt(delay_ms) / 1000.0 / ($wire * 8))}]
 }
 set nflows [expr {$opt(m) + 1}]
+set overhead [expr {$opt(overhead) < 0 ? $wire * 8.0 / $bw : $opt(overhead)}]
 
 set ns [new Simulator]
 if {$opt(seed) ne ""} {
@@ -125,6 +131,7 @@ for {set i 0} {$i < $nflows} {incr i} {
   $tcp($i) set tcpip_base_hdr_size_ $opt(hdr)
   $tcp($i) set window_ 100000
   $tcp($i) set fid_ $i
+  $tcp($i) set overhead_ $overhead
   if {$i == 0 && $opt(n) != 1} {
     $tcp($i) set increase_num_ $opt(n)
     $tcp($i) set decrease_num_ [expr {1.0 - 1.0 / (2.0 * $opt(n))}]
