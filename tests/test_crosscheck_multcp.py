@@ -70,6 +70,7 @@ def test_figures(cm):
     assert f["p_multcp"] == pytest.approx(21 / 30300)
     assert f["p_tcp"] == pytest.approx(60 / 18200)
     assert (f["to_multcp"], f["to_tcp"]) == (1.0, 1.0)
+    assert f["events"] == pytest.approx(21 / 30)
     s = cm.summarize([f, {**f, "fi": math.nan}])
     assert s["fi"]["runs"] == [f["fi"]] and s["p_tcp"]["mean"] == pytest.approx(60 / 18200)
 
@@ -110,6 +111,7 @@ def test_table_agreement_and_crossings(cm):
 
     ns = {"fi": fig(1.2, 1.1, 1.3), "multcp": fig(20.0, 19.0, 21.0), "tcp": fig(1.0, 0.9, 1.1),
           "p_multcp": fig(0.001, 0.0009, 0.0011), "p_tcp": fig(0.01, 0.009, 0.011),
+          "events": fig(1.0, 0.9, 1.1),
           "to_multcp": fig(3.0, 2.0, 4.0), "to_tcp": fig(0.5, 0.4, 0.6)}
     fs = {**ns, "fi": fig(1.5, 1.5, 1.5), "to_multcp": fig(8.0, 8.0, 8.0)}
     rows = [{"label": "400 Mbit/s, N = 2", "n": 2, "mbps": 400.0, "ns2": ns, "fs-ns2": fs},

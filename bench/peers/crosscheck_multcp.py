@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cross-check of MulTCP(N) against TCP SACK on a DropTail dumbbell, ns-2.35 and flowshare.
 
-The fairness experiment of Y.-H. Kuo and H.-Y. Fu (Kuo and Fu), "Probe-Aided MulTCP: An
+The fairness experiment of F.-C. Kuo and X. Fu, "Probe-Aided MulTCP: An
 Aggregate Congestion Control Mechanism", ACM SIGCOMM Computer Communication Review 38(1),
 2008 (section 5.1, Fig. 4; and the loss rates of section 3.2, Fig. 2): one MulTCP(N) flow and
 m = 200 - N TCP SACK flows share a 200 or 400 Mbit/s DropTail bottleneck with 50 ms one-way
@@ -49,6 +49,8 @@ Figures of a run, over the measured window [warm-up, end]:
             `packets_sent`, each the run's count less that of its twin stopped at the end of the
             warm-up). A backed-off repeat of a timeout counts again in both.
   p_tcp     the same over all TCP flows together
+  events    MulTCP's window reductions over those of the mean TCP flow (1: every congestion
+            episode cuts every flow once, as under fully synchronized losses)
   to_multcp MulTCP's timeouts
   to_tcp    timeouts per TCP flow
 Acceptance: a flowshare mean agrees when it lies in ns-2's range or within 5 % of ns-2's mean
@@ -96,7 +98,7 @@ JITTERED = (2, 10, 20, 30)  # the weights also run with send jitter (ns-2's `ove
 MBPS = (200.0, 400.0)
 SIMS = ("ns2", "fs-ns2", "fs-multcp")
 POLICY = {"fs-ns2": "ns2", "fs-multcp": "multcp"}
-FIGURES = ("fi", "multcp", "tcp", "p_multcp", "p_tcp", "to_multcp", "to_tcp")
+FIGURES = ("fi", "multcp", "tcp", "p_multcp", "p_tcp", "events", "to_multcp", "to_tcp")
 COMPARED = ("fi", "p_multcp", "p_tcp", "to_multcp")
 SACK = next(a for a in AGENTS if a.key == "sack")
 
@@ -240,6 +242,7 @@ def figures(case: Case, counts: dict, seconds: float = SECONDS, warmup: float = 
             "multcp": acked[0] * scale, "tcp": tcp * scale,
             "p_multcp": events[0] / sent[0] if sent[0] else math.nan,
             "p_tcp": sum(events[1:]) / tcp_sent if tcp_sent else math.nan,
+            "events": events[0] / statistics.fmean(events[1:]) if any(events[1:]) else math.nan,
             "to_multcp": float(counts["timeouts"][0]),
             "to_tcp": statistics.fmean(counts["timeouts"][1:])}
 
@@ -293,7 +296,8 @@ def run_job(job: Job, seconds: float, warmup: float) -> dict:
 # ---------------------------------------------------------------------------------------------
 # Output.
 
-_DIGITS = {"fi": 2, "multcp": 1, "tcp": 3, "p_multcp": 5, "p_tcp": 5, "to_multcp": 1, "to_tcp": 2}
+_DIGITS = {"fi": 2, "multcp": 1, "tcp": 3, "p_multcp": 5, "p_tcp": 5, "events": 2, "to_multcp": 1,
+           "to_tcp": 2}
 
 
 def _cell(s: dict | None, name: str) -> str:
@@ -306,8 +310,8 @@ def table(rows: list[dict], sims: list[str]) -> tuple[str, dict[str, tuple[int, 
     flowshare side."""
     names = {"ns2": "ns-2", "fs-ns2": 'flowshare `ns2`', "fs-multcp": 'flowshare `multcp`'}
     head = ("| case | simulator | FI | MulTCP (Mbit/s) | TCP (Mbit/s per flow) | p MulTCP "
-            "| p TCP | MulTCP timeouts | timeouts per TCP flow |")
-    out = [head, "|---" * 9 + "|"]
+            "| p TCP | cuts MulTCP / TCP | MulTCP timeouts | timeouts per TCP flow |")
+    out = [head, "|---" * 10 + "|"]
     score = {s: [0, 0] for s in sims if s != "ns2"}
     for r in rows:
         for sim in sims:
