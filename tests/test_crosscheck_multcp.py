@@ -119,7 +119,8 @@ def test_table_agreement_and_crossings(cm):
              "ns2": {**ns, "fi": fig(0.8, 0.7, 0.9)}, "fs-ns2": ns}]
     text, score = cm.table(rows, ["ns2", "fs-ns2"])
     # fi 1.5 is outside [1.1, 1.3] and 25 % off; 8 timeouts are within a factor 3 of 3.
-    assert score == {"fs-ns2": (6, 8)}
+    assert score == {("fs-ns2", False): (6, 8)}
     assert "| 400 Mbit/s, N = 2 | ns-2 | 1.20 [1.10–1.30] |" in text
     assert "| | flowshare `ns2` | 1.50 [1.50–1.50] ✗ |" in text.replace("|  |", "| |")
     assert cm.crossings(rows, "ns2") == "400 Mbit/s: FI > 1 at N = 2; FI ≤ 1 at N = 30"
+    assert cm.crossings(rows, "ns2", overhead=True) == ""

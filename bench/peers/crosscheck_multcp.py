@@ -304,15 +304,15 @@ def _cell(s: dict | None, name: str) -> str:
     return "–" if s is None else _range(s, _DIGITS[name])
 
 
-def table(rows: list[dict], sims: list[str]) -> tuple[str, dict[str, tuple[int, int]]]:
+def table(rows: list[dict], sims: list[str]) -> tuple[str, dict[tuple[str, bool], tuple[int, int]]]:
     """One row per case and simulator: every figure's mean [min–max]; a ✗ marks a flowshare
     mean of a compared figure that does not agree with ns-2. Returns the agreement counts per
-    flowshare side."""
+    flowshare side and jitter (False: without send jitter)."""
     names = {"ns2": "ns-2", "fs-ns2": 'flowshare `ns2`', "fs-multcp": 'flowshare `multcp`'}
     head = ("| case | simulator | FI | MulTCP (Mbit/s) | TCP (Mbit/s per flow) | p MulTCP "
             "| p TCP | cuts MulTCP / TCP | MulTCP timeouts | timeouts per TCP flow |")
     out = [head, "|---" * 10 + "|"]
-    score = {s: [0, 0] for s in sims if s != "ns2"}
+    score: dict[tuple[str, bool], list[int]] = {}
     for r in rows:
         for sim in sims:
             f = r[sim]
@@ -322,21 +322,24 @@ def table(rows: list[dict], sims: list[str]) -> tuple[str, dict[str, tuple[int, 
                 ns = r["ns2"].get(name)
                 if sim != "ns2" and name in COMPARED and ns is not None and name in f:
                     ok = figure_agrees(name, f[name]["mean"], ns)
-                    score[sim][0] += ok
-                    score[sim][1] += 1
+                    tally = score.setdefault((sim, bool(r.get("overhead"))), [0, 0])
+                    tally[0] += ok
+                    tally[1] += 1
                     cell += "" if ok else " ✗"
                 cells.append(cell)
             label = r["label"] if sim == sims[0] else ""
             out.append(f"| {label} | {names[sim]} | " + " | ".join(cells) + " |")
-    return "\n".join(out), {s: (a, b) for s, (a, b) in score.items()}
+    return "\n".join(out), {k: (a, b) for k, (a, b) in score.items()}
 
 
-def crossings(rows: list[dict], sim: str) -> str:
-    """Per bottleneck rate: the weights with mean FI above 1 and below it."""
+def crossings(rows: list[dict], sim: str, overhead: bool = False) -> str:
+    """Per bottleneck rate: the weights with mean FI above 1 and at or below it."""
     parts = []
-    for mbps in sorted({r["mbps"] for r in rows}):
-        above = [r["n"] for r in rows if r["mbps"] == mbps and r[sim].get("fi", {}).get("mean", 0) > 1]
-        below = [r["n"] for r in rows if r["mbps"] == mbps and 0 < r[sim].get("fi", {}).get("mean", 2) <= 1]
+    mine = [r for r in rows if bool(r.get("overhead")) == overhead]
+    for mbps in sorted({r["mbps"] for r in mine}):
+        at = [r for r in mine if r["mbps"] == mbps and "fi" in r[sim]]
+        above = [r["n"] for r in at if r[sim]["fi"]["mean"] > 1]
+        below = [r["n"] for r in at if r[sim]["fi"]["mean"] <= 1]
         parts.append(f"{mbps:g} Mbit/s: FI > 1 at N = {', '.join(map(str, above)) or 'none'}; "
                      f"FI ≤ 1 at N = {', '.join(map(str, below)) or 'none'}")
     return "; ".join(parts)
@@ -425,18 +428,22 @@ def main() -> int:
             done(j, run_job(j, seconds, warmup))
     rows = []
     for c in cases:
-        row = {"case": c.key, "label": c.label, "n": c.n, "m": c.m, "mbps": c.mbps, "runs": {}}
+        row = {"case": c.key, "label": c.label, "n": c.n, "m": c.m, "mbps": c.mbps,
+               "overhead": c.overhead, "runs": {}}
         for sim in sims:
             figs = [figures(c, flow_counts(results[(sim, c.key, s)]), seconds, warmup) for s in seeds]
             row[sim] = summarize(figs)
             row["runs"][sim] = figs
         rows.append(row)
     text, score = table(rows, sims)
+    names = {"ns2": "ns-2", "fs-ns2": "flowshare `ns2`", "fs-multcp": "flowshare `multcp`"}
     lines = [text, ""]
-    for sim in sims:
-        lines.append(f"- {sim}: {crossings(rows, sim)}.")
-    for sim, (ok, total) in score.items():
-        lines.append(f"- {sim} agrees with ns-2 on {ok} of {total} compared figures.")
+    for jit in sorted({c.overhead for c in cases}):
+        for sim in sims:
+            lines.append(f"- {names[sim]}{', send jitter' if jit else ''}: {crossings(rows, sim, jit)}.")
+    for (sim, jit), (ok, total) in sorted(score.items()):
+        lines.append(f"- {names[sim]} agrees with ns-2 on {ok} of {total} compared figures "
+                     f"{'with' if jit else 'without'} send jitter.")
     lines.append(f"\n{len(list(seeds))} seeds per case; {seconds:g} s runs, the first {warmup:g} s discarded.")
     text = "\n".join(lines)
     print(text)
