@@ -296,7 +296,7 @@ def run_job(job: Job, seconds: float, warmup: float) -> dict:
 # ---------------------------------------------------------------------------------------------
 # Output.
 
-_DIGITS = {"fi": 2, "multcp": 1, "tcp": 3, "p_multcp": 5, "p_tcp": 5, "events": 2, "to_multcp": 1,
+_DIGITS = {"fi": 2, "multcp": 1, "tcp": 3, "p_multcp": 6, "p_tcp": 5, "events": 2, "to_multcp": 1,
            "to_tcp": 2}
 
 
