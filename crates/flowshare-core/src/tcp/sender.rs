@@ -156,6 +156,8 @@ pub struct Sender {
     high_sacked: u64,
     /// One past the highest segment retransmitted in this recovery (RFC 6675 HighRxt + 1).
     high_rxt: u64,
+    /// Segments SACKed in [snd_una, high_rxt): with it SetPipe needs no scan of the window.
+    rxt_sacked: u64,
     backoff: u32,
     /// When the retransmission (or SYN) timer expires.
     pub rto_deadline: Option<Time>,
@@ -331,6 +333,7 @@ impl Sender {
             limited_sent: 0,
             high_sacked: 0,
             high_rxt: 0,
+            rxt_sacked: 0,
             backoff: 1,
             rto_deadline: None,
             round_end: 0,
@@ -857,10 +860,10 @@ impl Sender {
         }
     }
 
-    /// RFC 6675 IsLost without a scan of the window: one below the DupThresh-th highest SACKed
-    /// segment, if a segment there is not SACKed (SACKed segments cluster at the top, so the
-    /// walk down is short).
-    fn below_third_sacked(&self) -> Option<u64> {
+    /// The DupThresh-th highest SACKed segment, if that many are SACKed: RFC 6675 IsLost holds
+    /// for every segment below it that is not SACKed and for none above it. SACKed segments
+    /// cluster at the top, so the walk down is short.
+    fn third_sacked(&self) -> Option<u64> {
         if self.sacked_count < u64::from(DUP_THRESH) {
             return None;
         }
@@ -870,8 +873,33 @@ impl Sender {
             seq -= 1;
             found += u32::from(self.is_sacked(seq));
         }
-        let below = seq - self.snd_una;
-        (found == DUP_THRESH && self.sacked_count - u64::from(DUP_THRESH) < below).then(|| seq - 1)
+        (found == DUP_THRESH).then_some(seq)
+    }
+
+    /// Segments below the DupThresh-th highest SACKed one that are not SACKed: those IsLost
+    /// holds for.
+    fn lost_below(&self, third: u64) -> u64 {
+        (third - self.snd_una) - (self.sacked_count - u64::from(DUP_THRESH))
+    }
+
+    /// RFC 6675 IsLost without a scan of the window: one below the DupThresh-th highest SACKed
+    /// segment, if a segment there is not SACKed.
+    fn below_third_sacked(&self) -> Option<u64> {
+        let third = self.third_sacked()?;
+        (self.lost_below(third) > 0).then(|| third - 1)
+    }
+
+    /// Move HighRxt + 1 to `to`, keeping the count of SACKed segments below it.
+    fn set_high_rxt(&mut self, to: u64) {
+        let (old, new) = (self.high_rxt.max(self.snd_una), to.max(self.snd_una));
+        if new == self.snd_una {
+            self.rxt_sacked = 0;
+        } else if new > old {
+            self.rxt_sacked += (old..new).filter(|&s| self.is_sacked(s)).count() as u64;
+        } else {
+            self.rxt_sacked -= (new..old).filter(|&s| self.is_sacked(s)).count() as u64;
+        }
+        self.high_rxt = to;
     }
 
     /// With Linux accounting: (pipe, first segment to retransmit). The pipe holds every
@@ -906,7 +934,7 @@ impl Sender {
                 let s = cursor;
                 self.emit(now, s, 0, cc, out);
                 self.lost.retransmitted(s, self.snd_max);
-                self.high_rxt = self.high_rxt.max(s + 1);
+                self.set_high_rxt(self.high_rxt.max(s + 1));
             } else if self.has_data(self.snd_max) && self.snd_max - self.snd_una < self.cfg.rwnd {
                 let tag = if self.caps.tags {
                     match cc.admit(self.m(), now) {
@@ -958,9 +986,11 @@ impl Sender {
         if self.cfg.sack_recovery.linux_pipe() {
             return self.send_linux_recovery(now, cc, out);
         }
-        let (mut pipe, highest_lost) = self.set_pipe();
+        let (mut pipe, third) = self.set_pipe();
         let cwnd = (cc.state(self.m()).cwnd as u64).max(1);
         let mut burst = 0;
+        // The first un-SACKed segment not yet retransmitted in this recovery, for HighRxt.
+        let mut next_hole: Option<(u64, u64)> = None;
         while pipe < cwnd {
             if self.cfg.max_burst > 0 && burst >= self.cfg.max_burst {
                 break;
@@ -968,11 +998,18 @@ impl Sender {
             if !self.pace_ready(now, cc) {
                 break;
             }
-            // First un-SACKed segment not yet retransmitted in this recovery.
-            let mut s = self.high_rxt.max(self.snd_una);
-            while s < self.high_sacked && self.is_sacked(s) {
-                s += 1;
-            }
+            let from = self.high_rxt.max(self.snd_una);
+            let s = match next_hole {
+                Some((f, s)) if f == from => s,
+                _ => {
+                    let mut s = from;
+                    while s < self.high_sacked && self.is_sacked(s) {
+                        s += 1;
+                    }
+                    next_hole = Some((from, s));
+                    s
+                }
+            };
             let hole = s < self.high_sacked;
             // Rule 2 sends new data; with tags only when the controller admits it.
             let new_data = self.has_data(self.snd_max) && self.snd_max - self.snd_una < self.cfg.rwnd;
@@ -983,16 +1020,16 @@ impl Sender {
                     Some(0)
                 }
             };
-            if hole && highest_lost.is_some_and(|l| s <= l) {
+            if hole && third.is_some_and(|t| s < t) {
                 self.emit(now, s, 0, cc, out); // rule 1: a lost segment
-                self.high_rxt = s + 1;
+                self.set_high_rxt(s + 1);
             } else if let Some(tag) = if new_data { admitted(self, cc) } else { None } {
                 let seq = self.snd_max; // rule 2: new data
                 self.emit(now, seq, tag, cc, out);
                 self.snd_nxt = self.snd_max;
             } else if hole {
                 self.emit(now, s, 0, cc, out); // rule 3: a hole not yet deemed lost
-                self.high_rxt = s + 1;
+                self.set_high_rxt(s + 1);
             } else {
                 break;
             }
@@ -1002,29 +1039,32 @@ impl Sender {
         }
     }
 
-    /// RFC 6675 SetPipe() and the highest segment IsLost() holds for. A segment is lost when
-    /// at least DupThresh SACKed segments lie above it.
+    /// RFC 6675 SetPipe() and the DupThresh-th highest SACKed segment (below it every segment
+    /// not SACKed is lost). The pipe counts each segment not SACKed once unless it is lost, and
+    /// once more if it was retransmitted (below HighRxt): from counts, without a scan.
     fn set_pipe(&self) -> (u64, Option<u64>) {
-        let mut pipe = 0;
+        let third = self.third_sacked();
+        let unsacked = self.snd_max - self.snd_una - self.sacked_count;
+        let lost = third.map_or(0, |t| self.lost_below(t));
+        let retransmitted = self.high_rxt.clamp(self.snd_una, self.snd_max) - self.snd_una - self.rxt_sacked;
+        #[cfg(debug_assertions)]
+        self.check_pipe(unsacked - lost + retransmitted);
+        (unsacked - lost + retransmitted, third)
+    }
+
+    /// The pipe by RFC 6675's scan of the window, against the one from counts.
+    #[cfg(debug_assertions)]
+    fn check_pipe(&self, pipe: u64) {
+        let mut scanned = 0;
         let mut sacked_above = 0;
-        let mut highest_lost = None;
         for seq in (self.snd_una..self.snd_max).rev() {
             if self.is_sacked(seq) {
                 sacked_above += 1;
                 continue;
             }
-            let lost = sacked_above >= DUP_THRESH;
-            if lost && highest_lost.is_none() {
-                highest_lost = Some(seq);
-            }
-            if !lost {
-                pipe += 1;
-            }
-            if seq < self.high_rxt {
-                pipe += 1;
-            }
+            scanned += u64::from(sacked_above < DUP_THRESH) + u64::from(seq < self.high_rxt);
         }
-        (pipe, highest_lost)
+        debug_assert_eq!(pipe, scanned, "SetPipe from counts");
     }
 
     /// ns-2's TCP-Linux (`rate_halving`) leaving a recovery or the Loss state
@@ -1041,6 +1081,7 @@ impl Sender {
         self.rh_next = 0;
         self.sacked.clear();
         self.sacked_count = 0;
+        self.rxt_sacked = 0;
         self.high_sacked = self.snd_una;
         self.lost.clear();
     }
@@ -1058,6 +1099,7 @@ impl Sender {
                 let k = (seq - una) as usize;
                 if !self.sacked[k] {
                     self.sacked_count += 1;
+                    self.rxt_sacked += u64::from(seq < self.high_rxt);
                     if linux {
                         self.lost.sacked(seq);
                     }
@@ -1273,8 +1315,11 @@ impl Sender {
             }
         }
         let mut sacked_acked = 0;
-        for _ in 0..newly.min(self.sacked.len() as u64) {
-            sacked_acked += u64::from(self.sacked.pop_front() == Some(true));
+        let old_una = self.snd_una - newly;
+        for k in 0..newly.min(self.sacked.len() as u64) {
+            let sacked = self.sacked.pop_front() == Some(true);
+            sacked_acked += u64::from(sacked);
+            self.rxt_sacked -= u64::from(sacked && old_una + k < self.high_rxt);
         }
         self.sacked_count -= sacked_acked;
         self.delivered_now += newly - sacked_acked;
@@ -1294,7 +1339,7 @@ impl Sender {
             self.snd_nxt = self.snd_nxt.max(nxt);
         }
         if self.high_rxt < self.snd_una {
-            self.high_rxt = self.snd_una;
+            self.set_high_rxt(self.snd_una);
         }
         let round_start = ack >= self.round_end;
         if round_start {
@@ -1473,7 +1518,7 @@ impl Sender {
             }
             return;
         }
-        let lost_by_sack = self.cfg.recovery == Recovery::Sack && self.set_pipe().1.is_some_and(|l| l >= self.snd_una);
+        let lost_by_sack = self.cfg.recovery == Recovery::Sack && self.below_third_sacked().is_some();
         if self.dupacks < DUP_THRESH && !lost_by_sack {
             if self.cfg.limited_transmit {
                 self.limited_transmit(now, cc, out);
@@ -1539,7 +1584,7 @@ impl Sender {
                     SackRecovery::Prr => self.prr = (0, 0, self.snd_max - self.snd_una),
                 }
                 cc.set_phase(m, Phase::Recovery);
-                self.high_rxt = self.snd_una;
+                self.set_high_rxt(self.snd_una);
                 if self.cfg.sack_recovery.linux_pipe() {
                     // From the Loss state the timeout's marks stand: what it held lost and
                     // has not resent is still lost, and its retransmissions are in flight.
@@ -1551,7 +1596,7 @@ impl Sender {
                     }
                 } else {
                     self.emit(now, self.snd_una, 0, cc, out);
-                    self.high_rxt = self.snd_una + 1;
+                    self.set_high_rxt(self.snd_una + 1);
                 }
                 self.arm_timer(now, cc);
                 self.send_available(now, cc, out);
@@ -1677,7 +1722,7 @@ impl Sender {
         self.recover = Some(self.snd_max);
         self.dupacks = 0;
         self.loss_kind = LossKind::Timeout;
-        self.high_rxt = self.snd_una;
+        self.set_high_rxt(self.snd_una);
         self.rh_next = 0;
         if self.linux_pipe() {
             // Linux: every segment outstanding is lost; they go again from the scoreboard.
