@@ -21,8 +21,8 @@ use super::lost::LostMarks;
 use super::{Decrease, MisRxReference, RecoverRule, Recovery, RtoRestart, RttTiming, SackRecovery, TcpConfig};
 use crate::cc::host::GroupId;
 use crate::cc::{
-    AckSample, Caps, CcHost, CcState, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase, RateSample,
-    RttEstimator, Tag,
+    AckSample, Caps, CcHost, CcState, Delivered, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase,
+    RateSample, RttEstimator, Tag,
 };
 use crate::packet::{ecn, Kind, Packet};
 use crate::units::Time;
@@ -187,6 +187,8 @@ pub struct Sender {
     record: VecDeque<(Tag, Time)>,
     /// With tags: segments newly acknowledged per tag, reused from ACK to ACK.
     delivered: Vec<u32>,
+    /// With tags: the segments newly acknowledged, (seq, tag), reused from ACK to ACK.
+    delivered_segs: Vec<(u64, Tag)>,
     /// How the losses being repaired were found (reported with each retransmission).
     loss_kind: LossKind,
     /// Pacing: segments left in the current burst, and when the next burst may start.
@@ -347,6 +349,7 @@ impl Sender {
             last_state: None,
             record: VecDeque::new(),
             delivered: Vec::new(),
+            delivered_segs: Vec::new(),
             loss_kind: LossKind::DupAcks,
             pace_left: 0,
             pace_next: 0,
@@ -1067,6 +1070,7 @@ impl Sender {
                     }
                     if self.caps.tags {
                         Self::count(&mut self.delivered, self.record[k].0);
+                        self.delivered_segs.push((seq, self.record[k].0));
                     }
                 }
                 self.sacked[k] = true;
@@ -1085,12 +1089,15 @@ impl Sender {
         delivered[t] += 1;
     }
 
-    /// With tags: report the segments this ACK delivered, per tag, and reset the counts.
+    /// With tags: report the segments this ACK (at `now`, leaving `snd_una`) delivered, and
+    /// reset the counts.
     #[cold]
-    fn report_delivered(&mut self, cc: &mut CcHost) {
-        if self.delivered.iter().any(|&n| n > 0) {
-            cc.on_delivered(self.m(), &self.delivered);
+    fn report_delivered(&mut self, now: Time, snd_una: u64, cc: &mut CcHost) {
+        if !self.delivered_segs.is_empty() {
+            let d = Delivered { now, snd_una, by_tag: &self.delivered, segments: &self.delivered_segs };
+            cc.on_delivered(self.m(), &d);
             self.delivered.iter_mut().for_each(|n| *n = 0);
+            self.delivered_segs.clear();
         }
     }
 
@@ -1176,7 +1183,8 @@ impl Sender {
         } else {
             self.account_cwnd(now, cc.state(m));
             if self.caps.tags {
-                self.report_delivered(cc);
+                let una = self.snd_una;
+                self.report_delivered(now, una, cc);
             }
             if ack == self.snd_una && self.snd_una < self.snd_max {
                 if self.cfg.rto_restart == RtoRestart::EveryAck && self.member != NOT_A_MEMBER {
@@ -1242,11 +1250,12 @@ impl Sender {
             for k in 0..newly as usize {
                 if !self.sacked.get(k).copied().unwrap_or(false) {
                     Self::count(&mut self.delivered, self.record[k].0);
+                    self.delivered_segs.push((self.snd_una + k as u64, self.record[k].0));
                 }
             }
             self.record.drain(..newly as usize);
             // Before anything is sent: the loops' windows have room again.
-            self.report_delivered(cc);
+            self.report_delivered(now, ack, cc);
         }
         self.snd_una = ack;
         self.limited_sent = 0;
