@@ -209,3 +209,76 @@ impl GroupControl for Mpat {
         self.roster.take_records(out);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::host::CcHost;
+
+    const S: Time = 1_000_000_000;
+
+    fn metric(host: &CcHost, m: MemberId, name: &str) -> f64 {
+        let mut v = f64::NAN;
+        host.metrics(m, &mut |n, x| {
+            if n == name {
+                v = x;
+            }
+        });
+        v
+    }
+
+    /// Admit what the loops allow, then deliver it all on one ACK; returns the tags admitted.
+    fn round(host: &mut CcHost, m: MemberId, next: &mut u64, now: Time) -> Vec<Tag> {
+        let mut segs = Vec::new();
+        while let Some(tag) = host.admit(m, now) {
+            segs.push((*next, tag));
+            *next += 1;
+        }
+        let mut by_tag = vec![0u32; 8];
+        for &(_, t) in &segs {
+            by_tag[t as usize] += 1;
+        }
+        host.on_delivered(m, &Delivered { now, snd_una: *next, by_tag: &by_tag, segments: &segs });
+        segs.iter().map(|s| s.1).collect()
+    }
+
+    /// A joining member's loop starts in slow start from `new_loop_cwnd` with the
+    /// connection's initial ssthresh, carries only its member's segments, and is removed when
+    /// the member completes.
+    #[test]
+    fn a_new_loop_starts_in_slow_start_with_the_initial_ssthresh() {
+        let join = Join { at: S, bytes: 20 * 1460, segments: 20 };
+        let mut host = CcHost::new();
+        let ctl = Mpat::new(MpatParams { n: 2, new_loop_cwnd: 1.0 }, 3, &[join]);
+        let m = host.join(CcState::new(2.0, 4.0, 1460), None, Some(Box::new(ctl)), 0);
+        let mut next = 0;
+        // Round robin over two loops of two segments.
+        assert_eq!(round(&mut host, m, &mut next, 0), vec![0, 1, 0, 1]);
+        let mut ev = Vec::new();
+        host.timer_events(&mut ev);
+        assert_eq!(ev.len(), 1);
+        host.fire_timer(crate::engine::WakeTag::new(ev[0].1, ev[0].2), S);
+        assert_eq!((metric(&host, m, "loops"), metric(&host, m, "newest_loop_cwnd")), (3.0, 1.0));
+        // The new loop (tag 2): 1 segment, then 2, then 4 (slow start up to ssthresh 4), then
+        // congestion avoidance: 4 segments add about 1/4 each.
+        let mut windows = Vec::new();
+        for _ in 0..4 {
+            let tags = round(&mut host, m, &mut next, S);
+            windows.push((tags.iter().filter(|&&t| t == 2).count(), metric(&host, m, "newest_loop_cwnd")));
+        }
+        assert_eq!(&windows[..2], &[(1, 2.0), (2, 4.0)]);
+        assert_eq!(windows[2].0, 4);
+        assert!(windows[2].1 > 4.9 && windows[2].1 < 5.0, "congestion avoidance above ssthresh 4: {:?}", windows[2]);
+        // 1 + 2 + 4 + 4 = 11 of its 20 segments so far; the member completes later and its
+        // loop goes.
+        for _ in 0..3 {
+            round(&mut host, m, &mut next, 2 * S);
+        }
+        assert_eq!(metric(&host, m, "loops"), 2.0);
+        let mut records = Vec::new();
+        host.take_member_records().into_iter().for_each(|r| records.push(r));
+        assert_eq!(records.len(), 1);
+        assert_eq!((records[0].flow, records[0].member, records[0].segments), (3, 2, 20));
+        assert_eq!(records[0].completed, Some(2 * S));
+    }
+}

@@ -430,7 +430,7 @@ mod tests {
     #[test]
     fn adjusting_loop_parameters_worked_numbers() {
         for (weight, a, b, wmax_sqrt_p) in [
-            (2.0, 1.414_214, 0.210_863, 2.738_17),
+            (2.0, std::f64::consts::SQRT_2, 0.210_863, 2.738_17),
             (10.0, 3.162_278, 0.020_862, 12.376_5),
             (30.0, 5.477_226, 0.004_049, 36.816_9),
         ] {
