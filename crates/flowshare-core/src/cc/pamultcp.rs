@@ -60,6 +60,7 @@ pub enum TimeoutRule {
 pub enum AdjustWeight {
     /// N − 1: with the probe loop the aggregate takes N flowshares.
     #[default]
+    #[serde(rename = "n_minus_1")]
     NMinus1,
     /// N, as eqs. (9) and (10) are written.
     N,
@@ -164,10 +165,12 @@ pub struct PaMulTcp {
     pub loops: [Loop; 2],
     /// The probe loop's loss history.
     pub probe_loss: ProbeLossRate,
-    /// The adjusting loop's a, b and cap.
+    /// The adjusting loop's a, b and cap, and the probe loop's loss-event rate the cap was
+    /// computed from.
     a: f64,
     b: f64,
     cap: f64,
+    p: Option<f64>,
     /// The loop given the last segment.
     last: Tag,
     /// The oldest outstanding segment at a timeout and the probe window then, until its
@@ -187,6 +190,7 @@ impl PaMulTcp {
             a: 1.0,
             b: 0.5,
             cap: f64::INFINITY,
+            p: None,
             last: PROBE,
             timed_out: None,
         };
@@ -227,7 +231,8 @@ impl PaMulTcp {
     /// W_max from the probe loop's loss-event rate; the adjusting loop's ssthresh and cwnd are
     /// clamped to it (resolution pamultcp:A15).
     fn update_cap(&mut self) {
-        self.cap = self.probe_loss.p().map_or(f64::INFINITY, |p| w_max(self.a, self.b, p));
+        self.p = self.probe_loss.p();
+        self.cap = self.p.map_or(f64::INFINITY, |p| w_max(self.a, self.b, p));
         let l = &mut self.loops[ADJUST as usize];
         l.ssthresh = l.ssthresh.min(self.cap);
         l.cwnd = l.cwnd.min(self.cap).max(1.0);
@@ -404,7 +409,7 @@ impl GroupControl for PaMulTcp {
         let ss = self.loops[ADJUST as usize].ssthresh;
         out("adjust_ssthresh", if ss.is_finite() { ss } else { f64::NAN });
         out("w_max", if self.cap.is_finite() { self.cap } else { f64::NAN });
-        out("p_probe", self.probe_loss.p().unwrap_or(f64::NAN));
+        out("p_probe", self.p.unwrap_or(f64::NAN));
         out("weight_n", self.weight());
         out("members_n", f64::from(self.roster.n()));
     }

@@ -80,6 +80,10 @@ pub struct SenderStats {
     pub started_at: Option<Time>,
     /// Window reductions in response to ECN echoes.
     pub ecn_reductions: u64,
+    /// Congestion episodes the window was reduced for: fast-recovery entries that cut the
+    /// window, ECN reductions, and timeouts outside an episode already counted (a timeout in
+    /// fast recovery, or a backed-off one, is not a new episode).
+    pub loss_events: u64,
     /// Largest retransmission-timer backoff multiplier reached (1: never backed off).
     pub backoff_max: u32,
     /// cwnd and ssthresh when it joined its controller, segments: what it starts sending with
@@ -1512,6 +1516,7 @@ impl Sender {
             let flight = self.flight_for_decrease(cc.state(m));
             let ss = self.ssthresh_after(LossKind::DupAcks, now, flight, cc);
             cc.state_mut(m).ssthresh = ss;
+            self.stats.loss_events += 1;
         }
         self.recover = Some(self.snd_max);
         self.limited_sent = 0;
@@ -1621,6 +1626,7 @@ impl Sender {
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
+        self.stats.loss_events += 1;
     }
 
     /// A wake-up at `now`: the pacing timer releases what may go, the retransmission timer
@@ -1661,6 +1667,9 @@ impl Sender {
         let m = self.m();
         self.account_cwnd(now, cc.state(m));
         self.stats.timeouts += 1;
+        if cc.state(m).phase == Phase::Open {
+            self.stats.loss_events += 1;
+        }
         self.abandon_timing(cc);
         let flight = self.flight_for_decrease(cc.state(m));
         if let Some(cfg) = self.cfg.misrx {
