@@ -13,10 +13,14 @@ from flowshare import scenario as sc
 
 
 def _scenario_with_cc(cc: object) -> dict:
+    # The aggregates (several window loops in one connection) need SACK recovery.
+    algo = cc.get("algo") if isinstance(cc, dict) else cc
+    loops = algo in ("pamultcp", "mpat")
+    tcp = {"cc": cc, "recovery": "sack"} if loops else {"cc": cc}
     return sc.dumbbell(
         bottleneck=sc.link(rate="10Mbps", delay="10ms"),
         access=sc.link(rate="100Mbps", delay="1ms"),
-        flows=sc.flows(tcp={"cc": cc}),
+        flows=sc.flows(tcp=tcp),
         duration="1s",
     )
 

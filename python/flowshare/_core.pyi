@@ -70,6 +70,7 @@ class _Results(TypedDict):
     transfers: _Table
     delays: _Table
     fct: _Table
+    members: _Table
 
 @final
 class Simulation:

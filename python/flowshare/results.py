@@ -61,6 +61,10 @@ CONCURRENCY_FILE = "concurrency.parquet"
 """The ``concurrency`` table, written by :meth:`RunResult.write` when the scenario asks for it
 (``[trace] concurrency``)."""
 
+MEMBERS_FILE = "members.csv"
+"""The ``members`` table, written by :meth:`RunResult.write` when a flow of the scenario has
+aggregate members joining at run time (``aggregate.joins``)."""
+
 REPORT_FILE = "report.md"
 
 DELAY_HISTOGRAM = "delays"
@@ -91,6 +95,15 @@ _EMPTY_TABLES: dict[str, dict[str, Any]] = {
         "fct_p90_s": ("<f8", b""),
         "fct_p99_s": ("<f8", b""),
         "fct_max_s": ("<f8", b""),
+    },
+    "members": {
+        "flow": ("<i8", b""),
+        "name": [],
+        "member": ("<i8", b""),
+        "start_s": ("<f8", b""),
+        "size_bytes": ("<i8", b""),
+        "segments": ("<i8", b""),
+        "completion_time_s": ("<f8", b""),
     },
 }
 
@@ -268,6 +281,13 @@ class RunResult:
         unbounded), ``transfers`` (completed), ``unfinished``, ``fct_mean_s``, ``fct_min_s``,
         ``fct_p50_s``, ``fct_p90_s``, ``fct_p99_s``, ``fct_max_s``. Empty without finite
         transfers.
+    members : pandas.DataFrame
+        One row per member that joined an aggregate connection (PA-MulTCP or MPAT) at run
+        time (``aggregate.joins``, ``docs/measurements.md``): ``flow``, ``name``, ``member``
+        (joined members are numbered from ``n``), ``start_s``, ``size_bytes``, ``segments``,
+        ``completion_time_s`` (from ``start_s`` until every one of its segments was
+        delivered, cumulatively acknowledged or SACKed; ``NaN`` if not by the end). Empty
+        without members.
     concurrency : pandas.DataFrame or None
         When the scenario names flow groups in ``[trace] concurrency``: whenever a transfer of
         one of them opens or completes, one row per transfer of those groups open at that
@@ -389,6 +409,16 @@ class RunResult:
     @delays.setter
     def delays(self, frame: pd.DataFrame) -> None:
         self._frames["delays"] = frame
+
+    @property
+    def members(self) -> pd.DataFrame:
+        """Members that joined aggregate connections at run time (a DataFrame made when
+        first used; empty when there were none)."""
+        return self._frame_or_empty("members")
+
+    @members.setter
+    def members(self, frame: pd.DataFrame) -> None:
+        self._frames["members"] = frame
 
     @property
     def fct(self) -> pd.DataFrame:
@@ -609,7 +639,8 @@ class RunResult:
         (:attr:`delays`) and ``fct.csv`` (:attr:`fct`), ``timeseries.parquet``
         (see :meth:`timeseries`), ``summary.json`` (``summary``, ``aggregate`` from
         :meth:`aggregate`, and the normalized ``scenario``), ``plot.png`` (see :meth:`plot`),
-        ``transfers.parquet`` when the scenario has arrival processes,
+        ``transfers.parquet`` when the scenario has arrival processes, ``members.csv``
+        (:attr:`members`) when a flow has aggregate members joining (``aggregate.joins``),
         ``concurrency.parquet`` when it asks for the ``concurrency`` table,
         ``events.parquet`` when events were traced, the run's pcap files (hard
         links or copies of :attr:`pcap_files`) and, with ``report=True``, ``report.md``.
@@ -659,6 +690,9 @@ class RunResult:
         if self.concurrency is not None:
             _write_parquet(self.concurrency, stage / CONCURRENCY_FILE)
             names.append(CONCURRENCY_FILE)
+        if _has_members(self.scenario):
+            _write_csv(self._table_for_writer("members"), stage / MEMBERS_FILE)
+            names.append(MEMBERS_FILE)
         if _write_events(self, stage / EVENTS_FILE):
             names.append(EVENTS_FILE)
         for path in self.pcap_files:
@@ -773,6 +807,13 @@ def _has_arrivals(scenario: Mapping[str, Any]) -> bool:
     flows = scenario.get("flows")
     return isinstance(flows, list) and any(
         isinstance(g, Mapping) and g.get("arrivals") is not None for g in flows
+    )
+
+
+def _has_members(scenario: Mapping[str, Any]) -> bool:
+    flows = scenario.get("flows")
+    return isinstance(flows, list) and any(
+        isinstance(g, Mapping) and isinstance(g.get("aggregate"), Mapping) for g in flows
     )
 
 

@@ -698,6 +698,7 @@ def flows(
     transport: str | None = None,
     source: Mapping[str, Any] | None = None,
     tfrc: Mapping[str, Any] | None = None,
+    aggregate: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One flow group (one ``[[flows]]`` table).
 
@@ -747,6 +748,10 @@ def flows(
     tfrc : mapping, optional
         TFRC only: its options, e.g. ``{"packet_size": "1000B", "profile": "ns2"}`` (see
         ``docs/tfrc.md``).
+    aggregate : mapping, optional
+        With ``tcp.cc`` ``pamultcp`` or ``mpat``: members joining the aggregate at run time,
+        e.g. ``{"joins": [{"at": "50s", "size": "30KB"}]}`` (``docs/scenarios.md``); they are
+        reported in :attr:`RunResult.members`.
 
     Returns
     -------
@@ -773,6 +778,7 @@ def flows(
         transport=transport,
         source=_plain(source),
         tfrc=_plain(tfrc),
+        aggregate=_plain(aggregate),
     )
 
 

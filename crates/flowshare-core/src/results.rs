@@ -41,6 +41,10 @@ pub struct RunResults {
     /// concurrency` names, at each opening and completion of one of them (those not taken
     /// while the run went on); `None` when the scenario does not ask for them.
     pub concurrency: Option<Table>,
+    /// One row per member that joined an aggregate connection at run time (ADR 0012): `flow`,
+    /// `name`, `member`, `start_s`, `size_bytes`, `segments`, `completion_time_s` (NaN if not
+    /// complete by the end).
+    pub members: Table,
     /// Per listed flow, the histogram of the one-way delays of its data packets delivered
     /// after the warm-up: one row per non-empty bin (`flow`, `bin_lo_s`, `bin_hi_s`, `count`).
     pub delays: Table,

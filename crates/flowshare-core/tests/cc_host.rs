@@ -11,7 +11,8 @@ mod common;
 
 use flowshare_core::cc::host::GroupId;
 use flowshare_core::cc::{
-    AckSample, Caps, CcConfig, CcHost, GroupControl, LossSignal, LostSegment, MemberId, Members, Pacing, Phase, Tag,
+    AckSample, Caps, CcConfig, CcHost, Delivered, GroupControl, LossSignal, LostSegment, MemberId, Members, Pacing,
+    Phase, Tag,
 };
 use flowshare_core::packet::Kind;
 use flowshare_core::results::RunResults;
@@ -237,10 +238,11 @@ impl GroupControl for TwoLoops {
         Some(tag as Tag)
     }
 
-    fn on_delivered(&mut self, m: MemberId, by_tag: &[u32], g: &mut Members<'_>) {
+    fn on_delivered(&mut self, m: MemberId, d: &Delivered<'_>, g: &mut Members<'_>) {
         let mut log = self.log.lock().unwrap();
         let in_recovery = g.get(m).phase == Phase::Recovery;
-        for (t, &n) in by_tag.iter().enumerate() {
+        assert_eq!(d.segments.len() as u32, d.by_tag.iter().sum::<u32>(), "each segment delivered is listed");
+        for (t, &n) in d.by_tag.iter().enumerate() {
             let l = &mut log.loops[t];
             l.in_flight -= n;
             l.delivered += u64::from(n);

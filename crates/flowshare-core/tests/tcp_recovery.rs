@@ -549,3 +549,24 @@ fn sent_and_acked_bytes_count_distinct_payload() {
     s.on_ack(2_000, &ack(4), &mut cc, &mut out);
     assert_eq!((s.sent_bytes(), s.acked_bytes()), (3420, 3420));
 }
+
+/// A TCP flow's `loss_events` counts its window reductions: two losses of one window are one
+/// fast recovery, a loss in a later window another; a timeout in the open state is one too.
+#[test]
+fn loss_events_count_window_reductions() {
+    let run = |tcp: &str, drops: &str| {
+        let flow = format!("[[flows]]\ndrop_segments = [{drops}]\ntcp = {{ {tcp} }}\n");
+        common::run(&common::dumbbell(10, r#"rate = "10Mbps", delay = "10ms", queue = { limit = 1000 }"#, &flow))
+    };
+    for recovery in ["sack", "newreno"] {
+        let r = run(&format!("recovery = \"{recovery}\""), "100, 101, 400");
+        let f = &r.flows;
+        assert_eq!(f.i64("fast_retransmits")[0], 2, "{recovery}");
+        assert_eq!(f.i64("loss_events")[0], 2, "{recovery}: one event per recovered window");
+    }
+    // A timeout in the open state (forced before segment 200's ACK can come back) is one.
+    let r = run("recovery = \"sack\", force_timeout = { segment = 200, after = \"1ms\" }", "");
+    let f = &r.flows;
+    assert_eq!((f.i64("fast_retransmits")[0], f.i64("timeouts")[0]), (0, 1));
+    assert_eq!(f.i64("loss_events")[0], 1, "the forced timeout in the open state is an event of its own");
+}

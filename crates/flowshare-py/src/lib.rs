@@ -258,6 +258,7 @@ fn results_to_py<'py>(py: Python<'py>, r: &RunResults) -> PyResult<Bound<'py, Py
     }
     out.set_item("delays", table_to_py(py, &r.delays)?)?;
     out.set_item("fct", table_to_py(py, &r.fct)?)?;
+    out.set_item("members", table_to_py(py, &r.members)?)?;
     if let Some(events) = &r.trace.events {
         out.set_item("events", table_to_py(py, events)?)?;
         let codes = PyDict::new(py);

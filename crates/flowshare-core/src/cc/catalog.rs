@@ -55,6 +55,26 @@ pub const DOCS: &[AlgorithmDoc] = &[
         ],
     },
     AlgorithmDoc {
+        name: "pamultcp",
+        summary: "PA-MulTCP(N): a probe loop AIMD(1, 1/2) and an adjusting loop AIMD(sqrt N', 2/(1+3N'^1.5)) capped by the probe loop's loss-event rate, in one SACK connection",
+        reference: "Fang-Chun Kuo and Xiaoming Fu, \"Probe-Aided MulTCP: An Aggregate Congestion Control Mechanism\", ACM SIGCOMM CCR 38(1), 2008",
+        params: &[
+            ("n", "2 to 200 (whole; 1 with adjust_weight = \"n\")", "long-lived member flows of the aggregate"),
+            ("assignment", "", "consecutive (a loop keeps new segments until it is closed) or interleave"),
+            ("timeout", "", "which loop a timeout collapses: owner (of the oldest outstanding segment) or both"),
+            ("adjust_weight", "", "the adjusting loop's weight: n_minus_1 (N flowshares in all) or n (the paper's equations)"),
+        ],
+    },
+    AlgorithmDoc {
+        name: "mpat",
+        summary: "MPAT: one AIMD(1, 1/2) window loop per member flow in one SACK connection",
+        reference: "M. Singh, P. Pradhan and P. Francis, \"MPAT: Aggregate TCP Congestion Management as a Building Block for Internet QoS\", IEEE ICNP 2004",
+        params: &[
+            ("n", "1 to 200 (whole)", "long-lived member flows of the aggregate"),
+            ("new_loop_cwnd", "1 to 1000 segments", "window a joining member's loop starts from"),
+        ],
+    },
+    AlgorithmDoc {
         name: "stochastic",
         summary: "Stochastic TCP: one window, the sum of n virtual Reno streams; each ACK and each loss goes to one stream at random",
         reference: "T. J. Hacker and P. Smith, \"Stochastic TCP: A Statistical Approach to Congestion Avoidance\", PFLDnet 2008",

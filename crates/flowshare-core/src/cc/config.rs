@@ -12,7 +12,9 @@ use super::dctcp::{Dctcp, DctcpParams};
 use super::fast::{AlphaTuning, AvgWeight, Fast, FastParams, FastSlowStart};
 use super::highspeed::{HighSpeed, HighSpeedVariant};
 use super::htcp::{Htcp, HtcpParams, HtcpVariant};
+use super::mpat::{Mpat, MpatParams, MAX_LOOPS};
 use super::multcp::{LossPolicy, MulTcp, MulTcpSlowStart};
+use super::pamultcp::{AdjustWeight, Assignment, PaMulTcp, PaMulTcpParams, TimeoutRule};
 use super::scalable::{Scalable, ScalableVariant};
 use super::stochastic::{Stochastic, MAX_STREAMS};
 use super::vegas::{Ns2Vegas, Ns2VegasParams, RefreshTo, Vegas, VegasDiff, VegasRule, VegasSlowStart, VegasVariant};
@@ -23,6 +25,8 @@ use super::{Aimd, CongestionControl, GroupControl, Solo};
 trait Make {
     type Out;
     fn make<C: CongestionControl + Copy + 'static>(alg: C) -> Self::Out;
+    /// A controller that is a group controller only (PA-MulTCP, MPAT).
+    fn group(ctl: Box<dyn GroupControl>) -> Self::Out;
 }
 
 /// A boxed algorithm.
@@ -32,6 +36,9 @@ impl Make for Boxed {
     type Out = Box<dyn CongestionControl>;
     fn make<C: CongestionControl + Copy + 'static>(alg: C) -> Self::Out {
         Box::new(alg)
+    }
+    fn group(ctl: Box<dyn GroupControl>) -> Self::Out {
+        panic!("{} runs several window loops in one connection: build it with build_solo", ctl.name())
     }
 }
 
@@ -43,7 +50,11 @@ impl Make for AsSolo {
     fn make<C: CongestionControl + Copy + 'static>(alg: C) -> Self::Out {
         Solo::boxed(alg)
     }
+    fn group(ctl: Box<dyn GroupControl>) -> Self::Out {
+        ctl
+    }
 }
+use super::aggregate::Join;
 use crate::units::Dur;
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
@@ -91,6 +102,12 @@ pub enum CcConfig {
         /// How ssthresh is set on a loss (resolution pamultcp:A16).
         loss_policy: LossPolicy,
     },
+    /// PA-MulTCP (Kuo and Fu 2008): a probe loop and an adjusting loop capped by the probe
+    /// loop's loss-event rate, in one SACK connection carrying `n` flows.
+    Pamultcp(PaMulTcpParams),
+    /// MPAT (Singh, Pradhan and Francis 2004): one AIMD(1, 1/2) loop per member flow in one
+    /// SACK connection.
+    Mpat(MpatParams),
     /// Stochastic TCP (Hacker and Smith 2008): one window, the sum of `n` virtual Reno streams
     /// to which ACKs and losses are handed at random.
     Stochastic {
@@ -146,6 +163,8 @@ pub const ALGORITHMS: &[&str] = &[
     "reno",
     "scalable",
     "multcp",
+    "pamultcp",
+    "mpat",
     "stochastic",
     "vegas",
     "vegas_enhanced",
@@ -181,6 +200,35 @@ struct MulTcpParams {
 fn one() -> f64 {
     1.0
 }
+
+fn two() -> f64 {
+    2.0
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PaMulTcpRaw {
+    #[serde(default = "two")]
+    n: f64,
+    #[serde(default)]
+    assignment: Assignment,
+    #[serde(default)]
+    timeout: TimeoutRule,
+    #[serde(default)]
+    adjust_weight: AdjustWeight,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MpatRaw {
+    #[serde(default = "one")]
+    n: f64,
+    #[serde(default = "one")]
+    new_loop_cwnd: f64,
+}
+
+/// Most members an aggregate controller starts with.
+pub const AGGREGATE_MAX_N: f64 = 200.0;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -585,6 +633,41 @@ impl CcConfig {
                 }
                 CcConfig::Multcp { n: p.n, slow_start: p.slow_start, loss_policy: p.loss_policy }
             }
+            "pamultcp" => {
+                let p: PaMulTcpRaw = params(&algo, table)?;
+                // The adjusting loop's weight must be at least 1 (a = √N', b = 2/(1 + 3N'^1.5)).
+                let least = if p.adjust_weight == AdjustWeight::NMinus1 { 2.0 } else { 1.0 };
+                if !(p.n.fract() == 0.0 && (least..=AGGREGATE_MAX_N).contains(&p.n)) {
+                    let why = if least == 2.0 {
+                        " (adjust_weight = \"n_minus_1\" gives the adjusting loop n - 1)"
+                    } else {
+                        ""
+                    };
+                    return Err(format!(
+                        "n: must be a whole number of flows from {least} to {AGGREGATE_MAX_N}{why}, got {}",
+                        p.n
+                    ));
+                }
+                CcConfig::Pamultcp(PaMulTcpParams {
+                    n: p.n as u32,
+                    assignment: p.assignment,
+                    timeout: p.timeout,
+                    adjust_weight: p.adjust_weight,
+                })
+            }
+            "mpat" => {
+                let p: MpatRaw = params(&algo, table)?;
+                if !(p.n.fract() == 0.0 && (1.0..=AGGREGATE_MAX_N).contains(&p.n)) {
+                    return Err(format!("n: must be a whole number of flows from 1 to {AGGREGATE_MAX_N}, got {}", p.n));
+                }
+                if !(p.new_loop_cwnd.is_finite() && (1.0..=1000.0).contains(&p.new_loop_cwnd)) {
+                    return Err(format!(
+                        "new_loop_cwnd: must be a number of segments from 1 to 1000, got {}",
+                        p.new_loop_cwnd
+                    ));
+                }
+                CcConfig::Mpat(MpatParams { n: p.n as u32, new_loop_cwnd: p.new_loop_cwnd })
+            }
             "stochastic" => {
                 let p: StochasticParams = params(&algo, table)?;
                 let max = MAX_STREAMS as f64;
@@ -716,6 +799,7 @@ impl CcConfig {
             CcConfig::Scalable { variant } => M::make(Scalable::new(variant)),
             CcConfig::Multcp { n, slow_start, loss_policy } => M::make(MulTcp::new(n, slow_start, loss_policy)),
             CcConfig::Stochastic { n, acks_per_increase } => M::make(Stochastic::new(n, acks_per_increase, seed)),
+            CcConfig::Pamultcp(_) | CcConfig::Mpat(_) => M::group(self.build_aggregate(0, &[]).expect("an aggregate")),
             CcConfig::Highspeed { variant } => M::make(HighSpeed::new(variant)),
             CcConfig::Bic(p) => M::make(Bic::new(p)),
             CcConfig::Cubic(p) => M::make(Cubic::new(p)),
@@ -747,6 +831,27 @@ impl CcConfig {
         }
     }
 
+    /// The controller of an aggregate connection (PA-MulTCP, MPAT) for connection `flow` with
+    /// members joining at run time; `None` for any other algorithm.
+    pub fn build_aggregate(self, flow: u32, joins: &[Join]) -> Option<Box<dyn GroupControl>> {
+        match self {
+            CcConfig::Pamultcp(p) => Some(Box::new(PaMulTcp::new(p, flow, joins))),
+            CcConfig::Mpat(p) => Some(Box::new(Mpat::new(p, flow, joins))),
+            _ => None,
+        }
+    }
+
+    /// Whether it runs several window loops in one connection (PA-MulTCP, MPAT), which
+    /// needs SACK recovery and may have aggregate members.
+    pub fn is_aggregate(self) -> bool {
+        matches!(self, CcConfig::Pamultcp(_) | CcConfig::Mpat(_))
+    }
+
+    /// The most members it may have over a run, if limited (one loop tag each for MPAT).
+    pub fn max_members(self) -> Option<usize> {
+        matches!(self, CcConfig::Mpat(_)).then_some(MAX_LOOPS)
+    }
+
     /// Whether the Linux 2.6.22 module of this algorithm (as ns-2.35's TCP-Linux runs it)
     /// registers `min_cwnd = tcp_reno_min_cwnd` (ssthresh / 2): reno, highspeed, scalable,
     /// vegas and compound do; bic, cubic and htcp do not. Used by the `rate_halving` SACK
@@ -769,6 +874,8 @@ impl CcConfig {
             CcConfig::Reno => "reno",
             CcConfig::Scalable { .. } => "scalable",
             CcConfig::Multcp { .. } => "multcp",
+            CcConfig::Pamultcp(_) => "pamultcp",
+            CcConfig::Mpat(_) => "mpat",
             CcConfig::Stochastic { .. } => "stochastic",
             CcConfig::Highspeed { .. } => "highspeed",
             CcConfig::Bic(_) => "bic",

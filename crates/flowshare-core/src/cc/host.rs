@@ -19,6 +19,7 @@
 //!   sender's pacing timer (EFCM's pacing, paced TCP);
 //! - `timer`: the controller has a periodic timer ([`GroupControl::next_timer`]).
 
+use super::aggregate::MemberRecord;
 use super::{AckSample, CcState, CongestionControl, LossKind, LossSignal, Phase};
 use crate::engine::WakeTag;
 use crate::units::Time;
@@ -80,6 +81,20 @@ pub struct LostSegment {
     pub sent_at: Time,
     /// How the loss was found.
     pub kind: LossKind,
+}
+
+/// Segments of a member that left the network on one ACK, cumulatively or by SACK (reported
+/// to controllers with [`Caps::tags`]). Each segment is reported once.
+#[derive(Clone, Copy, Debug)]
+pub struct Delivered<'a> {
+    /// Arrival time of the ACK.
+    pub now: Time,
+    /// The connection's oldest unacknowledged segment after this ACK.
+    pub snd_una: u64,
+    /// Segments delivered per tag (`by_tag[t]`).
+    pub by_tag: &'a [u32],
+    /// Each segment delivered, as (sequence number, tag), SACKed ones first.
+    pub segments: &'a [(u64, Tag)],
 }
 
 /// A group controller's view of its members during one hook.
@@ -168,8 +183,8 @@ pub trait GroupControl: Send + Sync + Debug {
         Some(0)
     }
     /// With [`Caps::tags`]: segments of member `m` newly acknowledged, cumulatively or by
-    /// SACK, counted per tag (`by_tag[t]`), on any ACK that acknowledged some.
-    fn on_delivered(&mut self, _m: MemberId, _by_tag: &[u32], _g: &mut Members<'_>) {}
+    /// SACK, on any ACK that acknowledged some.
+    fn on_delivered(&mut self, _m: MemberId, _d: &Delivered<'_>, _g: &mut Members<'_>) {}
     /// With [`Caps::tags`]: a segment of member `m` is deemed lost and will be resent under
     /// its tag (in recovery too).
     fn on_lost_segment(&mut self, _m: MemberId, _lost: &LostSegment, _g: &mut Members<'_>) {}
@@ -187,6 +202,9 @@ pub trait GroupControl: Send + Sync + Debug {
     fn on_timer(&mut self, _now: Time, _g: &mut Members<'_>) {}
     /// Controller state of member `m` for time series, as (name, value) pairs.
     fn metrics(&self, _m: MemberId, _out: &mut dyn FnMut(&'static str, f64)) {}
+    /// The records of the members that joined an aggregate it runs (ADR 0012), handed over
+    /// once: when its last connection leaves, or at the end of the run.
+    fn take_member_records(&mut self, _out: &mut Vec<MemberRecord>) {}
 }
 
 /// A per-connection algorithm as a group of one: the single path every plain connection takes.
@@ -316,6 +334,8 @@ pub struct CcHost {
     clocked: Vec<MemberId>,
     /// Groups whose timer may have changed since the driver last looked.
     rearm: Vec<GroupId>,
+    /// Records of aggregate members of groups already dissolved.
+    member_records: Vec<MemberRecord>,
 }
 
 /// Run `$body` with `$ctl` (the group's controller) and `$g` (its members) borrowed, then note
@@ -399,6 +419,7 @@ impl CcHost {
         let group = &mut self.groups[gid as usize];
         group.members.retain(|&x| x != m);
         if !group.live() {
+            group.ctl.take_member_records(&mut self.member_records);
             *group = Group::vacant(group.gen);
             self.free_groups.push(gid);
         }
@@ -476,8 +497,19 @@ impl CcHost {
     }
 
     /// [`GroupControl::on_delivered`].
-    pub fn on_delivered(&mut self, m: MemberId, by_tag: &[u32]) {
-        with_group!(self, m, |ctl, g| ctl.on_delivered(m, by_tag, &mut g));
+    pub fn on_delivered(&mut self, m: MemberId, d: &Delivered<'_>) {
+        with_group!(self, m, |ctl, g| ctl.on_delivered(m, d, &mut g));
+    }
+
+    /// The records of every aggregate member so far (ADR 0012), by flow and member index;
+    /// each is handed over once.
+    pub fn take_member_records(&mut self) -> Vec<MemberRecord> {
+        let mut out = std::mem::take(&mut self.member_records);
+        for group in &mut self.groups {
+            group.ctl.take_member_records(&mut out);
+        }
+        out.sort_by_key(|r| (r.flow, r.member));
+        out
     }
 
     /// [`GroupControl::on_lost_segment`].

@@ -15,6 +15,7 @@
 //! multi-loop controller can tag each segment to a loop (see
 //! `docs/adr/0001-congestion-control-interface.md`).
 
+pub mod aggregate;
 pub mod bbr;
 pub mod bic;
 pub mod catalog;
@@ -27,7 +28,10 @@ pub mod fast;
 pub mod highspeed;
 pub mod host;
 pub mod htcp;
+pub mod loops;
+pub mod mpat;
 pub mod multcp;
+pub mod pamultcp;
 mod reno;
 pub mod rtt;
 pub mod scalable;
@@ -37,7 +41,7 @@ pub mod vegas;
 pub mod vegas_linux;
 
 pub use config::{CcConfig, ALGORITHMS};
-pub use host::{Caps, CcHost, GroupControl, LostSegment, MemberId, Members, Pacing, Solo, Tag};
+pub use host::{Caps, CcHost, Delivered, GroupControl, LostSegment, MemberId, Members, Pacing, Solo, Tag};
 pub use reno::Aimd;
 pub use rtt::RttEstimator;
 

@@ -6,6 +6,8 @@ use super::flows::{ArrivalSpec, ConnSpec, Direction};
 use super::tcp::TcpCfg;
 use super::topology::{add_lan_cfg, add_link_cfg, link_dirs, LinkCfg, LinkOverride, TopologyKind};
 use super::{FlowGroup, Scenario};
+use crate::cc::aggregate::Join;
+use crate::cc::CcConfig;
 use crate::engine::{stream, uniform_delay};
 use crate::net::{Network, NodeId, RouteId, RouteTable, Router};
 use crate::traffic::Transport;
@@ -188,6 +190,7 @@ impl Scenario {
                 return Err(ConfigError::new(format!("{path}.size"), "must be at least 1B (omit it for bulk data)"));
             }
             let tcp = group.tcp.resolve(&format!("{path}.tcp"))?;
+            let aggregate = resolve_aggregate(group, &path, tcp.mss)?;
             let ensemble = match &group.tcp.ensemble {
                 Some(e) => {
                     Some(e.resolve(&format!("{path}.tcp.ensemble"), &group.tcp.cc, group.tcp.initial_ssthresh)?)
@@ -298,6 +301,7 @@ impl Scenario {
                 not_with("start_spacing", group.start_spacing.0 > 0, "the arrival process spaces the connections")?;
                 not_with("start_jitter", group.start_jitter.0 > 0, "the arrival process spaces the connections")?;
                 not_with("size", group.size.is_some(), "give arrivals.size")?;
+                not_with("aggregate", group.aggregate.is_some(), "members join flows that start at given times")?;
                 not_with(
                     "drop_segments",
                     !group.drop_segments.is_empty(),
@@ -401,6 +405,7 @@ impl Scenario {
                     cc: group.tcp.cc,
                     drop_segments: drop_segments.clone(),
                     ensemble,
+                    aggregate: aggregate.clone(),
                     source: source.clone(),
                     tfrc: tfrc.clone(),
                     key,
@@ -599,4 +604,54 @@ fn multfrc_total_n(conns: &[ConnSpec], cap: Option<f64>) -> Result<(), ConfigErr
         ));
     }
     Ok(())
+}
+
+/// The members joining a flow's aggregate (`flows[g].aggregate`), checked: only on a bulk TCP
+/// flow whose `tcp.cc` is an aggregate controller, each joining at or after the flow's start
+/// with at least one byte.
+fn resolve_aggregate(group: &FlowGroup, path: &str, mss: u32) -> Result<Vec<Join>, ConfigError> {
+    let Some(agg) = &group.aggregate else { return Ok(Vec::new()) };
+    let field = format!("{path}.aggregate");
+    let cc = group.tcp.cc;
+    if !cc.is_aggregate() || group.transport != Transport::Tcp {
+        return Err(ConfigError::new(
+            field,
+            format!("only allowed with tcp.cc algo \"pamultcp\" or \"mpat\", got \"{}\"", cc.as_str()),
+        ));
+    }
+    if group.size.is_some() {
+        return Err(ConfigError::new(
+            field,
+            "the initial members are long-lived: remove `size` (the flow must be bulk data)",
+        ));
+    }
+    if let Some(max) = cc.max_members() {
+        if let CcConfig::Mpat(p) = cc {
+            if p.n as usize + agg.joins.len() > max {
+                return Err(ConfigError::new(
+                    format!("{field}.joins"),
+                    format!(
+                        "at most {} members may join an mpat connection with n = {}, got {}",
+                        max - p.n as usize,
+                        p.n,
+                        agg.joins.len()
+                    ),
+                ));
+            }
+        }
+    }
+    let mut joins = Vec::with_capacity(agg.joins.len());
+    for (k, j) in agg.joins.iter().enumerate() {
+        if j.size.0 == 0 {
+            return Err(ConfigError::new(format!("{field}.joins[{k}].size"), "must be at least 1B"));
+        }
+        if j.at < group.start {
+            return Err(ConfigError::new(
+                format!("{field}.joins[{k}].at"),
+                format!("{} is before the flow's start = {}", j.at, group.start),
+            ));
+        }
+        joins.push(Join { at: j.at.0, bytes: j.size.0, segments: j.size.0.div_ceil(u64::from(mss)) });
+    }
+    Ok(joins)
 }

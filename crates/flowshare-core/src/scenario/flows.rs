@@ -4,6 +4,7 @@
 use super::ensemble::Ensemble;
 use super::tcp::TcpCfg;
 use super::topology::LinkOverride;
+use crate::cc::aggregate::Join;
 use crate::cc::CcConfig;
 use crate::net::{NodeId, RouteId};
 use crate::tcp::TcpConfig;
@@ -97,6 +98,29 @@ pub struct FlowGroup {
     /// flows that start at given times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<ArrivalsCfg>,
+    /// Members joining an aggregate connection (`tcp.cc` `pamultcp` or `mpat`) at run time
+    /// (ADR 0012).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<AggregateCfg>,
+}
+
+/// `aggregate` as written.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AggregateCfg {
+    /// Members joining at given times with finite transfers.
+    #[serde(default)]
+    pub joins: Vec<JoinCfg>,
+}
+
+/// One member joining an aggregate.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinCfg {
+    /// When it joins (from the start of the run).
+    pub at: Dur,
+    /// What it transfers.
+    pub size: Bytes,
 }
 
 fn default_flow_name() -> String {
@@ -134,6 +158,8 @@ pub struct ConnSpec {
     pub drop_segments: Vec<u64>,
     /// The ensemble it joins, if any (TCP only).
     pub ensemble: Option<Ensemble>,
+    /// Members joining its aggregate at run time (PA-MulTCP and MPAT only).
+    pub aggregate: Vec<Join>,
     /// UDP flows: the source (`None` for TCP).
     pub source: Option<SourceSpec>,
     /// TFRC flows: the options (`None` for TCP and UDP).

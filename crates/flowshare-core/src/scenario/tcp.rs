@@ -272,6 +272,36 @@ impl TcpCfg {
                 ),
             );
         }
+        if self.cc.is_aggregate() {
+            // Each loop's segments are accounted for through the SACK scoreboard, and the
+            // connection's window must stay the loops' sum through recovery.
+            if self.recovery != Recovery::Sack {
+                return err(
+                    "recovery",
+                    format!(
+                        "cc \"{}\" needs recovery = \"sack\", got \"{}\"",
+                        self.cc.as_str(),
+                        self.recovery.as_str()
+                    ),
+                );
+            }
+            if self.sack_recovery != SackRecovery::Rfc6675 {
+                return err(
+                    "sack_recovery",
+                    format!(
+                        "cc \"{}\" needs sack_recovery = \"rfc6675\", got \"{}\"",
+                        self.cc.as_str(),
+                        self.sack_recovery.as_str()
+                    ),
+                );
+            }
+            if self.ecn {
+                return err(
+                    "ecn",
+                    format!("cc \"{}\" cannot tell which loop an ECN echo is for; remove ecn = true", self.cc.as_str()),
+                );
+            }
+        }
         if self.syn_segment && self.handshake {
             return err(
                 "syn_segment",

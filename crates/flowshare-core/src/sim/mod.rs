@@ -9,6 +9,7 @@ mod concurrency;
 mod ensembles;
 mod estimate;
 mod forward;
+mod members;
 mod tables;
 
 use arrivals::{Arrivals, Transfer, TransferLog, User};
@@ -231,7 +232,10 @@ impl Simulation {
                         Some(bytes) => (Some(bytes.div_ceil(mss)), (bytes - (bytes.div_ceil(mss) - 1) * mss) as u32),
                         None => (None, c.tcp.mss),
                     };
-                    let ctl = Controller::Solo(c.cc.build_solo_for(seed, &c.key));
+                    let ctl = match c.cc.build_aggregate(i, &c.aggregate) {
+                        Some(ctl) => Controller::Solo(ctl),
+                        None => Controller::Solo(c.cc.build_solo_for(seed, &c.key)),
+                    };
                     let mut sender = Sender::new(i, c.tcp, total, last, ctl);
                     set_clock_phase(&mut sender, seed, &c.key, &c.tcp);
                     agents.push(Agent::TcpSender(Box::new(sender)));
@@ -581,6 +585,7 @@ impl Simulation {
         let (flow_series, queue_series) = self.take_series();
         let delays = self.delay_table();
         let fct = self.fct_table();
+        let members = self.members_table();
         RunResults {
             summary: Summary {
                 duration_s: secs(end),
@@ -597,6 +602,7 @@ impl Simulation {
             queue_series,
             transfers: self.take_transfers(),
             concurrency: self.take_concurrency(),
+            members,
             delays,
             fct,
             trace: self.trace.take().map_or_else(Default::default, |t| t.finish(end)),

@@ -533,7 +533,12 @@ impl Simulation {
                 _ => f64::NAN,
             }),
         );
-        t.push("loss_events", ints(&|i| tfrc_rx(i).map_or(0, |k| k.history().loss_events() as i64)));
+        // TFRC: the receiver's loss events; TCP: the sender's window reductions.
+        let events = |i: usize| match tfrc_rx(i) {
+            Some(k) => k.history().loss_events() as i64,
+            None => sender(i).map_or(0, |s| s.stats.loss_events as i64),
+        };
+        t.push("loss_events", ints(&events));
         t.push("tfrc_rate_final_bps", floats(&|i| tfrc(i).map_or(f64::NAN, |s| s.rate() * 8.0)));
         // The packets lost per loss event the sender last heard (MulTFRC's `j`).
         t.push("tfrc_j_final", floats(&|i| tfrc(i).map_or(f64::NAN, |s| s.j())));

@@ -21,8 +21,8 @@ use super::lost::LostMarks;
 use super::{Decrease, MisRxReference, RecoverRule, Recovery, RtoRestart, RttTiming, SackRecovery, TcpConfig};
 use crate::cc::host::GroupId;
 use crate::cc::{
-    AckSample, Caps, CcHost, CcState, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase, RateSample,
-    RttEstimator, Tag,
+    AckSample, Caps, CcHost, CcState, Delivered, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase,
+    RateSample, RttEstimator, Tag,
 };
 use crate::packet::{ecn, Kind, Packet};
 use crate::units::Time;
@@ -80,6 +80,10 @@ pub struct SenderStats {
     pub started_at: Option<Time>,
     /// Window reductions in response to ECN echoes.
     pub ecn_reductions: u64,
+    /// Congestion episodes the window was reduced for: fast-recovery entries that cut the
+    /// window, ECN reductions, and timeouts outside an episode already counted (a timeout in
+    /// fast recovery, or a backed-off one, is not a new episode).
+    pub loss_events: u64,
     /// Largest retransmission-timer backoff multiplier reached (1: never backed off).
     pub backoff_max: u32,
     /// cwnd and ssthresh when it joined its controller, segments: what it starts sending with
@@ -189,6 +193,8 @@ pub struct Sender {
     record: VecDeque<(Tag, Time)>,
     /// With tags: segments newly acknowledged per tag, reused from ACK to ACK.
     delivered: Vec<u32>,
+    /// With tags: the segments newly acknowledged, (seq, tag), reused from ACK to ACK.
+    delivered_segs: Vec<(u64, Tag)>,
     /// How the losses being repaired were found (reported with each retransmission).
     loss_kind: LossKind,
     /// Pacing: segments left in the current burst, and when the next burst may start.
@@ -350,6 +356,7 @@ impl Sender {
             last_state: None,
             record: VecDeque::new(),
             delivered: Vec::new(),
+            delivered_segs: Vec::new(),
             loss_kind: LossKind::DupAcks,
             pace_left: 0,
             pace_next: 0,
@@ -1109,6 +1116,7 @@ impl Sender {
                     }
                     if self.caps.tags {
                         Self::count(&mut self.delivered, self.record[k].0);
+                        self.delivered_segs.push((seq, self.record[k].0));
                     }
                 }
                 self.sacked[k] = true;
@@ -1127,12 +1135,15 @@ impl Sender {
         delivered[t] += 1;
     }
 
-    /// With tags: report the segments this ACK delivered, per tag, and reset the counts.
+    /// With tags: report the segments this ACK (at `now`, leaving `snd_una`) delivered, and
+    /// reset the counts.
     #[cold]
-    fn report_delivered(&mut self, cc: &mut CcHost) {
-        if self.delivered.iter().any(|&n| n > 0) {
-            cc.on_delivered(self.m(), &self.delivered);
+    fn report_delivered(&mut self, now: Time, snd_una: u64, cc: &mut CcHost) {
+        if !self.delivered_segs.is_empty() {
+            let d = Delivered { now, snd_una, by_tag: &self.delivered, segments: &self.delivered_segs };
+            cc.on_delivered(self.m(), &d);
             self.delivered.iter_mut().for_each(|n| *n = 0);
+            self.delivered_segs.clear();
         }
     }
 
@@ -1218,7 +1229,8 @@ impl Sender {
         } else {
             self.account_cwnd(now, cc.state(m));
             if self.caps.tags {
-                self.report_delivered(cc);
+                let una = self.snd_una;
+                self.report_delivered(now, una, cc);
             }
             if ack == self.snd_una && self.snd_una < self.snd_max {
                 if self.cfg.rto_restart == RtoRestart::EveryAck && self.member != NOT_A_MEMBER {
@@ -1284,11 +1296,12 @@ impl Sender {
             for k in 0..newly as usize {
                 if !self.sacked.get(k).copied().unwrap_or(false) {
                     Self::count(&mut self.delivered, self.record[k].0);
+                    self.delivered_segs.push((self.snd_una + k as u64, self.record[k].0));
                 }
             }
             self.record.drain(..newly as usize);
             // Before anything is sent: the loops' windows have room again.
-            self.report_delivered(cc);
+            self.report_delivered(now, ack, cc);
         }
         self.snd_una = ack;
         self.limited_sent = 0;
@@ -1548,6 +1561,7 @@ impl Sender {
             let flight = self.flight_for_decrease(cc.state(m));
             let ss = self.ssthresh_after(LossKind::DupAcks, now, flight, cc);
             cc.state_mut(m).ssthresh = ss;
+            self.stats.loss_events += 1;
         }
         self.recover = Some(self.snd_max);
         self.limited_sent = 0;
@@ -1657,6 +1671,7 @@ impl Sender {
         self.ecn_recover = Some(self.snd_max);
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
+        self.stats.loss_events += 1;
     }
 
     /// A wake-up at `now`: the pacing timer releases what may go, the retransmission timer
@@ -1697,6 +1712,9 @@ impl Sender {
         let m = self.m();
         self.account_cwnd(now, cc.state(m));
         self.stats.timeouts += 1;
+        if cc.state(m).phase == Phase::Open {
+            self.stats.loss_events += 1;
+        }
         self.abandon_timing(cc);
         let flight = self.flight_for_decrease(cc.state(m));
         if let Some(cfg) = self.cfg.misrx {

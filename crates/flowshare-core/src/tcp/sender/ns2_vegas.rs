@@ -308,6 +308,7 @@ impl Sender {
                 self.abandon_timing(cc);
                 self.arm_timer(now, cc);
                 self.stats.fast_retransmits += 1;
+                self.stats.loss_events += 1;
                 self.emit(now, una, 0, cc, out);
                 if transmits == 1 {
                     self.dupacks = DUP_THRESH;
