@@ -95,7 +95,7 @@ PLANS = {
     "quick": Plan(
         replications=2, model_loss=(0.001, 0.01), model_n=(4,),
         model=Timing(100.0, 20.0), s3=Timing(60.0, 20.0),
-        fair_bandwidths=(200.0, 400.0), fair_n=(2, 10, 20, 30), fair=Timing(40.0, 20.0),
+        fair_bandwidths=(200.0, 400.0), fair_n=(2, 10, 20, 30), fair=Timing(60.0, 30.0),
         transient=Timing(130.0, 0.0, 50.0, 90.0),
         short_sizes=(10, 30, 100, 400), short_ssthresh=(4, 16, 64), short_fig9_sizes=(30, 400),
         short=Timing(120.0, 0.0, 50.0)),
