@@ -93,6 +93,16 @@ def test_loss_event_rate_falls_back_to_fast_retransmits_and_timeouts() -> None:
     assert m.events_source(counted) == "loss_events"
 
 
+def test_crossing_interpolates_where_the_index_falls_through_1() -> None:
+    # FI 1.4, 1.2, 0.8 at N = 20, 25, 30: 1 is crossed halfway between 25 and 30.
+    assert m.crossing([20, 25, 30], [1.4, 1.2, 0.8], 1.0, 31.0) == pytest.approx(27.5)
+    # FI exactly 1 at N = 10 counts as still fair: the crossing is there.
+    assert m.crossing([8, 10, 12], [1.5, 1.0, 0.5], 1.0, 31.0) == pytest.approx(10.0)
+    assert m.crossing([8, 10, 12], [1.5, 1.2, 0.6], 1.0, 31.0) == pytest.approx(10 + 2 / 3)
+    assert m.crossing([2, 30], [2.0, 1.5], 1.0, 31.0) == 31.0
+    assert m.crossing([2, 30], [0.9, 0.5], 1.0, 31.0) == 2.0
+
+
 def test_spearman() -> None:
     assert m.spearman([2, 4, 6, 8], [1.3, 1.2, 1.0, 0.7]) == pytest.approx(-1.0)
     assert m.spearman([1, 2, 3], [1, 3, 2]) == pytest.approx(0.5)
@@ -232,7 +242,7 @@ def test_tiny_reproduction_writes_every_target(tmp_path) -> None:
         assert row["passed"] == "true" or row["note"]
     html = (out / "report.html").read_text(encoding="utf-8")
     assert html.index("Numeric targets") < html.index("The acceptance checklist")
-    assert "Kuo and H.-Y. Fu" in html and "data:image/png;base64," in html
+    assert "Kuo and X. Fu" in html and "data:image/png;base64," in html
     runs = pd.read_csv(out / "runs.csv")
     assert set(runs["experiment"]) >= {"model", "s3", "fair", "transient"}
     assert "trace_t" not in runs

@@ -1,6 +1,6 @@
 """The measures of the PA-MulTCP study, as functions of plain numbers and frames.
 
-M.-H. Kuo and H.-Y. Fu, *Probe-Aided MulTCP: An Aggregate Congestion Control Mechanism*, ACM
+F.-C. Kuo and X. Fu, *Probe-Aided MulTCP: An Aggregate Congestion Control Mechanism*, ACM
 SIGCOMM Computer Communication Review 38(1), 2008: the fairness index (eq. 11), the coefficient
 of variation of the aggregate's rate (eq. 12), the loss-event rate (Fig. 2), the response and
 recovery times of §5.2, and the completion time and reduced latency of §5.3. Each function
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["completion_time", "cov", "fairness_index", "first_crossing", "loss_event_rate",
+__all__ = ["completion_time", "cov", "crossing", "fairness_index", "first_crossing", "loss_event_rate",
            "reduced_latency", "response_time", "spearman"]
 
 
@@ -58,6 +58,26 @@ def bins_in(series: pd.DataFrame, start_s: float, end_s: float, interval_s: floa
     t = series["time_s"].to_numpy(dtype=np.float64)
     keep = (t - interval_s >= start_s - 1e-9) & (t <= end_s + 1e-9)
     return series[keep]
+
+
+def crossing(x: Sequence[float], y: Sequence[float], level: float, none: float) -> float:
+    """Where ``y`` (over increasing ``x``) first falls below ``level``: linearly interpolated
+    between the last point at or above it and the first below; ``none`` if it never falls
+    below, ``x[0]`` if it starts below.
+
+    >>> crossing([20, 25, 30], [1.4, 1.2, 0.8], 1.0, 31.0)
+    27.5
+    """
+    xs = np.asarray(x, dtype=np.float64)
+    ys = np.asarray(y, dtype=np.float64)
+    below = np.flatnonzero(ys < level)
+    if not below.size:
+        return none
+    i = int(below[0])
+    if i == 0:
+        return float(xs[0])
+    x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
+    return float(x0 + (y0 - level) / (y0 - y1) * (x1 - x0))
 
 
 def loss_event_rate(flows: pd.DataFrame) -> pd.Series:

@@ -1,6 +1,6 @@
 """The simulated networks of the PA-MulTCP study: one dumbbell per experiment.
 
-M.-H. Kuo and H.-Y. Fu, *Probe-Aided MulTCP: An Aggregate Congestion Control Mechanism*, ACM
+F.-C. Kuo and X. Fu, *Probe-Aided MulTCP: An Aggregate Congestion Control Mechanism*, ACM
 SIGCOMM Computer Communication Review 38(1), 2008. Every experiment (§3.2 and §5) shares one
 drop-tail bottleneck with a 50 ms delay and a buffer of one bandwidth-delay product, SACK TCP,
 1500-byte packets and unconstrained windows; they differ in the bandwidth, the flows and the
@@ -80,6 +80,11 @@ class Options:
     """The aggregate's rate in the 0.1 s bins of §5.2's response and recovery times
     (``pamultcp:A29``): ``sending`` (packets sent, retransmissions included, as the CoV of
     §5.1) or ``goodput`` (payload delivered)."""
+    send_jitter: str = "none"
+    """Against drop-tail phase effects (``pamultcp:A2``): ``none``, as the paper mentions
+    nothing of the kind; or ``bottleneck_packet``, every TCP segment leaves a random time in
+    [0, one packet's transmission time at the bottleneck] after it could (ns-2's
+    ``overhead_``, tcp ``send_jitter``)."""
     kilobyte: int = 1000
     """Bytes per KB in §5.3's transfer sizes and initial ssthresh (``pamultcp:A20``): 1000 or
     1024."""
@@ -102,6 +107,7 @@ CHOICES: dict[str, tuple[Any, ...]] = {
     "s3_runs": ("together", "separate"),
     "cbr_mbps": (60, 30, 90),
     "trace_rate": ("sending", "goodput"),
+    "send_jitter": ("none", "bottleneck_packet"),
     "kilobyte": (1000, 1024),
 }
 """The values each field of :class:`Options` allows (the first is the default)."""
@@ -178,8 +184,8 @@ def buffer_packets(bandwidth_mbps: float, options: Options = OPTIONS) -> int:
     return max(2, round(bandwidth_mbps * 1e6 * delay / (8 * PACKET_B)))
 
 
-def _tcp(options: Options, cc: Any = "reno", ssthresh_pkts: float | None = None
-         ) -> dict[str, Any]:
+def _tcp(options: Options, bandwidth_mbps: float, cc: Any = "reno",
+         ssthresh_pkts: float | None = None) -> dict[str, Any]:
     """SACK TCP as ns-2.29's Sack1 agent with the study's packets (``A17``, ``A26``)."""
     tcp: dict[str, Any] = {
         "cc": cc, "recovery": "sack", "mss": f"{PAYLOAD_B}B", "header": f"{HEADER_B}B",
@@ -189,6 +195,8 @@ def _tcp(options: Options, cc: Any = "reno", ssthresh_pkts: float | None = None
     }
     if ssthresh_pkts is not None:
         tcp["initial_ssthresh"] = ssthresh_pkts
+    if options.send_jitter == "bottleneck_packet":
+        tcp["send_jitter"] = f"{round(PACKET_B * 8 * 1000 / bandwidth_mbps)}ns"
     return tcp
 
 
@@ -237,16 +245,17 @@ def scenario(case: Case, timing: Timing, options: Options = OPTIONS, *,
         # One loop alone: an uncongested bottleneck whose buffer never fills, Bernoulli loss.
         bottleneck["queue"] = {"kind": "droptail", "limit": 100_000}
         bottleneck["loss"] = {"model": "bernoulli", "p": case.loss}
-        flows = [_flow("agg", _tcp(options, aggregate_cc(case, options)))]
+        flows = [_flow("agg", _tcp(options, bw, aggregate_cc(case, options)))]
     elif case.experiment == "s3":
-        flows = [_flow(f"multcp{n}", _tcp(options, _multcp(n, options))) for n in case.multcp_n]
-        flows.append(_flow("tcp", _tcp(options), 200))
+        flows = [_flow(f"multcp{n}", _tcp(options, bw, _multcp(n, options)))
+                 for n in case.multcp_n]
+        flows.append(_flow("tcp", _tcp(options, bw), 200))
     elif case.experiment == "fair":
-        flows = [_flow("agg", _tcp(options, aggregate_cc(case, options))),
-                 _flow("tcp", _tcp(options), 200 - case.n)]
+        flows = [_flow("agg", _tcp(options, bw, aggregate_cc(case, options))),
+                 _flow("tcp", _tcp(options, bw), 200 - case.n)]
     elif case.experiment == "transient":
-        flows = [_flow("agg", _tcp(options, aggregate_cc(case, options))),
-                 _flow("tcp", _tcp(options), 20),
+        flows = [_flow("agg", _tcp(options, bw, aggregate_cc(case, options))),
+                 _flow("tcp", _tcp(options, bw), 20),
                  {"name": "cbr", "transport": "udp", "start": f"{timing.on_s:g}s",
                   "stop": f"{timing.off_s:g}s",
                   "source": {"kind": "cbr", "rate": f"{options.cbr_mbps}Mbps",
@@ -254,10 +263,10 @@ def scenario(case: Case, timing: Timing, options: Options = OPTIONS, *,
     else:  # short
         kb = options.kilobyte
         ssthresh = case.ssthresh_kb * kb / PACKET_B   # pamultcp:A20, not rounded
-        agg = _flow("agg", _tcp(options, aggregate_cc(case, options), ssthresh))
+        agg = _flow("agg", _tcp(options, bw, aggregate_cc(case, options), ssthresh))
         agg["aggregate"] = {"joins": [{"at": f"{timing.on_s:g}s",
                                        "size": f"{case.size_kb * kb}B"}]}
-        flows = [agg, _flow("tcp", _tcp(options, "reno", ssthresh), 20)]
+        flows = [agg, _flow("tcp", _tcp(options, bw, "reno", ssthresh), 20)]
     simulation: dict[str, Any] = {"duration": f"{timing.duration_s:g}s",
                                   "warmup": f"{timing.warmup_s:g}s",
                                   "sample_interval": f"{sample_interval_s:g}s"}
