@@ -5,6 +5,7 @@ numbers, the options and the scenarios, the targets, and a tiny reproduction end
 from __future__ import annotations
 
 import csv
+import json
 import math
 
 import numpy as np
@@ -249,3 +250,93 @@ def test_tiny_reproduction_writes_every_target(tmp_path) -> None:
     # Resuming reuses every run.
     again = run_reproduction("pamultcp", out, scale="tiny", workers=1, progress=False)
     assert again.ran == 0 and [t.id for t in again.targets] == [row["id"] for row in rows]
+
+
+def _synthetic_rows() -> pd.DataFrame:
+    """Runs as a build with every controller would give them, with known numbers."""
+    rows: list[dict] = []
+    p = pamultcp.plan("quick")
+
+    def add(**values) -> None:
+        base = {"experiment": "", "scheme": "multcp", "bandwidth_mbps": 0.0, "n": 1,
+                "size_kb": 0, "ssthresh_kb": 0, "loss": 0.0, "replication": 0, "packets": 1,
+                "wall_s": 0.1, "events_from": "fast_retransmits+timeouts"}
+        rows.append({**base, **values})
+
+    for loss, ratio in ((0.001, 1.02), (0.003, 0.99), (0.01, 0.9)):
+        add(experiment="model", scheme="tcp", loss=loss, model_ratio=ratio, timeout_share=0.1,
+            t_sqrt_p=10.0, p_e=loss, rtt_s=0.1, throughput_pps=1.0, model_pps=1.0, timeouts=1)
+        for n_ in (4, 10):
+            add(experiment="model", scheme="aimd", n=n_, loss=loss, model_ratio=1.0,
+                timeout_share=0.0, t_sqrt_p=10.0 * n_, p_e=loss, rtt_s=0.1,
+                throughput_pps=1.0, model_pps=1.0, timeouts=0)
+    add(experiment="s3", p_tcp=0.01, p_multcp2=0.008, p_multcp20=0.004)
+    for bw in (200.0, 400.0):
+        cross = 10 if bw == 200.0 else 25
+        for n_ in p.fair_n:
+            for scheme in ("multcp", "pamultcp"):
+                fi = (1.5 - n_ / (cross * 2) if scheme == "multcp" else 1.0 + 0.01 * n_ / 30)
+                add(experiment="fair", scheme=scheme, bandwidth_mbps=bw, n=n_, fi=fi,
+                    cov=(0.1 if scheme == "pamultcp" else 0.2) * n_ * (400 / bw),
+                    agg_timeouts=n_ if scheme == "multcp" else 0, agg_goodput_mbps=1.0,
+                    tcp_goodput_mbps=1.0, p_agg=0.01, p_tcp=0.01)
+    times = [round(x, 1) for x in np.arange(0.1, 130.05, 0.1)]
+    for scheme, response in (("multcp", 17.0), ("pamultcp", 8.0)):
+        add(experiment="transient", scheme=scheme, n=10, bandwidth_mbps=120.0,
+            response_rtt=response, recovery_rtt=5.0 if scheme == "pamultcp" else 30.0,
+            dip_share=0.0, cov_congested=0.3 if scheme == "pamultcp" else 0.9,
+            mean_congested_mbps=20.0, agg_timeouts=1,
+            trace_t=json.dumps(times), trace_mbps=json.dumps([40.0] * len(times)))
+    sizes = {(s, 32) for s in p.short_sizes} | {(s, t) for s in p.short_fig9_sizes
+                                                for t in p.short_ssthresh}
+    for size, th in sorted(sizes):
+        # PA-MulTCP flat in ssthresh; MPAT slower by 1/(1 − RL) at 32 KB, RL = 50 % − 25 %·size/400,
+        # and slower still at a lower ssthresh.
+        pa = 1.0 + size / 100
+        mpat = pa / (0.5 + 0.25 * size / 400) * (1 + 2 / th) / (1 + 2 / 32)
+        for scheme, ct in (("mpat", mpat), ("pamultcp", pa)):
+            add(experiment="short", scheme=scheme, n=4, bandwidth_mbps=5.0, size_kb=size,
+                ssthresh_kb=th, completion_s=ct, members_table=True)
+    frame = pd.DataFrame(rows)
+    frame.attrs["plan"] = p
+    frame.attrs["options"] = n.OPTIONS
+    return frame
+
+
+def test_every_target_is_measured_with_every_controller(monkeypatch) -> None:
+    monkeypatch.setattr(pamultcp, "available", lambda: frozenset(n.FEATURES))
+    rows = _synthetic_rows()
+    by_id = {t.id: t for t in pamultcp.evaluate(rows)}
+    assert all(math.isfinite(t.measured) for t in by_id.values()), [
+        (t.id, t.note) for t in by_id.values() if not math.isfinite(t.measured)]
+    assert by_id["C1a.tcp_model.p0.01"].measured == pytest.approx(0.9)
+    assert "10% of the loss events were timeouts" in by_id["C1a.tcp_model.p0.01"].note
+    assert by_id["C1b.aimd_weight.N10"].measured == pytest.approx(1.0)
+    assert by_id["C2.s3.multcp20_loss_below_tcp"].measured == pytest.approx(0.4)
+    # MulTCP's FI = 1.5 − N/20 at 200 Mbit/s crosses 1 at N = 10; 1.5 − N/50 at 400 at 25.
+    assert by_id["C3b.multcp.fi_crossing.200"].measured == pytest.approx(10.0)
+    assert by_id["C3b.multcp.fi_crossing.400"].measured == pytest.approx(25.0)
+    assert by_id["C3a.pa.fi_max_deviation.400"].measured == pytest.approx(0.01)
+    assert by_id["C5a.pa.response_rtt"].passed and by_id["C5b.multcp.response_rtt"].passed
+    assert by_id["C5e.pa_recovers_faster"].measured == pytest.approx(-25.0)
+    # Reduced latency 50 % − 25 %·size/400 at ssthresh 32 KB.
+    assert by_id["C6a.reduced_latency_min"].measured == pytest.approx(25.0)
+    assert by_id["C6b.reduced_latency_max"].measured == pytest.approx(50 - 25 * 10 / 400)
+    assert by_id["C6c.reduced_latency_falls_with_size"].measured == pytest.approx(-1.0)
+    assert by_id["C7a.mpat_faster_with_ssthresh.400KB"].measured == pytest.approx(-1.0)
+    assert by_id["C7b.pa_flat_in_ssthresh.30KB"].measured == pytest.approx(0.0)
+    html_parts = pamultcp.sections(rows)
+    titles = [s.title for s in html_parts]
+    assert titles[0] == "The acceptance checklist"
+    assert sum("data:image/png" in part for s in html_parts for part in s.parts) >= 8
+
+
+def test_missing_members_table_is_said(monkeypatch) -> None:
+    monkeypatch.setattr(pamultcp, "available", lambda: frozenset(n.FEATURES))
+    rows = _synthetic_rows()
+    short = rows["experiment"] == "short"
+    rows.loc[short, "members_table"] = False
+    rows.loc[short, "completion_s"] = np.nan
+    by_id = {t.id: t for t in pamultcp.evaluate(rows)}
+    assert "no members table" in by_id["C6a.reduced_latency_min"].note
+    assert not math.isfinite(by_id["C7b.pa_flat_in_ssthresh.400KB"].measured)

@@ -543,6 +543,19 @@ def _completion(rows: pd.DataFrame, scheme: str, **where: Any) -> pd.Series:
                   "completion_s", experiment="short", scheme=scheme, **where)
 
 
+def _short_unmeasurable(rows: pd.DataFrame) -> str:
+    """Why no completion time could be measured, when the runs say it."""
+    sel = _select(rows, experiment="short")
+    if sel.empty:
+        return "no short-transfer run finished"
+    if not sel["members_table"].astype(bool).any():
+        return ("the runs hold no members table (RunResult.members), so the joined member's "
+                "completion time cannot be read")
+    if not np.isfinite(sel["completion_s"].astype(np.float64)).any():
+        return "no joined member completed its transfer before the end of its run"
+    return ""
+
+
 def _latency_curve(rows: pd.DataFrame, ssthresh_kb: int) -> pd.Series:
     pa = _completion(rows, "pamultcp", ssthresh_kb=ssthresh_kb)
     mp = _completion(rows, "mpat", ssthresh_kb=ssthresh_kb)
@@ -557,7 +570,8 @@ def _latency(kind: str) -> Measure:
         th = p.short_default_ssthresh if p is not None else 32
         curve = _latency_curve(rows, th).dropna()
         if curve.empty:
-            return None, "no completed transfer of both PA-MulTCP and MPAT"
+            return None, (_short_unmeasurable(rows)
+                          or "no size with a completed transfer of both PA-MulTCP and MPAT")
         if kind == "min":
             return float(curve.min()), ""
         if kind == "max":
@@ -573,7 +587,8 @@ def _ssthresh_rank(scheme: str, size: int) -> Measure:
     def m(rows: pd.DataFrame) -> tuple[float | None, str]:
         curve = _completion(rows, scheme, size_kb=size).dropna()
         if len(curve) < 2:
-            return None, "fewer than two initial ssthresh values measured"
+            return None, (_short_unmeasurable(rows)
+                          or "fewer than two initial ssthresh values measured")
         value = metrics.spearman(curve.index.to_numpy(dtype=np.float64), curve.to_numpy())
         return (None, "completion time constant") if math.isnan(value) else (value, "")
     return m
@@ -583,7 +598,8 @@ def _ssthresh_spread(scheme: str, size: int) -> Measure:
     def m(rows: pd.DataFrame) -> tuple[float | None, str]:
         curve = _completion(rows, scheme, size_kb=size).dropna()
         if len(curve) < 2:
-            return None, "fewer than two initial ssthresh values measured"
+            return None, (_short_unmeasurable(rows)
+                          or "fewer than two initial ssthresh values measured")
         return float((curve.max() - curve.min()) / curve.mean()), ""
     return m
 
