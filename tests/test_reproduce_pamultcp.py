@@ -286,7 +286,11 @@ def _synthetic_rows() -> pd.DataFrame:
             response_rtt=response, recovery_rtt=5.0 if scheme == "pamultcp" else 30.0,
             dip_share=0.0, cov_congested=0.3 if scheme == "pamultcp" else 0.9,
             mean_congested_mbps=20.0, agg_timeouts=1,
-            trace_t=json.dumps(times), trace_mbps=json.dumps([40.0] * len(times)))
+            trace_t=json.dumps(times), trace_mbps=json.dumps([40.0] * len(times)),
+            trace_loops=(json.dumps({"probe_cwnd": [4.0] * len(times),
+                                     "adjust_cwnd": [30.0] * len(times),
+                                     "w_max": [None] * 5 + [33.0] * (len(times) - 5)})
+                         if scheme == "pamultcp" else None))
     sizes = {(s, 32) for s in p.short_sizes} | {(s, t) for s in p.short_fig9_sizes
                                                 for t in p.short_ssthresh}
     for size, th in sorted(sizes):
@@ -328,7 +332,17 @@ def test_every_target_is_measured_with_every_controller(monkeypatch) -> None:
     html_parts = pamultcp.sections(rows)
     titles = [s.title for s in html_parts]
     assert titles[0] == "The acceptance checklist"
-    assert sum("data:image/png" in part for s in html_parts for part in s.parts) >= 8
+    figures = [part for s in html_parts for part in s.parts if "data:image/png" in part]
+    assert len(figures) >= 9 and any("loops around the CBR flow" in f for f in figures)
+    assert "trace_loops" not in _written(rows)
+
+
+def _written(rows: pd.DataFrame) -> list[str]:
+    import io
+
+    buffer = io.StringIO()
+    pamultcp.write_rows(rows, buffer)  # type: ignore[arg-type]
+    return buffer.getvalue().splitlines()[0].split(",")
 
 
 def test_missing_members_table_is_said(monkeypatch) -> None:

@@ -183,13 +183,22 @@ def sweep_document(p: Plan, options: Options = OPTIONS) -> dict[str, Any]:
 # Measurement
 
 
+LOOP_COLUMNS = ("probe_cwnd", "adjust_cwnd", "w_max", "p_probe")
+"""PA-MulTCP's series of its two loops, when the build writes them."""
+
+
 def _flow_series(run_dir: Path, flow: int) -> pd.DataFrame:
-    """The time series of one flow (``time_s``, ``send_rate_bps``, ``goodput_bps``), read
-    without the other flows' rows."""
+    """The time series of one flow (``time_s``, ``send_rate_bps``, ``goodput_bps`` and, for a
+    PA-MulTCP flow of a build that has them, :data:`LOOP_COLUMNS`), read without the other
+    flows' rows."""
     path = run_dir / "timeseries.parquet"
     columns = ["time_s", "send_rate_bps", "goodput_bps"]
     if not path.is_file():
         return pd.DataFrame(columns=columns)
+    import pyarrow.parquet as pq
+
+    names = set(pq.read_schema(path).names)
+    columns += [c for c in LOOP_COLUMNS if c in names]
     s = pd.read_parquet(path, columns=["kind", "id", *columns],
                         filters=[("kind", "==", "flow"), ("id", "==", flow)])
     return s[columns].sort_values("time_s").reset_index(drop=True)
@@ -281,6 +290,11 @@ def measure(run_dir: Path, case: Case, p: Plan, options: Options = OPTIONS) -> d
         row["mean_congested_mbps"] = float(during.mean()) / 1e6 if len(during) else math.nan
         row["trace_t"] = json.dumps([round(x, 3) for x in times.tolist()])
         row["trace_mbps"] = json.dumps([round(x / 1e6, 4) for x in rates.tolist()])
+        loops = {c: mine[c].to_numpy(dtype=np.float64) for c in LOOP_COLUMNS if c in mine}
+        if loops and np.isfinite(np.concatenate(list(loops.values()))).any():
+            row["trace_loops"] = json.dumps({c: [None if not math.isfinite(v) else round(v, 6)
+                                                 for v in x.tolist()]
+                                             for c, x in loops.items()})
         return row
     # short
     members = _members(run_dir)
@@ -316,7 +330,7 @@ def rows_from_store(store: Path, p: Plan, options: Options = OPTIONS) -> pd.Data
 
 def write_rows(rows: pd.DataFrame, path: Path) -> None:
     """The measured runs as CSV (``runs.csv``), without the §5.2 traces."""
-    rows.drop(columns=[c for c in ("trace_t", "trace_mbps") if c in rows],
+    rows.drop(columns=[c for c in ("trace_t", "trace_mbps", "trace_loops") if c in rows],
               errors="ignore").to_csv(path, index=False, float_format="%.6g")
 
 
@@ -958,12 +972,37 @@ def _transient_section(rows: pd.DataFrame, p: Plan | None, options: Options) -> 
         section.parts.append(figure_html(fig, f"{NAMES[scheme]}(10)'s {options.trace_rate} "
                                               "rate in 0.1 s bins; dotted: fair share under the "
                                               "CBR flow, dashed: without it"))
+        loops = first.get("trace_loops") if "trace_loops" in mine else None
+        if isinstance(loops, str):
+            section.parts.append(_loops_plot(times, json.loads(loops), t))
     body = [[NAMES[r.scheme], r.replication, r.response_rtt, r.recovery_rtt, r.dip_share,
              r.cov_congested, r.mean_congested_mbps, r.agg_timeouts] for r in sel.itertuples()]
     section.parts.append(table_html(("aggregate", "run", "response RTTs", "recovery RTTs",
                                      "dip / fair share", "CoV under CBR", "Mbit/s under CBR",
                                      "timeouts"), body))
     return section
+
+
+def _loops_plot(times: np.ndarray, loops: dict[str, list[float | None]], t: Timing) -> str:
+    """PA-MulTCP's two windows, W_max and the probe loop's loss-event rate around the CBR
+    flow's start and end."""
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.2))
+    for ax, (lo, hi) in zip(axes, ((t.on_s - 5, t.on_s + 15), (t.off_s - 5, t.off_s + 15)),
+                            strict=True):
+        keep = (times >= lo) & (times <= hi)
+        for name in ("probe_cwnd", "adjust_cwnd", "w_max"):
+            if name in loops:
+                y = np.array([np.nan if v is None else v for v in loops[name]], dtype=float)
+                ax.plot(times[keep], y[keep], lw=0.8, label=name)
+        ax.set_title(f"{lo:g}-{hi:g} s", fontsize=9)
+        ax.set_xlabel("time [s]")
+        ax.set_ylabel("packets")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("PA-MulTCP(10): probe and adjusting windows and W_max")
+    fig.tight_layout()
+    return figure_html(fig, "PA-MulTCP's loops around the CBR flow (first run)")
 
 
 def _short_section(rows: pd.DataFrame, p: Plan | None) -> Section:
