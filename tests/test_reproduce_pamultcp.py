@@ -315,6 +315,7 @@ def test_every_target_is_measured_with_every_controller(monkeypatch) -> None:
         (t.id, t.note) for t in by_id.values() if not math.isfinite(t.measured)]
     assert by_id["C1a.tcp_model.p0.01"].measured == pytest.approx(0.9)
     assert "10% of the loss events were timeouts" in by_id["C1a.tcp_model.p0.01"].note
+    assert by_id["C1a.tcp_model.p0.001"].note == ""  # a pass carries no note
     assert by_id["C1b.aimd_weight.N10"].measured == pytest.approx(1.0)
     assert by_id["C2.s3.multcp20_loss_below_tcp"].measured == pytest.approx(0.4)
     # MulTCP's FI = 1.5 − N/20 at 200 Mbit/s crosses 1 at N = 10; 1.5 − N/50 at 400 at 25.

@@ -405,8 +405,8 @@ def _model_ratio(loss: float) -> Measure:
         value, why = _mean(rows, "model_ratio", experiment="model", scheme="tcp", loss=loss)
         share, _ = _mean(rows, "timeout_share", experiment="model", scheme="tcp", loss=loss)
         if value is not None and share is not None and share > 0:
-            why = (f"{share:.0%} of the loss events were timeouts, which eqs. (1)-(2) leave out "
-                   "(the model has no timeout term)")
+            why = ("eqs. (1)-(2) assume a deterministic saw-tooth without timeouts; here "
+                   f"{share:.0%} of the loss events were timeouts (minimum RTO 1 s)")
         return value, why
     return m
 
