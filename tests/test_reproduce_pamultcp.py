@@ -5,6 +5,7 @@ numbers, the options and the scenarios, the targets, and a tiny reproduction end
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 
@@ -355,3 +356,17 @@ def test_missing_members_table_is_said(monkeypatch) -> None:
     by_id = {t.id: t for t in pamultcp.evaluate(rows)}
     assert "no members table" in by_id["C6a.reduced_latency_min"].note
     assert not math.isfinite(by_id["C7b.pa_flat_in_ssthresh.400KB"].measured)
+
+
+def test_a_directory_of_another_build_is_refused(tmp_path, monkeypatch) -> None:
+    out = tmp_path / "pa"
+    out.mkdir()
+    import flowshare.reproduce as package
+
+    (out / package.MANIFEST).write_text(json.dumps({
+        "study": "pamultcp", "scale": "tiny", "options": dataclasses.asdict(n.OPTIONS),
+        "features": ["joins", "mpat", "pamultcp"]}))
+    if set(pamultcp.manifest_extra()["features"]) == {"joins", "mpat", "pamultcp"}:
+        monkeypatch.setattr(pamultcp, "available", lambda: frozenset())
+    with pytest.raises(ConfigError, match="holds the tiny reproduction of pamultcp"):
+        run_reproduction("pamultcp", out, scale="tiny", workers=1, progress=False)
