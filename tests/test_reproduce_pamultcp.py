@@ -202,9 +202,9 @@ def test_plans_and_sweep() -> None:
     assert full.fair.duration_s == 400.0 and full.fair.warmup_s == 100.0
     assert (full.transient.on_s, full.transient.off_s) == (300.0, 600.0)
     every = pamultcp.cases(full)
-    # 3 TCP + 6 AIMD model cases, one Fig. 2 run, 2 × 2 × 11 steady-state cases, 2 transient,
+    # 3 TCP + 6 AIMD + 6 MulTCP model cases, one Fig. 2 run, 2 × 2 × 11 steady-state cases, 2 transient,
     # and 2 × (8 sizes + 2 × 4 further ssthresh values) short-transfer cases.
-    assert len(every) == 3 + 6 + 1 + 44 + 2 + 2 * 16
+    assert len(every) == 3 + 6 + 6 + 1 + 44 + 2 + 2 * 16
     assert len(set(every)) == len(every)
     doc = pamultcp.sweep_document(pamultcp.plan("tiny"))
     arms = pamultcp.runnable(pamultcp.plan("tiny"))
@@ -271,6 +271,9 @@ def _synthetic_rows() -> pd.DataFrame:
             add(experiment="model", scheme="aimd", n=n_, loss=loss, model_ratio=1.0,
                 timeout_share=0.0, t_sqrt_p=10.0 * n_, p_e=loss, rtt_s=0.1,
                 throughput_pps=1.0, model_pps=1.0, timeouts=0)
+            add(experiment="model", scheme="multcp", n=n_, loss=loss, model_ratio=1.0,
+                timeout_share=0.0, t_sqrt_p=10.0 * n_ * 1.1, p_e=loss, rtt_s=0.1,
+                throughput_pps=1.0, model_pps=1.0, timeouts=0)
     add(experiment="s3", p_tcp=0.01, p_multcp2=0.008, p_multcp20=0.004)
     for bw in (200.0, 400.0):
         cross = 10 if bw == 200.0 else 25
@@ -318,6 +321,8 @@ def test_every_target_is_measured_with_every_controller(monkeypatch) -> None:
     assert "10% of the loss events were timeouts" in by_id["C1a.tcp_model.p0.01"].note
     assert by_id["C1a.tcp_model.p0.001"].note == ""  # a pass carries no note
     assert by_id["C1b.aimd_weight.N10"].measured == pytest.approx(1.0)
+    assert by_id["C1c.multcp_weight.N4"].measured == pytest.approx(
+        1.1 / math.sqrt((2 - 1 / 8) / 1.5))
     assert by_id["C2.s3.multcp20_loss_below_tcp"].measured == pytest.approx(0.4)
     # MulTCP's FI = 1.5 − N/20 at 200 Mbit/s crosses 1 at N = 10; 1.5 − N/50 at 400 at 25.
     assert by_id["C3b.multcp.fi_crossing.200"].measured == pytest.approx(10.0)

@@ -117,7 +117,8 @@ def plan(scale: str) -> Plan:
 def cases(p: Plan, options: Options = OPTIONS) -> list[Case]:
     """Every condition of ``p``, whether or not this build can simulate it."""
     out = [Case("model", "tcp", 1000.0, 1, loss=x) for x in p.model_loss]
-    out += [Case("model", "aimd", 1000.0, n, loss=x) for n in p.model_n for x in p.model_loss]
+    out += [Case("model", scheme, 1000.0, n, loss=x) for scheme in ("aimd", "multcp")
+            for n in p.model_n for x in p.model_loss]
     if options.s3_runs == "together":
         out.append(Case("s3", "multcp", 400.0, multcp_n=(2, 20)))
     else:
@@ -239,8 +240,8 @@ def measure(run_dir: Path, case: Case, p: Plan, options: Options = OPTIONS) -> d
         throughput = float(f["packets_sent"]) / span        # pkt/s, retransmissions included
         p_e = float(rate.iloc[0])
         rtt = float(f["rtt_mean_s"])
-        a, b = ((1.0, 0.5) if case.scheme == "tcp"
-                else (math.sqrt(case.n), 2 / (1 + 3 * case.n ** 1.5)))
+        a, b = {"tcp": (1.0, 0.5), "multcp": (float(case.n), 1 / (2 * case.n)),
+                "aimd": (math.sqrt(case.n), 2 / (1 + 3 * case.n ** 1.5))}[case.scheme]
         model = float(aimd_rate(a, b, p_e, rtt)) if 0 < p_e < 1 and rtt > 0 else math.nan
         row.update(throughput_pps=throughput, p_e=p_e, rtt_s=rtt, model_pps=model,
                    model_ratio=throughput / model if model > 0 else math.nan,
@@ -411,16 +412,19 @@ def _model_ratio(loss: float) -> Measure:
     return m
 
 
-def _weighted(n: int) -> Measure:
+def _weighted(n: int, scheme: str = "aimd") -> Measure:
     """T·√p of AIMD(√N, 2/(1+3N^1.5)) over TCP's, over N: 1 when the loop is worth N flows at
-    equal loss."""
+    equal loss. For MulTCP(N), over N times its model factor √((2 − 1/(2N))/1.5) (eq. 2 with
+    AIMD(N, 1/(2N)))."""
+    factor = 1.0 if scheme == "aimd" else math.sqrt((2 - 1 / (2 * n)) / 1.5)
+
     def m(rows: pd.DataFrame) -> tuple[float | None, str]:
-        a = _means(rows, "loss", "t_sqrt_p", experiment="model", scheme="aimd", n=n)
+        a = _means(rows, "loss", "t_sqrt_p", experiment="model", scheme=scheme, n=n)
         b = _means(rows, "loss", "t_sqrt_p", experiment="model", scheme="tcp")
         common = a.index.intersection(b.index)
         if not len(common):
             return None, "no AIMD and TCP runs at the same loss"
-        return float(np.mean(a[common] / b[common])) / n, ""
+        return float(np.mean(a[common] / b[common])) / (n * factor), ""
     return m
 
 
@@ -643,6 +647,12 @@ def _specs() -> list[_Spec]:
                             f"loss, T·√p over TCP's T·√p, divided by N = {n} (1: N TCP flows' "
                             "throughput at the same loss-event rate)", 1.0, 0.10),
                          _weighted(n), 1, ("aimd",)))
+    for n in (4, 10):
+        out.append(_Spec(_t(f"C1c.multcp_weight.N{n}",
+                            f"§3 eq. (2) for a ≠ 1: MulTCP({n}) = AIMD({n}, 1/{2 * n}) alone under "
+                            "Bernoulli loss, T·√p over TCP's T·√p, divided by N times the model "
+                            f"factor √((2 − 1/(2N))/1.5) = {math.sqrt((2 - 1 / (2 * n)) / 1.5):.3f}",
+                            1.0, 0.10), _weighted(n, "multcp"), 1))
     for n in (2, 20):
         out.append(_Spec(_t(f"C2.s3.multcp{n}_loss_below_tcp",
                             f"Fig. 2: loss-event rate of MulTCP({n}) over that of the 200 TCP "
@@ -842,7 +852,7 @@ def _model_section(rows: pd.DataFrame) -> Section:
     for (scheme, n), group in sel.groupby(["scheme", "n"]):
         curve = group.groupby("loss")["model_ratio"].mean()
         ax.plot(curve.index, curve.to_numpy(), "o-", color=COLOURS[scheme],
-                label=NAMES[scheme] + (f", N = {n}" if scheme == "aimd" else ""))
+                label=NAMES[scheme] + (f", N = {n}" if scheme != "tcp" else ""))
     ax.axhline(1.0, color="k", lw=0.8, ls=":")
     ax.set_xscale("log")
     ax.set_xlabel("Bernoulli loss probability")
