@@ -421,10 +421,19 @@ def _weighted(n: int, scheme: str = "aimd") -> Measure:
     def m(rows: pd.DataFrame) -> tuple[float | None, str]:
         a = _means(rows, "loss", "t_sqrt_p", experiment="model", scheme=scheme, n=n)
         b = _means(rows, "loss", "t_sqrt_p", experiment="model", scheme="tcp")
+        if a.empty:
+            return None, f"no run of this N = {n} loop at this scale"
         common = a.index.intersection(b.index)
         if not len(common):
-            return None, "no AIMD and TCP runs at the same loss"
-        return float(np.mean(a[common] / b[common])) / (n * factor), ""
+            return None, "no runs of this loop and of Reno at the same loss"
+        why = ""
+        own, _ = _mean(rows, "model_ratio", experiment="model", scheme=scheme, n=n)
+        tcp, _ = _mean(rows, "model_ratio", experiment="model", scheme="tcp")
+        share, _ = _mean(rows, "timeout_share", experiment="model", scheme=scheme, n=n)
+        if own is not None and tcp is not None:
+            why = (f"the loop reaches {own:.3g} of its own eq. (2) rate, Reno {tcp:.3g} of its"
+                   + (f"; {share:.0%} of the loop's loss events were timeouts" if share else ""))
+        return float(np.mean(a[common] / b[common])) / (n * factor), why
     return m
 
 
