@@ -29,7 +29,7 @@ __all__ = ["AVAILABLE", "STUDIES", "Reproduction", "reproduce"]
 STUDIES = ("efcm", "pamultcp", "multfrc", "nist", "hasegawa")
 """Every study flowshare reproduces, by key (``docs/references.md``)."""
 
-AVAILABLE = ("efcm", "multfrc")
+AVAILABLE = ("efcm", "pamultcp", "multfrc")
 """The studies whose reproduction is implemented in this version."""
 
 MANIFEST = "reproduce.json"
@@ -105,7 +105,9 @@ def reproduce(
     options : optional
         The study's choices where the publication leaves them open (the study module's
         ``Options``: :class:`flowshare.reproduce.multfrc.Options`,
-        :class:`flowshare.reproduce.efcm_network.Options`); default the documented resolutions.
+        :class:`flowshare.reproduce.efcm_network.Options`,
+        :class:`flowshare.reproduce.pamultcp_network.Options`); default the documented
+        resolutions.
     names : dict, optional
         How errors name the arguments (the command line passes its option names).
 
@@ -115,11 +117,11 @@ def reproduce(
         For an unknown or unavailable study, a bad scale, or an ``out`` that holds something
         else (nothing is written then).
     """
-    from . import efcm, multfrc
+    from . import efcm, multfrc, pamultcp
 
     names = names or {"out": "out", "scale": "scale", "workers": "workers", "dask": "dask"}
     check_study(study)
-    module = {"efcm": efcm, "multfrc": multfrc}[study]
+    module = {"efcm": efcm, "multfrc": multfrc, "pamultcp": pamultcp}[study]
     if scale not in module.SCALES:
         raise ConfigError(
             f"{names['scale']}: expected one of {', '.join(module.SCALES)}, got {scale!r}"
@@ -129,6 +131,10 @@ def reproduce(
     if not isinstance(options, module.Options):
         raise ConfigError(f"options: expected a {module.__name__}.Options, got {options!r}")
     manifest = {"study": study, "scale": scale, "options": asdict(options)}
+    # A study whose runs depend on what the simulator build offers records that too, so that a
+    # directory made with another build is refused rather than mixed.
+    if hasattr(module, "manifest_extra"):
+        manifest.update(module.manifest_extra())
     _check_out(out, manifest, names)
     created = not out.exists()
     try:
