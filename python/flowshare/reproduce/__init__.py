@@ -131,10 +131,6 @@ def reproduce(
     if not isinstance(options, module.Options):
         raise ConfigError(f"options: expected a {module.__name__}.Options, got {options!r}")
     manifest = {"study": study, "scale": scale, "options": asdict(options)}
-    # A study whose runs depend on what the simulator build offers records that too, so that a
-    # directory made with another build is refused rather than mixed.
-    if hasattr(module, "manifest_extra"):
-        manifest.update(module.manifest_extra())
     _check_out(out, manifest, names)
     created = not out.exists()
     try:

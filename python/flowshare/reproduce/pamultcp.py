@@ -14,9 +14,7 @@ drop-tail dumbbell (:mod:`~flowshare.reproduce.pamultcp_network`):
 
 The measures are :mod:`~flowshare.reproduce.pamultcp_metrics`. The paper's figures carry no
 numbers; the targets are the numbers and the orderings its text states (its §5 and
-conclusion), one or more rows per claim. Cases that need a controller this build of the
-simulator lacks (PA-MulTCP, MPAT, members joining an aggregate, AIMD(a, b)) are left out of
-the sweep and their targets reported as not measured, with the reason.
+conclusion), one or more rows per claim.
 """
 
 from __future__ import annotations
@@ -34,7 +32,7 @@ import pandas as pd
 from ..models import aimd_rate
 from . import pamultcp_metrics as metrics
 from .pamultcp_network import (CHOICES, OPTIONS, PACKET_B, RTT_S, Case, Options, Timing,
-                               available, needs, scenario)
+                               scenario)
 from .report import Section, figure_html, table_html
 from .targets import Target
 
@@ -115,7 +113,7 @@ def plan(scale: str) -> Plan:
 
 
 def cases(p: Plan, options: Options = OPTIONS) -> list[Case]:
-    """Every condition of ``p``, whether or not this build can simulate it."""
+    """Every condition of ``p``."""
     out = [Case("model", "tcp", 1000.0, 1, loss=x) for x in p.model_loss]
     out += [Case("model", scheme, 1000.0, n, loss=x) for scheme in ("aimd", "multcp")
             for n in p.model_n for x in p.model_loss]
@@ -134,9 +132,8 @@ def cases(p: Plan, options: Options = OPTIONS) -> list[Case]:
 
 
 def runnable(p: Plan, options: Options = OPTIONS) -> list[Case]:
-    """The conditions of ``p`` this build can simulate: the sweep's arms, in order."""
-    have = available()
-    return [c for c in cases(p, options) if needs(c) <= have]
+    """The conditions of ``p``: the sweep's arms, in order."""
+    return cases(p, options)
 
 
 def timing(case: Case, p: Plan) -> Timing:
@@ -150,12 +147,6 @@ def run_scenario(case: Case, p: Plan, options: Options = OPTIONS) -> dict[str, A
     measure needs them (§5.1's CoV, §5.2's traces)."""
     sample = SAMPLE_S if case.experiment in ("fair", "transient") else 0.0
     return scenario(case, timing(case, p), options, sample_interval_s=sample)
-
-
-def manifest_extra() -> dict[str, Any]:
-    """What else a reproduction directory records: the controllers this build has, since the
-    sweep's arms depend on them."""
-    return {"features": sorted(available())}
 
 
 SWEPT = ("simulation.duration", "simulation.warmup", "simulation.sample_interval", "topology",
@@ -185,12 +176,12 @@ def sweep_document(p: Plan, options: Options = OPTIONS) -> dict[str, Any]:
 
 
 LOOP_COLUMNS = ("probe_cwnd", "adjust_cwnd", "w_max", "p_probe")
-"""PA-MulTCP's series of its two loops, when the build writes them."""
+"""PA-MulTCP's series of its two loops (a MulTCP flow has none)."""
 
 
 def _flow_series(run_dir: Path, flow: int) -> pd.DataFrame:
     """The time series of one flow (``time_s``, ``send_rate_bps``, ``goodput_bps`` and, for a
-    PA-MulTCP flow of a build that has them, :data:`LOOP_COLUMNS`), read without the other
+    PA-MulTCP flow, :data:`LOOP_COLUMNS`), read without the other
     flows' rows."""
     path = run_dir / "timeseries.parquet"
     columns = ["time_s", "send_rate_bps", "goodput_bps"]
@@ -233,7 +224,6 @@ def measure(run_dir: Path, case: Case, p: Plan, options: Options = OPTIONS) -> d
         "packets": int(flows["packets_sent"].sum()),
     }
     rate = metrics.loss_event_rate(flows)
-    row["events_from"] = metrics.events_source(flows)
     if case.experiment == "model":
         f = flows.iloc[0]
         span = t.duration_s
@@ -340,29 +330,11 @@ def write_rows(rows: pd.DataFrame, path: Path) -> None:
 
 Measure = Callable[[pd.DataFrame], tuple[float | None, str]]
 
-MISSING = {
-    "pamultcp": "this build of the simulator has no PA-MulTCP controller (tcp.cc algo "
-                "\"pamultcp\"): not simulated",
-    "mpat": "this build of the simulator has no MPAT controller (tcp.cc algo \"mpat\"): "
-            "not simulated",
-    "joins": "this build of the simulator has no aggregate members joining at run time "
-             "(flows.aggregate.joins): not simulated",
-    "aimd": "this build of the simulator has no AIMD(a, b) controller (tcp.cc algo \"aimd\"): "
-            "not simulated",
-}
-
-
-def _missing(*features: str) -> str:
-    have = available()
-    return "; ".join(MISSING[f] for f in features if f not in have)
-
-
 @dataclass(frozen=True)
 class _Spec:
     target: Target
     measure: Measure
     item: int
-    needs: tuple[str, ...] = ()
 
 
 def _t(id: str, description: str, published: float, tolerance: float,
@@ -655,7 +627,7 @@ def _specs() -> list[_Spec]:
                             f"§3 eq. (5): AIMD(√{n}, 2/(1+3·{n}^1.5)) alone under Bernoulli "
                             f"loss, T·√p over TCP's T·√p, divided by N = {n} (1: N TCP flows' "
                             "throughput at the same loss-event rate)", 1.0, 0.10),
-                         _weighted(n), 1, ("aimd",)))
+                         _weighted(n), 1))
     for n in (4, 10):
         out.append(_Spec(_t(f"C1c.multcp_weight.N{n}",
                             f"§3 eq. (2) for a ≠ 1: MulTCP({n}) = AIMD({n}, 1/{2 * n}) alone under "
@@ -672,7 +644,7 @@ def _specs() -> list[_Spec]:
         out.append(_Spec(_t(f"C3a.pa.fi_max_deviation.{b}",
                             f"Fig. 4: PA-MulTCP's largest |FI − 1| over N = 2…30 at {b} Mbit/s "
                             "(fair sharing at every N)", 0.0, PA_FI_TOL),
-                         _pa_fi_dev(bw), 3, ("pamultcp",)))
+                         _pa_fi_dev(bw), 3))
     for bw, cross in ((200.0, "it loses bandwidth when N > 10"),
                       (400.0, "FI > 1 when N ≤ 25, < 1 when N > 25")):
         b = f"{bw:g}"
@@ -695,72 +667,67 @@ def _specs() -> list[_Spec]:
                             "Mbit/s (more timeouts at large N)", 1.0, RANK, "at_least"),
                          _rank("n", "agg_timeouts", experiment="fair", scheme="multcp",
                                bandwidth_mbps=bw), 3))
-    for scheme, who, need in (("pamultcp", "PA-MulTCP", ("pamultcp",)),
-                              ("multcp", "MulTCP", ())):
+    for scheme, who in (("pamultcp", "PA-MulTCP"), ("multcp", "MulTCP")):
         for bw in (200.0, 400.0):
             out.append(_Spec(_t(f"C4a.{scheme}.cov_rises.{bw:g}",
                                 f"Fig. 5: rank correlation of {who}'s CoV with N at {bw:g} "
                                 "Mbit/s (higher CoV at larger N)", 1.0, RANK, "at_least"),
                              _rank("n", "cov", _share_why(scheme, bw), experiment="fair",
-                                   scheme=scheme, bandwidth_mbps=bw), 4, need))
+                                   scheme=scheme, bandwidth_mbps=bw), 4))
         out.append(_Spec(_t(f"C4b.{scheme}.cov_200_above_400",
                             f"Fig. 5: share of N at which {who}'s CoV at 200 Mbit/s exceeds "
                             "that at 400 Mbit/s", 1.0, 0.0, "at_least"),
                          _share_pairs("cov", {"scheme": scheme, "bandwidth_mbps": 200.0},
-                                      {"scheme": scheme, "bandwidth_mbps": 400.0}), 4, need))
+                                      {"scheme": scheme, "bandwidth_mbps": 400.0}), 4))
     for bw in (200.0, 400.0):
         out.append(_Spec(_t(f"C4c.pa_cov_below_multcp.{bw:g}",
                             f"Fig. 5: share of N at which PA-MulTCP's CoV is below MulTCP's at "
                             f"{bw:g} Mbit/s", 1.0, 0.0, "at_least"),
                          _share_pairs("cov", {"scheme": "multcp", "bandwidth_mbps": bw},
-                                      {"scheme": "pamultcp", "bandwidth_mbps": bw}), 4,
-                         ("pamultcp",)))
+                                      {"scheme": "pamultcp", "bandwidth_mbps": bw}), 4))
     out.append(_Spec(_t("C5a.pa.response_rtt",
                         "Fig. 7: PA-MulTCP(10)'s response time to the CBR flow, RTTs "
                         "(§5.2: 7-8 RTTs)", 7.5, RESPONSE_TOL_RTT),
-                     _transient("response_rtt", "pamultcp"), 5, ("pamultcp",)))
+                     _transient("response_rtt", "pamultcp"), 5))
     out.append(_Spec(_t("C5b.multcp.response_rtt",
                         "Fig. 6: MulTCP(10)'s response time to the CBR flow, RTTs "
                         "(§5.2: 17-18 RTTs)", 17.5, RESPONSE_TOL_RTT),
                      _transient("response_rtt", "multcp"), 5))
-    for scheme, who, need in (("pamultcp", "PA-MulTCP", ("pamultcp",)),
-                              ("multcp", "MulTCP", ())):
+    for scheme, who in (("pamultcp", "PA-MulTCP"), ("multcp", "MulTCP")):
         out.append(_Spec(_t(f"C5c.{scheme}.dip",
                             f"Figs. 6/7: {who}(10)'s lowest 0.1 s rate in the 5 s after the CBR "
                             "flow starts, over its fair share then (§5.2: rates drop to almost "
                             "zero)", 0.0, 0.1, "at_most"),
-                         _transient("dip_share", scheme), 5, need))
+                         _transient("dip_share", scheme), 5))
     out.append(_Spec(_t("C5d.pa_more_stable_congested",
                         "Figs. 6/7: PA-MulTCP's CoV during the CBR flow over MulTCP's "
                         "(PA-MulTCP stays stable)", 1.0, 0.0, "at_most"),
-                     _transient_diff("cov_congested", ratio=True), 5, ("pamultcp",)))
+                     _transient_diff("cov_congested", ratio=True), 5))
     out.append(_Spec(_t("C5e.pa_recovers_faster",
                         "Figs. 6/7: PA-MulTCP's recovery time after the CBR flow stops minus "
                         "MulTCP's, RTTs (PA-MulTCP claims the freed bandwidth sooner)",
                         0.0, 0.0, "at_most"),
-                     _transient_diff("recovery_rtt"), 5, ("pamultcp",)))
-    six = ("pamultcp", "mpat", "joins")
+                     _transient_diff("recovery_rtt"), 5))
     out.append(_Spec(_t("C6a.reduced_latency_min",
                         "Fig. 8b: smallest reduced latency (CT_MPAT − CT_PA)/CT_MPAT over the "
                         "sizes, % (§5.3: 25-50 %)", 25.0, 0.0, "at_least"),
-                     _latency("min"), 6, six))
+                     _latency("min"), 6))
     out.append(_Spec(_t("C6b.reduced_latency_max",
                         "Fig. 8b: largest reduced latency over the sizes, % (§5.3: 25-50 %)",
-                        50.0, 0.0, "at_most"), _latency("max"), 6, six))
+                        50.0, 0.0, "at_most"), _latency("max"), 6))
     out.append(_Spec(_t("C6c.reduced_latency_falls_with_size",
                         "Fig. 8b: rank correlation of the reduced latency with the transfer "
                         "size (the improvement decreases as the size grows)", -1.0, RANK,
-                        "at_most"), _latency("rank"), 6, six))
+                        "at_most"), _latency("rank"), 6))
     for size in (30, 400):
         out.append(_Spec(_t(f"C7a.mpat_faster_with_ssthresh.{size}KB",
                             f"Fig. 9: rank correlation of MPAT's completion time of {size} KB "
                             "with the initial ssthresh (higher ssthresh, shorter time)", -1.0,
-                            RANK, "at_most"), _ssthresh_rank("mpat", size), 7, ("mpat", "joins")))
+                            RANK, "at_most"), _ssthresh_rank("mpat", size), 7))
         out.append(_Spec(_t(f"C7b.pa_flat_in_ssthresh.{size}KB",
                             f"Fig. 9: spread (max − min)/mean of PA-MulTCP's completion time of "
                             f"{size} KB over the initial ssthresh (does not vary)", 0.0,
-                            FLAT_SPREAD, "at_most"), _ssthresh_spread("pamultcp", size), 7,
-                         ("pamultcp", "joins")))
+                            FLAT_SPREAD, "at_most"), _ssthresh_spread("pamultcp", size), 7))
     return out
 
 
@@ -773,10 +740,6 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
     """Every target evaluated against the measured runs ``rows`` (one row per run)."""
     out = []
     for spec in _specs():
-        missing = _missing(*spec.needs)
-        if missing:
-            out.append(spec.target.unmeasured(missing))
-            continue
         value, note = spec.measure(rows) if not rows.empty else (None, "no run finished")
         # A measure's note explains a miss; a pass carries none.
         out.append(spec.target.unmeasured(note) if value is None
@@ -884,8 +847,6 @@ def _s3_section(rows: pd.DataFrame) -> Section:
     if sel.empty:
         section.paragraphs.append("No run of this group.")
         return section
-    section.paragraphs.append("Loss events counted from: "
-                              + ", ".join(sorted(set(sel["events_from"]))) + ".")
     plt = _plt()
     fig, ax = plt.subplots(figsize=(4.5, 3.4))
     labels = ["TCP", "MulTCP(2)", "MulTCP(20)"]
@@ -1030,8 +991,7 @@ def _short_section(rows: pd.DataFrame, p: Plan | None) -> Section:
         "runs; reduced latency (CT_MPAT − CT_PA)/CT_MPAT of the means."])
     sel = _select(rows, experiment="short")
     if sel.empty or p is None:
-        section.paragraphs.append("No run of this group: " + _missing("pamultcp", "mpat",
-                                                                      "joins") + ".")
+        section.paragraphs.append("No run of this group.")
         return section
     plt = _plt()
     th = p.short_default_ssthresh
@@ -1117,8 +1077,6 @@ def _cost(rows: pd.DataFrame) -> str:
 def intro(scale: str, options: Options = OPTIONS) -> list[str]:
     """The report's opening paragraphs."""
     p = plan(scale)
-    have = available()
-    lacking = [f for f in ("pamultcp", "mpat", "joins", "aimd") if f not in have]
     return [
         "F.-C. Kuo and X. Fu, Probe-Aided MulTCP: An Aggregate Congestion Control "
         "Mechanism, ACM SIGCOMM Computer Communication Review 38(1), January 2008.",
@@ -1131,8 +1089,5 @@ def intro(scale: str, options: Options = OPTIONS) -> list[str]:
         "the 100 ms RTT, access links 10 times faster with no delay; SACK TCP with 1500-byte "
         "packets, no delayed ACK, unconstrained windows, ns-2.29's timers; flows start at "
         "random in [0, 10] s.",
-        ("Not in this build of the simulator: " + ", ".join(lacking)
-         + "; the cases that need them are not simulated and their targets are not measured.")
-        if lacking else "Every controller the study needs is in this build.",
         "Choices: " + json.dumps(asdict(options)),
     ]

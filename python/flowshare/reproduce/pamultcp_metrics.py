@@ -83,10 +83,9 @@ def crossing(x: Sequence[float], y: Sequence[float], level: float, none: float) 
 def loss_event_rate(flows: pd.DataFrame) -> pd.Series:
     """Each flow's loss-event rate: loss events over data packets sent.
 
-    The events are the flows table's ``loss_events`` where the simulator counts them for TCP
-    (a build that counts window reductions), else ``fast_retransmits + timeouts``: each entry
-    into fast retransmit and each expiry of the retransmission timer, ns-2's ``RENO_FAST_RETX``
-    events and ``nrexmit_`` (``docs/validation.md``).
+    The events are the flows table's ``loss_events``, a TCP sender's window reductions: entries
+    into fast recovery, ECN reductions and timeouts outside an episode already counted
+    (``docs/measurements.md``).
     """
     sent = flows["packets_sent"].to_numpy(dtype=np.float64)
     events = event_counts(flows)
@@ -97,19 +96,7 @@ def loss_event_rate(flows: pd.DataFrame) -> pd.Series:
 
 def event_counts(flows: pd.DataFrame) -> np.ndarray:
     """Loss events per flow (see :func:`loss_event_rate`)."""
-    fallback = (flows["fast_retransmits"].to_numpy(dtype=np.float64)
-                + flows["timeouts"].to_numpy(dtype=np.float64))
-    if "loss_events" in flows and float(flows["loss_events"].sum()) > 0:
-        return flows["loss_events"].to_numpy(dtype=np.float64)
-    return fallback
-
-
-def events_source(flows: pd.DataFrame) -> str:
-    """Which count :func:`event_counts` used: ``loss_events`` or
-    ``fast_retransmits+timeouts``."""
-    if "loss_events" in flows and float(flows["loss_events"].sum()) > 0:
-        return "loss_events"
-    return "fast_retransmits+timeouts"
+    return flows["loss_events"].to_numpy(dtype=np.float64)
 
 
 def first_crossing(times_s: Sequence[float], rates: Sequence[float], after_s: float,

@@ -22,7 +22,6 @@ leaves open is a named field of :class:`Options` (``docs/reproduce.md``, "pamult
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +29,7 @@ from typing import Any
 from .._core import ConfigError
 
 __all__ = ["CHOICES", "EXPERIMENTS", "OPTIONS", "PACKET_B", "RTT_S", "SCHEMES", "Case", "Options",
-           "Timing", "available", "buffer_packets", "scenario"]
+           "Timing", "buffer_packets", "scenario"]
 
 RTT_S = 0.1
 """The nominal round-trip time: the 50 ms bottleneck twice, access delays zero (§5.2 equates
@@ -282,40 +281,3 @@ def scenario(case: Case, timing: Timing, options: Options = OPTIONS, *,
     }
 
 
-FEATURES = ("pamultcp", "mpat", "joins", "aimd")
-"""What the study needs beyond TCP SACK and MulTCP: the two aggregate controllers, members
-joining an aggregate at run time (§5.3), and a generic AIMD(a, b) loop (the model check)."""
-
-
-@functools.cache
-def available() -> frozenset[str]:
-    """The :data:`FEATURES` this build of the simulator accepts (each probed by validating a
-    one-flow scenario; a refusal means the build lacks it)."""
-    from ..sim import validate
-
-    have = set()
-    probes = {
-        "pamultcp": Case("fair", "pamultcp", 5.0, 4),
-        "mpat": Case("fair", "mpat", 5.0, 4),
-        "joins": Case("short", "pamultcp", 5.0, 4, size_kb=10, ssthresh_kb=32),
-        "aimd": Case("model", "aimd", 5.0, 4, loss=0.01),
-    }
-    for name, case in probes.items():
-        s = scenario(case, Timing(1.0, on_s=0.5, off_s=0.8))
-        s["flows"] = s["flows"][:1]
-        try:
-            validate(s)
-        except ConfigError:
-            continue
-        have.add(name)
-    return frozenset(have)
-
-
-def needs(case: Case) -> frozenset[str]:
-    """The :data:`FEATURES` a case needs."""
-    out = set()
-    if case.scheme in ("pamultcp", "mpat", "aimd"):
-        out.add(case.scheme)
-    if case.experiment == "short":
-        out.add("joins")
-    return frozenset(out)

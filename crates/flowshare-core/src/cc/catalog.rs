@@ -39,6 +39,15 @@ pub const DOCS: &[AlgorithmDoc] = &[
         params: &[],
     },
     AlgorithmDoc {
+        name: "aimd",
+        summary: "AIMD(a, b): slow start, then a segments more per RTT, the window times 1 - b on a loss",
+        reference: "Y. R. Yang and S. S. Lam, \"General AIMD Congestion Control\", IEEE ICNP 2000",
+        params: &[
+            ("a", "> 0 segments per RTT", "additive increase"),
+            ("b", "0 < b < 1", "multiplicative decrease: the fraction of the window removed on a loss"),
+        ],
+    },
+    AlgorithmDoc {
         name: "scalable",
         summary: "Scalable TCP: multiplicative increase, ssthresh = 0.875 of the window on a loss",
         reference: "T. Kelly, \"Scalable TCP: Improving Performance in Highspeed Wide Area Networks\", ACM SIGCOMM CCR 33(2), 2003",

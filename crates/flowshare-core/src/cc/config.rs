@@ -93,6 +93,14 @@ pub enum CcConfig {
     Bbr(BbrParams),
     /// DCTCP (Alizadeh et al. 2010; RFC 8257): `g` and `initial_alpha`.
     Dctcp(DctcpParams),
+    /// AIMD(a, b): `a` segments more per RTT, the window times 1 − `b` on a loss (Yang and Lam
+    /// 2000); Reno is AIMD(1, 1/2).
+    Aimd {
+        /// Segments added per RTT in congestion avoidance (> 0).
+        a: f64,
+        /// Fraction of the window removed on a loss (0 < b < 1).
+        b: f64,
+    },
     /// MulTCP(N): one connection that behaves like N Reno flows (Crowcroft and Oechslin 1998).
     Multcp {
         /// Number of flows emulated (real, at least 1).
@@ -161,6 +169,7 @@ pub enum CcConfig {
 /// Names accepted for `algo`, in the order error messages list them.
 pub const ALGORITHMS: &[&str] = &[
     "reno",
+    "aimd",
     "scalable",
     "multcp",
     "pamultcp",
@@ -184,6 +193,19 @@ pub const ALGORITHMS: &[&str] = &[
 struct ScalableParams {
     #[serde(default)]
     variant: ScalableVariant,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AimdParams {
+    #[serde(default = "one")]
+    a: f64,
+    #[serde(default = "half")]
+    b: f64,
+}
+
+fn half() -> f64 {
+    0.5
 }
 
 #[derive(Deserialize)]
@@ -625,6 +647,19 @@ impl CcConfig {
                 params::<NoParams>(&algo, table)?;
                 CcConfig::Reno
             }
+            "aimd" => {
+                let p: AimdParams = params(&algo, table)?;
+                if !(p.a.is_finite() && p.a > 0.0) {
+                    return Err(format!("a: must be segments added per RTT, > 0, got {}", p.a));
+                }
+                if !(p.b.is_finite() && p.b > 0.0 && p.b < 1.0) {
+                    return Err(format!(
+                        "b: must be the fraction of the window removed on a loss, 0 < b < 1, got {}",
+                        p.b
+                    ));
+                }
+                CcConfig::Aimd { a: p.a, b: p.b }
+            }
             "scalable" => CcConfig::Scalable { variant: params::<ScalableParams>(&algo, table)?.variant },
             "multcp" => {
                 let p: MulTcpParams = params(&algo, table)?;
@@ -796,6 +831,7 @@ impl CcConfig {
             CcConfig::Bbr(p) => M::make(Bbr::new(p, seed)),
             CcConfig::Dctcp(p) => M::make(Dctcp::new(p)),
             CcConfig::Reno => M::make(Aimd::reno()),
+            CcConfig::Aimd { a, b } => M::make(Aimd { a, b }),
             CcConfig::Scalable { variant } => M::make(Scalable::new(variant)),
             CcConfig::Multcp { n, slow_start, loss_policy } => M::make(MulTcp::new(n, slow_start, loss_policy)),
             CcConfig::Stochastic { n, acks_per_increase } => M::make(Stochastic::new(n, acks_per_increase, seed)),
@@ -872,6 +908,7 @@ impl CcConfig {
     pub fn as_str(self) -> &'static str {
         match self {
             CcConfig::Reno => "reno",
+            CcConfig::Aimd { .. } => "aimd",
             CcConfig::Scalable { .. } => "scalable",
             CcConfig::Multcp { .. } => "multcp",
             CcConfig::Pamultcp(_) => "pamultcp",
@@ -992,6 +1029,12 @@ mod tests {
             e.starts_with("unknown algorithm \"newreno\"; NewReno is recovery = \"newreno\" with cc = \"reno\""),
             "{e}"
         );
+        assert_eq!(parse("{\"algo\": \"aimd\", \"a\": 2, \"b\": 0.125}").unwrap(), CcConfig::Aimd { a: 2.0, b: 0.125 });
+        let e = parse("{\"algo\": \"aimd\", \"a\": 1, \"b\": 1}").unwrap_err();
+        assert!(e.starts_with("b: must be the fraction of the window removed on a loss, 0 < b < 1, got 1"), "{e}");
+        let e = parse("{\"algo\": \"aimd\", \"a\": 0, \"b\": 0.5}").unwrap_err();
+        assert!(e.starts_with("a: must be segments added per RTT, > 0, got 0"), "{e}");
+        assert_eq!(parse("{\"algo\": \"aimd\"}").unwrap(), CcConfig::Aimd { a: 1.0, b: 0.5 });
         let e = parse("{\"algo\": \"multcp\", \"n\": 0.5}").unwrap_err();
         assert!(e.starts_with("n: must be a number of flows from 1 to 10000, got 0.5"), "{e}");
         let e = parse("{\"algo\": \"multcp\", \"m\": 2}").unwrap_err();

@@ -25,7 +25,11 @@ impl Aimd {
 
 impl CongestionControl for Aimd {
     fn name(&self) -> &'static str {
-        "reno"
+        if self.a == 1.0 && self.b == 0.5 {
+            "reno"
+        } else {
+            "aimd"
+        }
     }
 
     fn on_ack(&mut self, st: &mut CcState, _ack: &AckSample) {

@@ -24,7 +24,7 @@ use crate::cc::{
     AckSample, Caps, CcHost, CcState, Delivered, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase,
     RateSample, RttEstimator, Tag,
 };
-use crate::packet::{ecn, Kind, Packet};
+use crate::packet::{ecn, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -142,6 +142,9 @@ pub struct Sender {
     sacked: VecDeque<bool>,
     /// Segments marked in `sacked`.
     sacked_count: u64,
+    /// The SACK blocks of the last ACK, as marked (clamped to the window then): a block that
+    /// grows from one ACK to the next is marked only where it grew.
+    sack_marked: [(u64, u64); MAX_SACK_BLOCKS],
     /// Linux accounting (`rate_halving`, `prr`): the segments held lost.
     lost: LostMarks,
     /// Segments newly delivered, cumulatively or by SACK, by the ACK being processed.
@@ -331,6 +334,7 @@ impl Sender {
             first_partial: true,
             sacked: VecDeque::new(),
             sacked_count: 0,
+            sack_marked: [(0, 0); MAX_SACK_BLOCKS],
             lost: LostMarks::new(cfg.sack_recovery == SackRecovery::RateHalving),
             delivered_now: 0,
             rh_next: 0,
@@ -1088,6 +1092,7 @@ impl Sender {
         self.rh_next = 0;
         self.sacked.clear();
         self.sacked_count = 0;
+        self.sack_marked = [(0, 0); MAX_SACK_BLOCKS];
         self.rxt_sacked = 0;
         self.high_sacked = self.snd_una;
         self.lost.clear();
@@ -1101,8 +1106,22 @@ impl Sender {
             self.lost.next_ack();
         }
         self.sacked.resize(len, false);
-        for (a, b) in ack.sack_blocks() {
-            for seq in a.max(una)..b.min(self.snd_max) {
+        let before = self.sack_marked;
+        self.sack_marked = [(0, 0); MAX_SACK_BLOCKS];
+        for (i, (a, b)) in ack.sack_blocks().enumerate() {
+            let (a, b) = (a.max(una), b.min(self.snd_max));
+            // What the last ACK's blocks cover is marked already.
+            let mut from = a;
+            for _ in 0..MAX_SACK_BLOCKS {
+                match before.iter().find(|&&(x, y)| x <= from && from < y) {
+                    Some(&(_, y)) => from = y,
+                    None => break,
+                }
+            }
+            if let Some(slot) = self.sack_marked.get_mut(i) {
+                *slot = (a, b.max(a));
+            }
+            for seq in from..b {
                 let k = (seq - una) as usize;
                 if !self.sacked[k] {
                     self.sacked_count += 1;

@@ -221,7 +221,12 @@ impl Sink {
             return;
         }
         let first = arrived.map(|s| {
-            let mut lo = s;
+            // A segment extending the last block reported: everything from that block's start
+            // up to it has arrived, so the walk down starts there.
+            let mut lo = match self.reported[..self.n_reported].first() {
+                Some(&(a, b)) if b == s => a.max(self.rcv_nxt).min(s),
+                _ => s,
+            };
             while lo > self.rcv_nxt && self.received(lo - 1) {
                 lo -= 1;
             }
