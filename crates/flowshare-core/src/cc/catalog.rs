@@ -541,7 +541,7 @@ mod tests {
         assert!(unknown_algorithm("cubicc").contains("did you mean \"cubic\"?"), "{}", unknown_algorithm("cubicc"));
         assert!(unknown_algorithm("vegas-enhanced").contains("did you mean \"vegas_enhanced\""));
         let far = unknown_algorithm("zzzzzzzz");
-        assert!(far.contains("algorithms are reno, scalable"), "{far}");
+        assert!(far.contains("algorithms are reno, aimd, scalable"), "{far}");
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }
