@@ -126,13 +126,14 @@ def response_time(times_s: Sequence[float], rates_bps: Sequence[float], at_s: fl
     >>> response_time([300.1, 300.2, 300.3], [40e6, 30e6, 19e6], 300.0, 20e6, 0.1)
     3.0
     """
-    return first_crossing(times_s, rates_bps, at_s, level_bps, direction) / rtt_s
+    # Rounded off: bin ends over the RTT are whole numbers up to the float error.
+    return round(first_crossing(times_s, rates_bps, at_s, level_bps, direction) / rtt_s, 9)
 
 
 def completion_time(members: pd.DataFrame, joined_at_s: float) -> float:
     """§5.3's completion time of the member that joined at ``joined_at_s``: its
-    ``completion_time_s`` (from its start to the last byte acknowledged), ``NaN`` if it did
-    not finish or no member joined then.
+    ``completion_time_s`` (from its start until all its segments are acknowledged, cumulatively
+    or by SACK), ``NaN`` if it did not finish or no member joined then.
 
     >>> m = pd.DataFrame({"start_s": [0.0, 50.0], "completion_time_s": [math.nan, 0.84]})
     >>> completion_time(m, 50.0)
