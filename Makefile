@@ -33,8 +33,10 @@ test: test-rust test-python
 test-rust: $(VENV)/.installed
 	cargo fmt --all --check
 	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
-	cargo test --workspace --release --quiet
-	# Again with debug assertions and overflow checks (Cargo.toml's `checked` profile).
+	# The golden outputs in the shipped profile (fat LTO), then every test with debug assertions
+	# and overflow checks (Cargo.toml's `checked` profile: the same optimisation without LTO).
+	# Linking each of the workspace's test binaries with fat LTO would take most of the run.
+	cargo test --release -p flowshare-core --test golden --quiet
 	cargo test --workspace --profile checked --quiet
 
 test-python: develop

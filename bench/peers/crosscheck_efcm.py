@@ -48,7 +48,6 @@ of what the run depends on.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import json
 import math
 import re
@@ -60,7 +59,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from crosscheck_tcp import BUILD, ROOT, _digest  # noqa: E402  (the sibling script)
+from crosscheck_tcp import BUILD, ROOT, _digest, run_cached  # noqa: E402  (the sibling script)
 from crosscheck_tfrc import _flowshare, fs_build  # noqa: E402
 from crosscheck_tfrc import select as _select, write_docs as _write_docs  # noqa: E402
 
@@ -597,29 +596,10 @@ def main() -> int:
                         fs_digest = _digest(fs_build(), Path(efcm_network.__file__).read_bytes())
                     sc = json.dumps(fs_scenario(c, v, seed, args.seconds), sort_keys=True)
                     jobs.append(Job(c, v, seed, RUNS_DIR / f"{stem}__{_digest(fs_digest, sc)}.json"))
-    results: dict[tuple[str, str, int], dict] = {}
-    todo = []
-    for j in jobs:
-        if j.cache.is_file() and not args.no_cache:
-            results[(j.case.key, j.variant.key, j.seed)] = json.loads(j.cache.read_text())
-        else:
-            todo.append(j)
-    print(f"{len(jobs)} runs, {len(jobs) - len(todo)} cached, {len(todo)} to run", file=sys.stderr)
-    t0 = time.monotonic()
-
-    def done(j: Job, res: dict) -> None:
-        results[(j.case.key, j.variant.key, j.seed)] = res
-        print(f"[{time.monotonic() - t0:.0f}s] {j.case.key} {j.variant.key} seed {j.seed}: "
-              f"{res['wall_s']:.1f}s", file=sys.stderr)
-
-    # flowshare's runs first, in this process, one at a time; then ns-2's, --jobs processes.
-    for j in todo:
-        if j.variant.sim == "flowshare":
-            done(j, run_job(j, args.seconds))
-    with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = {pool.submit(run_job, j, args.seconds): j for j in todo if j.variant.sim == "ns2"}
-        for fut in cf.as_completed(futs):
-            done(futs[fut], fut.result())
+    results = run_cached(jobs, lambda j: (j.case.key, j.variant.key, j.seed),
+                         lambda j: run_job(j, args.seconds),
+                         is_ns2=lambda j: j.variant.sim == "ns2", workers=args.jobs,
+                         no_cache=args.no_cache)
     rows = []
     for c in cases:
         row = {"case": c.key, "label": c.label, "rtt_ms": c.rtt_ms, "unreliable": c.unreliable,

@@ -63,7 +63,6 @@ Needs ns-2.35 (`ns`) and, for the flowshare sides, the flowshare package.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import json
 import math
 import re
@@ -75,7 +74,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from crosscheck_tcp import AGENTS, BUILD, ROOT, _digest, _range, agrees, spread, within_factor  # noqa: E402
+from crosscheck_tcp import AGENTS, BUILD, ROOT, _digest, _range, agrees, run_cached, spread, within_factor  # noqa: E402
 from crosscheck_tfrc import _flowshare, fs_build  # noqa: E402
 from crosscheck_tfrc import select as _select, write_docs as _write_docs  # noqa: E402
 
@@ -403,29 +402,9 @@ def main() -> int:
                        for p in (False, True)]
                 d = _digest(fs_build(), *scs)
                 jobs.append(Job(sim, c, seed, RUNS_DIR / f"{c.key}__s{seed}__{sim}-{d}.json"))
-    results: dict[tuple[str, str, int], dict] = {}
-    todo = []
-    for j in jobs:
-        if j.cache.is_file() and not args.no_cache:
-            results[(j.sim, j.case.key, j.seed)] = json.loads(j.cache.read_text())
-        else:
-            todo.append(j)
-    print(f"{len(jobs)} runs, {len(jobs) - len(todo)} cached, {len(todo)} to run", file=sys.stderr)
-    t0 = time.monotonic()
-
-    def done(j: Job, res: dict) -> None:
-        results[(j.sim, j.case.key, j.seed)] = res
-        print(f"[{time.monotonic() - t0:.0f}s] {j.sim} {j.case.key} seed {j.seed}: {res['wall_s']:.1f}s",
-              file=sys.stderr)
-
-    # ns-2's runs are processes, --jobs at once; flowshare's run in this process, one at a time.
-    with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = {pool.submit(run_job, j, seconds, warmup): j for j in todo if j.sim == "ns2"}
-        for fut in cf.as_completed(futs):
-            done(futs[fut], fut.result())
-    for j in todo:
-        if j.sim != "ns2":
-            done(j, run_job(j, seconds, warmup))
+    results = run_cached(jobs, lambda j: (j.sim, j.case.key, j.seed),
+                         lambda j: run_job(j, seconds, warmup), is_ns2=lambda j: j.sim == "ns2",
+                         workers=args.jobs, no_cache=args.no_cache)
     rows = []
     for c in cases:
         row = {"case": c.key, "label": c.label, "n": c.n, "m": c.m, "mbps": c.mbps,

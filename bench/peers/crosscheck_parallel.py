@@ -51,7 +51,6 @@ Needs the flowshare package (Model A, and the flowshare side) and ns-2.35 (`ns`)
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import json
 import math
 import re
@@ -63,7 +62,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from crosscheck_tcp import BUILD, ROOT, _digest, _range, agrees, spread  # noqa: E402  (the sibling script)
+from crosscheck_tcp import BUILD, ROOT, _digest, _range, agrees, run_cached, spread  # noqa: E402  (the sibling script)
 from crosscheck_tfrc import _flowshare, fs_build  # noqa: E402
 from crosscheck_tfrc import select as _select, write_docs as _write_docs  # noqa: E402
 
@@ -384,29 +383,9 @@ def main() -> int:
             for seed in seeds:
                 d = _digest(fs_build(), module, scs, str(seed))
                 jobs.append(Job("flowshare", c, seed, RUNS_DIR / f"{c.key}__s{seed}__fs-{d}.json"))
-    results: dict[tuple[str, str, int], dict] = {}
-    todo = []
-    for j in jobs:
-        if j.cache.is_file() and not args.no_cache:
-            results[(j.sim, j.case.key, j.seed)] = json.loads(j.cache.read_text())
-        else:
-            todo.append(j)
-    print(f"{len(jobs)} runs, {len(jobs) - len(todo)} cached, {len(todo)} to run", file=sys.stderr)
-    t0 = time.monotonic()
-
-    def done(j: Job, res: dict) -> None:
-        results[(j.sim, j.case.key, j.seed)] = res
-        print(f"[{time.monotonic() - t0:.0f}s] {j.sim} {j.case.key} seed {j.seed}: {res['wall_s']:.1f}s",
-              file=sys.stderr)
-
-    # ns-2's runs are processes, --jobs at once; flowshare's run in this process, one at a time.
-    with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = {pool.submit(run_job, j, *span[j.case.key]): j for j in todo if j.sim == "ns2"}
-        for fut in cf.as_completed(futs):
-            done(futs[fut], fut.result())
-    for j in todo:
-        if j.sim == "flowshare":
-            done(j, run_job(j, *span[j.case.key]))
+    results = run_cached(jobs, lambda j: (j.sim, j.case.key, j.seed),
+                         lambda j: run_job(j, *span[j.case.key]), is_ns2=lambda j: j.sim == "ns2",
+                         workers=args.jobs, no_cache=args.no_cache)
     rows = []
     for c in cases:
         ns = [ns2_figures(c, results[("ns2", c.key, s)], *span[c.key]) for s in seeds]

@@ -331,6 +331,36 @@ def _digest(*parts: bytes | str) -> str:
     return h.hexdigest()[:16]
 
 
+def run_cached(jobs: list, key, run, *, is_ns2, workers: int, no_cache: bool) -> dict:
+    """Every job's result, keyed by ``key(job)``: read from the job's ``cache`` file where it
+    exists (unless ``no_cache``), else ``run(job)`` (which writes that file). ns-2's runs
+    (``is_ns2(job)``) are processes, ``workers`` at once; flowshare's run in this process, one
+    at a time, after them. Progress goes to stderr."""
+    results: dict = {}
+    todo = []
+    for j in jobs:
+        if j.cache.is_file() and not no_cache:
+            results[key(j)] = json.loads(j.cache.read_text())
+        else:
+            todo.append(j)
+    print(f"{len(jobs)} runs, {len(jobs) - len(todo)} cached, {len(todo)} to run", file=sys.stderr)
+    t0 = time.monotonic()
+
+    def done(j, res: dict) -> None:
+        results[key(j)] = res
+        print(f"[{time.monotonic() - t0:.0f}s] {' '.join(map(str, key(j)))}: {res['wall_s']:.1f}s",
+              file=sys.stderr)
+
+    with cf.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futs = {pool.submit(run, j): j for j in todo if is_ns2(j)}
+        for fut in cf.as_completed(futs):
+            done(futs[fut], fut.result())
+    for j in todo:
+        if not is_ns2(j):
+            done(j, run(j))
+    return results
+
+
 @dataclass
 class Job:
     sim: str  # "ns2" | "flowshare"

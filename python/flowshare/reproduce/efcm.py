@@ -31,7 +31,7 @@ from . import efcm_metrics as metrics
 from . import efcm_tables as published
 from .efcm_network import (BACKGROUND_GROUPS, CASES, CHOICES, MIN_RTTS_MS, OPTIONS, WWW_GROUPS,
                            Case, Options, scenario)
-from .report import Section, figure_html, table_html
+from .report import Section, figure_html, run_cost, table_html
 from .targets import Target
 
 __all__ = ["CHOICES", "KEY", "OPTIONS", "SCALES", "Options", "Plan", "evaluate", "measure",
@@ -606,17 +606,8 @@ def sections(rows: pd.DataFrame) -> list[Section]:
     out.append(Section("Runs: connections, concurrency and background", [
         "Per case, the mean over runs of the server's connections per run, the share of them "
         "that are EFCM-capable, the periods of concurrency, and the background senders' "
-        "goodput.", _cost(rows)], [_volume_table(rows)]))
+        "goodput.", run_cost(rows)], [_volume_table(rows)]))
     return out
-
-
-def _cost(rows: pd.DataFrame) -> str:
-    """The simulator's work: data packets sent in all runs and the runs' summed wall time."""
-    if "wall_s" not in rows or not np.isfinite(rows["wall_s"]).any():
-        return ""
-    packets, wall = float(rows["packets"].sum()), float(rows["wall_s"].sum())
-    return (f"{len(rows)} runs sent {packets:.4g} data packets in {wall:.4g} s of run wall time "
-            f"(summed over workers): {packets / wall:.3g} packets per second per worker.")
 
 
 def intro(scale: str, options: Options = OPTIONS) -> list[str]:

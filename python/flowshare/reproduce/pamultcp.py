@@ -33,7 +33,7 @@ from ..models import aimd_rate
 from . import pamultcp_metrics as metrics
 from .pamultcp_network import (CHOICES, OPTIONS, PACKET_B, RTT_S, Case, Options, Timing,
                                scenario)
-from .report import Section, figure_html, table_html
+from .report import Section, figure_html, run_cost, table_html
 from .targets import Target
 
 __all__ = ["CHOICES", "KEY", "OPTIONS", "SCALES", "Options", "Plan", "cases", "evaluate",
@@ -196,12 +196,13 @@ def _flow_series(run_dir: Path, flow: int) -> pd.DataFrame:
     return s[columns].sort_values("time_s").reset_index(drop=True)
 
 
-def _members(run_dir: Path) -> pd.DataFrame | None:
+def _members(run_dir: Path) -> pd.DataFrame:
+    """The members table of a short-transfer run (every such run has joins, so it has one)."""
     for name in ("members.parquet", "members.csv"):
         path = run_dir / name
         if path.is_file():
             return pd.read_parquet(path) if name.endswith(".parquet") else pd.read_csv(path)
-    return None
+    raise FileNotFoundError(f"{run_dir}: a short-transfer run without its members table")
 
 
 def fair_share_levels(p: Plan, options: Options = OPTIONS) -> tuple[float, float]:
@@ -289,9 +290,7 @@ def measure(run_dir: Path, case: Case, p: Plan, options: Options = OPTIONS) -> d
         return row
     # short
     members = _members(run_dir)
-    row["completion_s"] = (metrics.completion_time(members, t.on_s) if members is not None
-                           else math.nan)
-    row["members_table"] = members is not None
+    row["completion_s"] = metrics.completion_time(members, t.on_s)
     return row
 
 
@@ -547,9 +546,6 @@ def _short_unmeasurable(rows: pd.DataFrame) -> str:
     sel = _select(rows, experiment="short")
     if sel.empty:
         return "no short-transfer run finished"
-    if not sel["members_table"].astype(bool).any():
-        return ("the runs hold no members table (RunResult.members), so the joined member's "
-                "completion time cannot be read")
     if not np.isfinite(sel["completion_s"].astype(np.float64)).any():
         return "no joined member completed its transfer before the end of its run"
     return ""
@@ -583,23 +579,27 @@ def _latency(kind: str) -> Measure:
 
 
 def _ssthresh_rank(scheme: str, size: int) -> Measure:
-    def m(rows: pd.DataFrame) -> tuple[float | None, str]:
-        curve = _completion(rows, scheme, size_kb=size).dropna()
-        if len(curve) < 2:
-            return None, (_short_unmeasurable(rows)
-                          or "fewer than two initial ssthresh values measured")
+    """Spearman's rank correlation of ``scheme``'s completion time with the initial ssthresh."""
+    def rank(curve: pd.Series) -> tuple[float | None, str]:
         value = metrics.spearman(curve.index.to_numpy(dtype=np.float64), curve.to_numpy())
         return (None, "completion time constant") if math.isnan(value) else (value, "")
-    return m
+    return _over_ssthresh(scheme, size, rank)
 
 
 def _ssthresh_spread(scheme: str, size: int) -> Measure:
+    """(max − min) / mean of ``scheme``'s completion time over the initial ssthresh values."""
+    return _over_ssthresh(scheme, size,
+                          lambda c: (float((c.max() - c.min()) / c.mean()), ""))
+
+
+def _over_ssthresh(scheme: str, size: int,
+                   reduce: Callable[[pd.Series], tuple[float | None, str]]) -> Measure:
     def m(rows: pd.DataFrame) -> tuple[float | None, str]:
         curve = _completion(rows, scheme, size_kb=size).dropna()
         if len(curve) < 2:
             return None, (_short_unmeasurable(rows)
                           or "fewer than two initial ssthresh values measured")
-        return float((curve.max() - curve.min()) / curve.mean()), ""
+        return reduce(curve)
     return m
 
 
@@ -1062,16 +1062,8 @@ def sections(rows: pd.DataFrame) -> list[Section]:
         return [*out, Section("Runs", ["No run finished."])]
     out += [_model_section(rows), _s3_section(rows), _fair_section(rows),
             _transient_section(rows, p, options), _short_section(rows, p)]
-    out.append(Section("Runs", [_cost(rows)]))
+    out.append(Section("Runs", [run_cost(rows)]))
     return out
-
-
-def _cost(rows: pd.DataFrame) -> str:
-    if "wall_s" not in rows or not np.isfinite(rows["wall_s"]).any():
-        return ""
-    packets, wall = float(rows["packets"].sum()), float(rows["wall_s"].sum())
-    return (f"{len(rows)} runs sent {packets:.4g} data packets in {wall:.4g} s of run wall time "
-            f"(summed over workers): {packets / wall:.3g} packets per second per worker.")
 
 
 def intro(scale: str, options: Options = OPTIONS) -> list[str]:

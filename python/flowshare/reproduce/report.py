@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 from .targets import Target, counts
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
-__all__ = ["Section", "figure_html", "render", "table_html"]
+__all__ = ["Section", "figure_html", "render", "run_cost", "table_html"]
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; max-width: 1200px; color: #222; }
@@ -75,6 +76,16 @@ def table_html(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     head = "".join(f"<th>{_e(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def run_cost(rows: pd.DataFrame) -> str:
+    """The simulator's work: data packets sent in all runs over the runs' summed wall time
+    (``rows`` has one row per run with ``packets`` and ``wall_s``); empty if no run timed."""
+    if "wall_s" not in rows or not rows["wall_s"].map(math.isfinite).any():
+        return ""
+    packets, wall = float(rows["packets"].sum()), float(rows["wall_s"].sum())
+    return (f"{len(rows)} runs sent {packets:.4g} data packets in {wall:.4g} s of run wall time "
+            f"(summed over workers): {packets / wall:.3g} packets per second per worker.")
 
 
 def targets_table(targets: Sequence[Target]) -> str:

@@ -225,6 +225,56 @@ impl SegmentLog {
     }
 }
 
+/// The [`GroupControl`](super::host::GroupControl) callbacks of an aggregate whose connection
+/// window is the sum of its loops' windows and whose members come from a [`Roster`]: PA-MulTCP
+/// and MPAT answer them the same way. Expanded inside `impl GroupControl for T`, where `T` has
+/// a field `roster: Roster` and the methods `sync(&self, &mut CcState)` (the loops' sum into
+/// the connection's cwnd and ssthresh) and `admit_joins(&mut self, Time)`.
+macro_rules! loop_sum_callbacks {
+    () => {
+        fn caps(&self) -> $crate::cc::host::Caps {
+            $crate::cc::host::Caps {
+                tags: true,
+                timer: self.roster.next_join().is_some(),
+                ..$crate::cc::host::Caps::default()
+            }
+        }
+
+        // A phase change or a backed-off timeout moves the connection's window, not the loops'.
+        fn on_phase(
+            &mut self,
+            m: $crate::cc::host::MemberId,
+            _from: $crate::cc::Phase,
+            _to: $crate::cc::Phase,
+            g: &mut $crate::cc::host::Members<'_>,
+        ) {
+            self.sync(g.get_mut(m));
+        }
+
+        fn on_repeated_timeout(&mut self, m: $crate::cc::host::MemberId, g: &mut $crate::cc::host::Members<'_>) {
+            self.sync(g.get_mut(m));
+        }
+
+        fn next_timer(&self) -> Option<$crate::units::Time> {
+            self.roster.next_join()
+        }
+
+        fn on_timer(&mut self, now: $crate::units::Time, g: &mut $crate::cc::host::Members<'_>) {
+            self.admit_joins(now);
+            for k in 0..g.len() {
+                let m = g.ids()[k];
+                self.sync(g.get_mut(m));
+                g.clock(m);
+            }
+        }
+
+        fn take_member_records(&mut self, out: &mut Vec<$crate::cc::aggregate::MemberRecord>) {
+            self.roster.take_records(out);
+        }
+    };
+}
+pub(crate) use loop_sum_callbacks;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,10 +9,10 @@
 //! `new_loop_cwnd` (default 1) with the connection's initial ssthresh; its loop is removed
 //! when the member completes. The connection's cwnd is the loops' sum.
 
-use super::aggregate::{Join, MemberRecord, Roster, SegmentLog};
-use super::host::{Caps, Delivered, GroupControl, LostSegment, MemberId, Members, Tag};
+use super::aggregate::{loop_sum_callbacks, Join, Roster, SegmentLog};
+use super::host::{Delivered, GroupControl, LostSegment, MemberId, Members, Tag};
 use super::loops::Loop;
-use super::{AckSample, CcState, LossKind, LossSignal, Phase};
+use super::{AckSample, CcState, LossKind, LossSignal};
 use crate::units::Time;
 use serde::Serialize;
 
@@ -99,9 +99,7 @@ impl GroupControl for Mpat {
         "mpat"
     }
 
-    fn caps(&self) -> Caps {
-        Caps { tags: true, timer: self.roster.next_join().is_some(), ..Caps::default() }
-    }
+    loop_sum_callbacks!();
 
     fn on_join(&mut self, m: MemberId, g: &mut Members<'_>, now: Time) {
         let st = *g.get(m);
@@ -177,36 +175,11 @@ impl GroupControl for Mpat {
         g.get(m).ssthresh
     }
 
-    fn on_phase(&mut self, m: MemberId, _from: Phase, _to: Phase, g: &mut Members<'_>) {
-        self.sync(g.get_mut(m));
-    }
-
-    fn on_repeated_timeout(&mut self, m: MemberId, g: &mut Members<'_>) {
-        self.sync(g.get_mut(m));
-    }
-
-    fn next_timer(&self) -> Option<Time> {
-        self.roster.next_join()
-    }
-
-    fn on_timer(&mut self, now: Time, g: &mut Members<'_>) {
-        self.admit_joins(now);
-        for k in 0..g.len() {
-            let m = g.ids()[k];
-            self.sync(g.get_mut(m));
-            g.clock(m);
-        }
-    }
-
     fn metrics(&self, _m: MemberId, out: &mut dyn FnMut(&'static str, f64)) {
         out("loops", self.loops.len() as f64);
         let newest = self.loops.last().map_or(f64::NAN, |l| l.l.cwnd);
         out("newest_loop_cwnd", newest);
         out("members_n", f64::from(self.roster.n()));
-    }
-
-    fn take_member_records(&mut self, out: &mut Vec<MemberRecord>) {
-        self.roster.take_records(out);
     }
 }
 

@@ -16,10 +16,10 @@
 //! - When a member joins or leaves, a, b and W_max follow the new N at once and the adjusting
 //!   loop's ssthresh and cwnd are clamped to W_max.
 
-use super::aggregate::{Join, MemberRecord, Roster, SegmentLog};
-use super::host::{Caps, Delivered, GroupControl, LostSegment, MemberId, Members, Tag};
+use super::aggregate::{loop_sum_callbacks, Join, Roster, SegmentLog};
+use super::host::{Delivered, GroupControl, LostSegment, MemberId, Members, Tag};
 use super::loops::Loop;
-use super::{AckSample, CcState, LossKind, LossSignal, Phase};
+use super::{AckSample, CcState, LossKind, LossSignal};
 use crate::tfrc::loss_history::wali_weights;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
@@ -280,9 +280,7 @@ impl GroupControl for PaMulTcp {
         "pamultcp"
     }
 
-    fn caps(&self) -> Caps {
-        Caps { tags: true, timer: self.roster.next_join().is_some(), ..Caps::default() }
-    }
+    loop_sum_callbacks!();
 
     fn on_join(&mut self, m: MemberId, g: &mut Members<'_>, now: Time) {
         let st = *g.get(m);
@@ -382,27 +380,6 @@ impl GroupControl for PaMulTcp {
         g.get(m).ssthresh
     }
 
-    fn on_phase(&mut self, m: MemberId, _from: Phase, _to: Phase, g: &mut Members<'_>) {
-        self.sync(g.get_mut(m));
-    }
-
-    fn on_repeated_timeout(&mut self, m: MemberId, g: &mut Members<'_>) {
-        self.sync(g.get_mut(m));
-    }
-
-    fn next_timer(&self) -> Option<Time> {
-        self.roster.next_join()
-    }
-
-    fn on_timer(&mut self, now: Time, g: &mut Members<'_>) {
-        self.admit_joins(now);
-        for k in 0..g.len() {
-            let m = g.ids()[k];
-            self.sync(g.get_mut(m));
-            g.clock(m);
-        }
-    }
-
     fn metrics(&self, _m: MemberId, out: &mut dyn FnMut(&'static str, f64)) {
         out("probe_cwnd", self.loops[PROBE as usize].cwnd);
         out("adjust_cwnd", self.loops[ADJUST as usize].cwnd);
@@ -412,10 +389,6 @@ impl GroupControl for PaMulTcp {
         out("p_probe", self.p.unwrap_or(f64::NAN));
         out("weight_n", self.weight());
         out("members_n", f64::from(self.roster.n()));
-    }
-
-    fn take_member_records(&mut self, out: &mut Vec<MemberRecord>) {
-        self.roster.take_records(out);
     }
 }
 
