@@ -25,7 +25,7 @@ def cm():
 # MulTCP(2) and two TCP flows.
 RESULT = ("result starts 6.068459,3.815927,8.066109 acked 30000,10000,8000 "
           "sent 30300,10100,8100 recoveries 20,30,28 timeouts 1,2,0 cuts 21,32,28 "
-          "drops 300 limit 3333")
+          "drops 300 limit 3333 bins 10,30,20,20")
 
 
 def test_cases(cm):
@@ -52,12 +52,15 @@ def test_parse_ns2(cm):
     r = cm.parse_ns2("ns-2 chatter\n" + RESULT + "\n")
     assert r["acked"] == [30000, 10000, 8000] and r["timeouts"] == [1, 2, 0]
     assert r["starts"][0] == 6.068459 and (r["drops"], r["limit"]) == (300, 3333)
+    assert r["bins"] == [10, 30, 20, 20]
     # ns2_multcp.tcl's cuts (every slowdown) are its recoveries plus its timeouts.
     assert [a + b for a, b in zip(r["recoveries"], r["timeouts"])] == r["cuts"]
     with pytest.raises(RuntimeError, match="no result line"):
         cm.parse_ns2("nothing here\n")
     with pytest.raises(RuntimeError, match="no recoveries"):
         cm.parse_ns2(RESULT.replace(" recoveries 20,30,28", ""))
+    with pytest.raises(RuntimeError, match="no bins"):
+        cm.parse_ns2(RESULT.replace(" bins 10,30,20,20", ""))
     with pytest.raises(RuntimeError, match="differ in length"):
         cm.parse_ns2(RESULT.replace("sent 30300,10100,8100", "sent 30300,10100"))
 
@@ -71,6 +74,8 @@ def test_figures(cm):
     assert f["p_tcp"] == pytest.approx(60 / 18200)
     assert (f["to_multcp"], f["to_tcp"]) == (1.0, 1.0)
     assert f["events"] == pytest.approx(21 / 30)
+    # Bins 10, 30, 20, 20: mean 20, population standard deviation √50.
+    assert f["cov"] == pytest.approx(math.sqrt(50) / 20)
     s = cm.summarize([f, {**f, "fi": math.nan}])
     assert s["fi"]["runs"] == [f["fi"]] and s["p_tcp"]["mean"] == pytest.approx(60 / 18200)
 
@@ -78,7 +83,9 @@ def test_figures(cm):
 def test_flowshare_mirror(cm):
     case = cm.Case(20, 200.0)
     sc = cm.scenario(case, "ns2", 4, 400, 100)
-    assert sc["simulation"] == {"duration": "400s", "seed": 4, "sample_interval": "0s", "warmup": "100s"}
+    assert sc["simulation"] == {"duration": "400s", "seed": 4, "sample_interval": "0.1s", "warmup": "100s"}
+    # The twin stopped at the warm-up needs no time series.
+    assert cm.scenario(case, "ns2", 4, 400, 100, prefix=True)["simulation"]["sample_interval"] == "0s"
     b, a = sc["topology"]["bottleneck"], sc["topology"]["access"]
     assert (b["rate"], b["delay"], b["queue"]) == ("200Mbps", "50ms", {"limit": 1667})
     assert (a["rate"], a["delay"]) == ("2000Mbps", "0.1ms")

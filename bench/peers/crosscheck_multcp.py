@@ -91,13 +91,14 @@ PAYLOAD, HEADER = 1460, 40
 WIRE = PAYLOAD + HEADER
 SECONDS = 400.0      # the paper's run length
 WARMUP_S = 100.0     # and its discarded start
+BIN_S = 0.1          # the bins of the CoV, eq. (12)
 RUNS = 2             # the paper averages 20 runs; two fit the cross-check's budget
 WEIGHTS = (2, 5, 10, 15, 20, 25, 30)
 JITTERED = (2, 10, 20, 30)  # the weights also run with send jitter (ns-2's `overhead_`)
 MBPS = (200.0, 400.0)
 SIMS = ("ns2", "fs-ns2", "fs-multcp")
 POLICY = {"fs-ns2": "ns2", "fs-multcp": "multcp"}
-FIGURES = ("fi", "multcp", "tcp", "p_multcp", "p_tcp", "events", "to_multcp", "to_tcp")
+FIGURES = ("fi", "multcp", "tcp", "p_multcp", "p_tcp", "events", "to_multcp", "to_tcp", "cov")
 COMPARED = ("fi", "p_multcp", "p_tcp", "to_multcp")
 SACK = next(a for a in AGENTS if a.key == "sack")
 
@@ -166,13 +167,16 @@ def parse_ns2(out: str) -> dict:
         raise RuntimeError("ns-2's per-flow lists differ in length")
     for k in ("drops", "limit"):
         res[k] = int(raw[k])
+    if "bins" not in raw:
+        raise RuntimeError(f"ns-2's result line has no bins: {line[:300]}")
+    res["bins"] = [int(x) for x in raw["bins"].split(",")]
     return res
 
 
 def flow_counts(run: dict) -> dict:
     """A run's per-flow counts over the window: acked (packets delivered), sent, recoveries,
     timeouts; flow 0 is MulTCP."""
-    return {k: run[k] for k in ("acked", "sent", "recoveries", "timeouts")}
+    return {k: run[k] for k in ("acked", "sent", "recoveries", "timeouts", "bins")}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,7 +197,8 @@ def scenario(case: Case, policy: str, seed: int, seconds: float = SECONDS,
     if case.overhead:
         tcp["send_jitter"] = f"{case.packet_ns}ns"
     multcp = {**tcp, "cc": {"algo": "multcp", "n": case.n, "loss_policy": policy}}
-    sim = {"duration": f"{warmup if prefix else seconds:g}s", "seed": seed, "sample_interval": "0s"}
+    sample = "0s" if prefix else f"{BIN_S:g}s"
+    sim = {"duration": f"{warmup if prefix else seconds:g}s", "seed": seed, "sample_interval": sample}
     if not prefix:
         sim["warmup"] = f"{warmup:g}s"
     return {
@@ -215,8 +220,14 @@ def scenario(case: Case, policy: str, seed: int, seconds: float = SECONDS,
 def run_flowshare(case: Case, policy: str, seed: int, seconds: float, warmup: float) -> dict:
     """Per-flow counts over [warmup, seconds]: the run's less its twin's stopped at warmup."""
     flowshare = _flowshare()
-    whole = flowshare.run(scenario(case, policy, seed, seconds, warmup), progress=False).flows
+    result = flowshare.run(scenario(case, policy, seed, seconds, warmup), progress=False)
+    whole = result.flows
     early = flowshare.run(scenario(case, policy, seed, seconds, warmup, prefix=True), progress=False).flows
+    series = result.timeseries()
+    mine = series[(series["kind"] == "flow") & (series["id"] == int(whole["flow"].iloc[0]))
+                  & (series["time_s"] > warmup + 1e-9)]
+    # Wire bytes sent per bin, in packets (every data packet is PAYLOAD + 40 bytes on the wire).
+    bins = [round(x * BIN_S / 8 / (PAYLOAD + HEADER)) for x in mine["send_rate_bps"]]
 
     def steady(col: str) -> list[int]:
         return [int(a) - int(b) for a, b in zip(whole[col], early[col])]
@@ -224,7 +235,7 @@ def run_flowshare(case: Case, policy: str, seed: int, seconds: float, warmup: fl
     return {"starts": [float(x) for x in whole["start_s"]],
             "acked": [int(b) // PAYLOAD for b in whole["steady_bytes_delivered"]],
             "sent": steady("packets_sent"), "recoveries": steady("fast_retransmits"),
-            "timeouts": steady("timeouts")}
+            "timeouts": steady("timeouts"), "bins": bins}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -243,7 +254,15 @@ def figures(case: Case, counts: dict, seconds: float = SECONDS, warmup: float = 
             "p_tcp": sum(events[1:]) / tcp_sent if tcp_sent else math.nan,
             "events": events[0] / statistics.fmean(events[1:]) if any(events[1:]) else math.nan,
             "to_multcp": float(counts["timeouts"][0]),
-            "to_tcp": statistics.fmean(counts["timeouts"][1:])}
+            "to_tcp": statistics.fmean(counts["timeouts"][1:]),
+            "cov": cov(counts["bins"])}
+
+
+def cov(bins: list[int]) -> float:
+    """Kuo and Fu's eq. (12): the population standard deviation of the MulTCP flow's sending
+    rate in 0.1 s bins over its mean."""
+    mean = statistics.fmean(bins) if bins else 0.0
+    return statistics.pstdev(bins) / mean if mean > 0 else math.nan
 
 
 def summarize(figs: list[dict]) -> dict:
@@ -296,7 +315,7 @@ def run_job(job: Job, seconds: float, warmup: float) -> dict:
 # Output.
 
 _DIGITS = {"fi": 2, "multcp": 1, "tcp": 3, "p_multcp": 6, "p_tcp": 5, "events": 2, "to_multcp": 1,
-           "to_tcp": 2}
+           "to_tcp": 2, "cov": 2}
 
 
 def _cell(s: dict | None, name: str) -> str:
@@ -309,8 +328,8 @@ def table(rows: list[dict], sims: list[str]) -> tuple[str, dict[tuple[str, bool]
     flowshare side and jitter (False: without send jitter)."""
     names = {"ns2": "ns-2", "fs-ns2": 'flowshare `ns2`', "fs-multcp": 'flowshare `multcp`'}
     head = ("| case | simulator | FI | MulTCP (Mbit/s) | TCP (Mbit/s per flow) | p MulTCP "
-            "| p TCP | cuts MulTCP / TCP | MulTCP timeouts | timeouts per TCP flow |")
-    out = [head, "|---" * 10 + "|"]
+            "| p TCP | cuts MulTCP / TCP | MulTCP timeouts | timeouts per TCP flow | CoV MulTCP |")
+    out = [head, "|---" * 11 + "|"]
     score: dict[tuple[str, bool], list[int]] = {}
     for r in rows:
         for sim in sims:

@@ -163,6 +163,22 @@ proc mark {} {
 }
 $ns at $opt(warmup) "mark"
 
+# The MulTCP flow's data packets sent (retransmissions included) per 0.1 s bin over
+# [warmup, seconds], for the CoV of eq. (12) of Kuo and Fu: sampled at warmup + k * 0.1 s for
+# k = 0 .. K - 1, the last bin closed by `finish`.
+set bin_s 0.1
+set nbins [expr {round(($opt(seconds) - $opt(warmup)) / $bin_s)}]
+set bins {}
+set last_sent 0
+proc sample {k} {
+  global ns tcp bins last_sent nbins bin_s opt
+  set sent [$tcp(0) set ndatapack_]
+  if {$k > 0} { lappend bins [expr {$sent - $last_sent}] }
+  set last_sent $sent
+  if {$k + 1 < $nbins} { $ns at [expr {$opt(warmup) + ($k + 1) * $bin_s}] "sample [expr {$k + 1}]" }
+}
+$ns at $opt(warmup) "sample 0"
+
 # FAST_RECOVERY events of one trace file in [WARMUP, now], per flow (by source address).
 proc recoveries {k} {
   global etfd etfile opt ns
@@ -184,7 +200,8 @@ proc recoveries {k} {
 }
 
 proc finish {} {
-  global ns opt base base_drops dropmon nflows start tcp s limit
+  global ns opt base base_drops dropmon nflows start tcp s limit bins last_sent
+  lappend bins [expr {[$tcp(0) set ndatapack_] - $last_sent}]
   array set fr [recoveries 0]
   array set fr [recoveries 1]
   set cols {acked sent timeouts cuts}
@@ -202,6 +219,7 @@ proc finish {} {
   set line "result starts [join $starts ,]"
   foreach c {acked sent recoveries timeouts cuts} { append line " $c [join $v($c) ,]" }
   append line " drops [expr {[$dropmon set pdrops_] - $base_drops}] limit $limit"
+  append line " bins [join $bins ,]"
   puts $line
   exit 0
 }
