@@ -277,7 +277,8 @@ def _synthetic_rows() -> pd.DataFrame:
                 add(experiment="fair", scheme=scheme, bandwidth_mbps=bw, n=n_, fi=fi,
                     cov=(0.1 if scheme == "pamultcp" else 0.2) * n_ * (400 / bw),
                     agg_timeouts=n_ if scheme == "multcp" else 0, agg_goodput_mbps=1.0,
-                    tcp_goodput_mbps=1.0, p_agg=0.01, p_tcp=0.01)
+                    tcp_goodput_mbps=1.0, p_agg=0.01, p_tcp=0.01, tcp_over_model=0.95,
+                    adjust_over_cap=1.0 if scheme == "pamultcp" else np.nan)
     times = [round(x, 1) for x in np.arange(0.1, 130.05, 0.1)]
     for scheme, response in (("multcp", 17.0), ("pamultcp", 8.0)):
         add(experiment="transient", scheme=scheme, n=10, bandwidth_mbps=120.0,
@@ -343,6 +344,16 @@ def _written(rows: pd.DataFrame) -> list[str]:
     buffer = io.StringIO()
     pamultcp.write_rows(rows, buffer)  # type: ignore[arg-type]
     return buffer.getvalue().splitlines()[0].split(",")
+
+
+def test_an_unfair_pamultcp_is_explained_by_the_cap_and_tcp_below_the_model() -> None:
+    rows = _synthetic_rows()
+    pa = (rows["experiment"] == "fair") & (rows["scheme"] == "pamultcp") & (rows["bandwidth_mbps"] == 200)
+    rows.loc[pa & (rows["n"] == 10), ["fi", "tcp_over_model"]] = (1.2, 0.85)
+    c3a = {t.id: t for t in pamultcp.evaluate(rows)}["C3a.pa.fi_max_deviation.200"]
+    assert not c3a.passed and c3a.measured == pytest.approx(0.2)
+    assert "at N = 10 (FI 1.2)" in c3a.note and "0.85 of eq. (2)" in c3a.note
+    assert "1/0.85 = 1.18" in c3a.note
 
 
 def test_transfers_that_never_complete_are_said() -> None:

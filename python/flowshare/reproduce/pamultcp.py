@@ -31,7 +31,7 @@ import pandas as pd
 
 from ..models import aimd_rate
 from . import pamultcp_metrics as metrics
-from .pamultcp_network import (CHOICES, OPTIONS, PACKET_B, RTT_S, Case, Options, Timing,
+from .pamultcp_network import (CHOICES, OPTIONS, PACKET_B, PAYLOAD_B, RTT_S, Case, Options, Timing,
                                scenario)
 from .report import Section, figure_html, run_cost, table_html
 from .targets import Target
@@ -266,6 +266,17 @@ def measure(run_dir: Path, case: Case, p: Plan, options: Options = OPTIONS) -> d
         row["cov"] = metrics.cov(steady["send_rate_bps"].to_numpy(dtype=np.float64))
         row["p_agg"] = float(rate[agg.name])
         row["p_tcp"] = float(rate[tcp.index].mean())
+        # TCP's goodput over eq. (2)'s rate at each flow's own loss-event rate and mean RTT:
+        # PA-MulTCP's cap W_max(p) assumes TCP reaches eq. (2).
+        model = [aimd_rate(1.0, 0.5, float(pe), float(r)) * PAYLOAD_B * 8
+                 for pe, r in zip(rate[tcp.index], tcp["rtt_mean_s"], strict=True)
+                 if 0 < pe < 1 and r > 0]
+        row["tcp_over_model"] = (float(tcp["goodput_bps"].mean()) / float(np.mean(model))
+                                 if model else math.nan)
+        if "adjust_cwnd" in steady and "w_max" in steady:
+            cap = steady["w_max"].to_numpy(dtype=np.float64)
+            row["adjust_over_cap"] = (float(np.nanmean(steady["adjust_cwnd"])) / float(np.nanmean(cap))
+                                      if np.isfinite(cap).any() else math.nan)
         return row
     if case.experiment == "transient":
         mine = _flow_series(run_dir, int(agg["flow"]))
@@ -431,8 +442,25 @@ def _pa_fi_dev(bw: float) -> Measure:
         fi = _fi_curve(rows, "pamultcp", bw)
         if fi.empty:
             return None, "no PA-MulTCP run at this bandwidth"
-        return float(np.max(np.abs(fi.to_numpy() - 1.0))), ""
+        return float(np.max(np.abs(fi.to_numpy() - 1.0))), _pa_fi_why(rows, bw)
     return m
+
+
+def _pa_fi_why(rows: pd.DataFrame, bw: float) -> str:
+    """Why PA-MulTCP's FI is off 1: where its adjusting loop sits against its cap W_max(p), and
+    how far the TCP flows fall short of eq. (2), on which the cap rests."""
+    sel = _select(rows, experiment="fair", scheme="pamultcp", bandwidth_mbps=bw)
+    if sel.empty or "tcp_over_model" not in sel or "adjust_over_cap" not in sel:
+        return ""
+    g = sel.groupby("n")[["fi", "tcp_over_model", "adjust_over_cap"]].mean()
+    worst = int((g["fi"] - 1.0).abs().idxmax())
+    w = g.loc[worst]
+    return (f"at N = {worst} (FI {w['fi']:.3g}) the adjusting loop sits at "
+            f"{w['adjust_over_cap']:.3g} of its cap W_max(p), which eqs. (1)-(2) make N − 1 TCP "
+            f"flows' rate at the probe loop's loss-event rate; the TCP flows reach only "
+            f"{w['tcp_over_model']:.3g} of eq. (2)'s rate at their own loss-event rate and RTT "
+            f"(1/{w['tcp_over_model']:.3g} = {1 / w['tcp_over_model']:.3g}; "
+            f"{g['tcp_over_model'].min():.3g}-{g['tcp_over_model'].max():.3g} over N)")
 
 
 def _multcp_fi_small(bw: float) -> Measure:
@@ -904,11 +932,20 @@ def _fair_section(rows: pd.DataFrame) -> Section:
     body = [[NAMES[s], bw, n, len(x), float(x["fi"].mean()), float(x["fi"].std()),
              float(x["cov"].mean()), float(x["agg_timeouts"].mean()),
              float(x["agg_goodput_mbps"].mean()), float(x["tcp_goodput_mbps"].mean()),
-             float(x["p_agg"].mean()), float(x["p_tcp"].mean())]
+             float(x["p_agg"].mean()), float(x["p_tcp"].mean()),
+             float(x["tcp_over_model"].mean()) if "tcp_over_model" in x else math.nan,
+             float(x["adjust_over_cap"].mean()) if "adjust_over_cap" in x else math.nan]
             for (s, bw, n), x in g]
+    section.paragraphs.append(
+        "TCP / eq. (2): the TCP flows' goodput over eq. (2)'s rate at each flow's own "
+        "loss-event rate and mean RTT. Adjust / cap: PA-MulTCP's adjusting-loop window over its "
+        "cap W_max(p), both averaged over the steady state; the cap gives the loop N − 1 TCP "
+        "flows' eq. (2) rate, so where TCP falls short of eq. (2) the FI rises by about the "
+        "inverse.")
     section.parts.append(table_html(("aggregate", "Mbit/s", "N", "runs", "FI", "FI sd", "CoV",
                                      "timeouts", "aggregate Mbit/s", "TCP mean Mbit/s",
-                                     "p aggregate", "p TCP"), body))
+                                     "p aggregate", "p TCP", "TCP / eq. (2)", "adjust / cap"),
+                                    body))
     return section
 
 
