@@ -353,7 +353,9 @@ def test_an_unfair_pamultcp_is_explained_by_the_cap_and_tcp_below_the_model() ->
     c3a = {t.id: t for t in pamultcp.evaluate(rows)}["C3a.pa.fi_max_deviation.200"]
     assert not c3a.passed and c3a.measured == pytest.approx(0.2)
     assert "at N = 10 (FI 1.2)" in c3a.note and "0.85 of eq. (2)" in c3a.note
-    assert "1/0.85 = 1.18" in c3a.note
+    predicted = pamultcp.pa_fi_predicted(10, 1.0, 0.85)
+    assert predicted == pytest.approx((1 + 2 / (2 - 2 / (1 + 3 * 9 ** 1.5)) * 9 / 0.85) / 10)
+    assert f"predict FI {predicted:.3g}" in c3a.note
 
 
 def test_transfers_that_never_complete_are_said() -> None:

@@ -226,7 +226,7 @@ def run_flowshare(case: Case, policy: str, seed: int, seconds: float, warmup: fl
     series = result.timeseries()
     mine = series[(series["kind"] == "flow") & (series["id"] == int(whole["flow"].iloc[0]))
                   & (series["time_s"] > warmup + 1e-9)]
-    # Wire bytes sent per bin, in packets (every data packet is PAYLOAD + 40 bytes on the wire).
+    # Wire bytes sent per bin, in packets (every data packet is PAYLOAD + HEADER bytes on the wire).
     bins = [round(x * BIN_S / 8 / (PAYLOAD + HEADER)) for x in mine["send_rate_bps"]]
 
     def steady(col: str) -> list[int]:
@@ -260,7 +260,8 @@ def figures(case: Case, counts: dict, seconds: float = SECONDS, warmup: float = 
 
 def cov(bins: list[int]) -> float:
     """Kuo and Fu's eq. (12): the population standard deviation of the MulTCP flow's sending
-    rate in 0.1 s bins over its mean."""
+    rate in 0.1 s bins over its mean (flowshare.reproduce.pamultcp_metrics.cov, written here
+    again so that the ns-2 side runs without the flowshare package)."""
     mean = statistics.fmean(bins) if bins else 0.0
     return statistics.pstdev(bins) / mean if mean > 0 else math.nan
 

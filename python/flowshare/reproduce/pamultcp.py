@@ -463,6 +463,20 @@ def _pa_fi_dev(bw: float) -> Measure:
     return m
 
 
+def pa_fi_predicted(n: int, adjust_over_cap: float, tcp_over_model: float) -> float:
+    """PA-MulTCP's FI if its probe loop gets one TCP flow's goodput and its adjusting loop,
+    AIMD(√N′, b′) with N′ = N − 1 (the default weight), sits at ``adjust_over_cap`` of its cap
+    W_max(p): the cap's rate is 2/(2 − b′) times eq. (2)'s mean rate of the loop, N′ TCP flows'
+    model rate, which the TCP flows reach ``tcp_over_model`` of.
+
+    >>> round(pa_fi_predicted(10, 1.0, 1.0), 4)  # at the cap, TCP on the model: 1 + b′/(2 − b′)
+    1.0111
+    """
+    weight = n - 1
+    b = 2 / (1 + 3 * weight ** 1.5)
+    return (1 + adjust_over_cap * 2 / (2 - b) * weight / tcp_over_model) / n
+
+
 def _pa_fi_why(rows: pd.DataFrame, bw: float) -> str:
     """Why PA-MulTCP's FI is off 1: where its adjusting loop sits against its cap W_max(p), and
     how far the TCP flows fall short of eq. (2), on which the cap rests."""
@@ -472,12 +486,16 @@ def _pa_fi_why(rows: pd.DataFrame, bw: float) -> str:
     g = sel.groupby("n")[["fi", "tcp_over_model", "adjust_over_cap"]].mean()
     worst = int((g["fi"] - 1.0).abs().idxmax())
     w = g.loc[worst]
+    if not (np.isfinite(w["tcp_over_model"]) and w["tcp_over_model"] > 0
+            and np.isfinite(w["adjust_over_cap"])):
+        return ""
+    predicted = pa_fi_predicted(worst, float(w["adjust_over_cap"]), float(w["tcp_over_model"]))
     return (f"at N = {worst} (FI {w['fi']:.3g}) the adjusting loop sits at "
             f"{w['adjust_over_cap']:.3g} of its cap W_max(p), which eqs. (1)-(2) make N − 1 TCP "
-            f"flows' rate at the probe loop's loss-event rate; the TCP flows reach only "
+            f"flows' rate at the probe loop's loss-event rate, and the TCP flows reach only "
             f"{w['tcp_over_model']:.3g} of eq. (2)'s rate at their own loss-event rate and RTT "
-            f"(1/{w['tcp_over_model']:.3g} = {1 / w['tcp_over_model']:.3g}; "
-            f"{g['tcp_over_model'].min():.3g}-{g['tcp_over_model'].max():.3g} over N)")
+            f"({g['tcp_over_model'].min():.3g}-{g['tcp_over_model'].max():.3g} over N): with "
+            f"the probe loop worth one TCP flow these predict FI {predicted:.3g}")
 
 
 def _multcp_fi_small(bw: float) -> Measure:
