@@ -138,6 +138,24 @@ def test_interrupt_while_simulating_leaves_nothing(capsys, tmp_path, monkeypatch
     assert list(tmp_path.iterdir()) == []
 
 
+def test_ctrl_c_turned_into_a_library_error_is_still_an_interruption(capsys, tmp_path, monkeypatch):
+    # A C extension converting its arguments when SIGINT arrives (matplotlib's pybind11 code)
+    # reports the pending KeyboardInterrupt as a failed overload, a TypeError.
+    import os
+    import signal
+
+    def converting(*_args, **_kwargs):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+        except KeyboardInterrupt:
+            raise TypeError("incompatible function arguments") from None
+
+    monkeypatch.setattr(sim, "run", converting)
+    assert cli.main(["demo", "--out", str(tmp_path / "out")]) == 130
+    assert "interrupted" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_unwritable_output_is_a_one_line_error(stub_run, capsys, tmp_path, monkeypatch):
     def denied(_frame, path):
         raise PermissionError(13, "Permission denied", str(path))

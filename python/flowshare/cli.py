@@ -78,11 +78,19 @@ def _raise_terminated(signum: int, _frame: object) -> None:
     raise _Terminated(signum)
 
 
+def _raise_interrupt(signum: int, _frame: object) -> None:
+    """Ctrl-C as Python's own handler takes it, but recorded in :data:`_received`, so that
+    one reaching a C extension's argument conversion still ends as an interruption."""
+    _received.append(signum)
+    raise KeyboardInterrupt
+
+
 @contextlib.contextmanager
 def _termination_unwinds() -> Iterator[None]:
     """While a command runs, SIGTERM (a timeout, ``kill``, a batch scheduler) and SIGHUP (a
     closed terminal) raise :class:`_Terminated`, which ``with`` blocks such as the output's
-    staging directory clean up after, as they do for Ctrl-C."""
+    staging directory clean up after, as they do for Ctrl-C; every one of them, Ctrl-C
+    included, is recorded in :data:`_received`."""
     previous = {}
     if threading.current_thread() is threading.main_thread():
         for name in ("SIGTERM", "SIGHUP"):
@@ -90,6 +98,8 @@ def _termination_unwinds() -> Iterator[None]:
             # A signal ignored when the command started (`nohup`) stays ignored.
             if s is not None and signal.getsignal(s) is not signal.SIG_IGN:
                 previous[s] = signal.signal(s, _raise_terminated)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupt)
     try:
         yield
     finally:
