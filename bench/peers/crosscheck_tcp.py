@@ -164,8 +164,10 @@ AGENTS = [
     Agent("reno", "Reno", None, '"reno"', _native("reno")),
     # ns-2's NewReno sends at most two segments per duplicate ACK in recovery.
     Agent("newreno", "Newreno", None, '"reno"', {**_native("newreno"), "dupack_burst": "2"}),
-    # Agent/TCPSink/Sack1 adds 8 bytes per SACK block to its ACKs.
-    Agent("sack", "Sack1", None, '"reno"', {**_native("sack"), "sack_block_bytes": '"8B"'}),
+    # Agent/TCPSink/Sack1 adds 8 bytes per SACK block to its ACKs; Agent/TCP/Sack1 clears
+    # `recover_` when its fast recovery ends.
+    Agent("sack", "Sack1", None, '"reno"',
+          {**_native("sack"), "sack_block_bytes": '"8B"', "recover": '"after_timeout"'}),
     # ns-2's Vegas agent replaces TcpAgent::output and with it the SYN stand-in: its first
     # segment is a full one, sent alone (the variant starts from one segment).
     Agent("vegas", "Vegas", None, NATIVE_VEGAS_CC, {**_native("newreno"), "handshake": "false"}),

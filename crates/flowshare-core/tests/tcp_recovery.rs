@@ -285,6 +285,39 @@ fn the_less_careful_variant_fast_retransmits_at_recover() {
     assert_eq!(s.stats.fast_retransmits, 1, "RFC 6582's less careful variant, as in Hasegawa's thesis");
 }
 
+/// The first segment sent in a SACK recovery is lost, and its duplicate ACKs come after the
+/// recovery has ended (the ACK of the retransmission reaches exactly `recover`): RFC 6582's
+/// careful rule keeps them from starting a fast retransmit, so the sender waits for its
+/// timer; ns-2's Sack1 clears `recover_` when a fast recovery ends (`after_timeout`) and
+/// retransmits at once.
+#[test]
+fn after_timeout_lets_a_loss_just_after_a_fast_recovery_start_another() {
+    for (rule, retransmits) in [("careful", 1), ("after_timeout", 2)] {
+        let c = cfg("sack", &format!(r#", initial_window = 10, recover = "{rule}""#));
+        let (mut s, mut cc, mut out) = started(c);
+        assert_eq!(new_segments(&out), (0..10).collect::<Vec<_>>());
+        // Segment 0 is lost: 1..=11 arrive (10 and 11 sent by limited transmit), each SACKed by
+        // a duplicate ACK; the third starts the recovery with `recover` = 12.
+        out.clear();
+        for k in 1..=11u64 {
+            s.on_ack(k * 1_000, &sack_ack(0, &[(1, k + 1)]), &mut cc, &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1, "{rule}");
+        let sent = new_segments(&out);
+        assert!(sent.starts_with(&[10, 11, 12, 13, 14, 15]), "{rule}: new data {sent:?}");
+        // Segment 12, the first sent in the recovery, is lost. The retransmission of 0 is
+        // acknowledged up to it: the recovery ends; then 13..=15 arrive above the hole.
+        out.clear();
+        s.on_ack(20_000, &ack(12), &mut cc, &mut out);
+        for (k, top) in (14..=16u64).enumerate() {
+            s.on_ack(21_000 + k as u64, &sack_ack(12, &[(13, top)]), &mut cc, &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, retransmits, "recover = {rule}");
+        let resent = out.iter().any(|p| p.seq == 12 && p.retx());
+        assert_eq!(resent, retransmits == 2, "recover = {rule}: segment 12 resent before the timer");
+    }
+}
+
 #[test]
 fn every_ack_restarts_the_timer_only_with_rto_restart_every_ack() {
     for (restart, moves) in [("new_data", false), ("every_ack", true)] {

@@ -111,7 +111,7 @@ pub struct TcpCfg {
     /// (RFC 6937, Linux since 3.2).
     #[serde(default)]
     pub sack_recovery: SackRecovery,
-    /// `careful` (RFC 6582 §4, ns-2's `bug_fix_`) or `less_careful`.
+    /// `careful` (RFC 6582 §4, ns-2's `bug_fix_`), `less_careful` or `after_timeout` (ns-2's Sack1).
     #[serde(default)]
     pub recover: RecoverRule,
     /// `new_data` (RFC 6298) or `every_ack` (ns-2.35's TCP-Linux).

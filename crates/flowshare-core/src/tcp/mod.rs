@@ -53,6 +53,11 @@ pub enum RecoverRule {
     /// the TCP Reno of Hasegawa's thesis, whose Experiment 1 fast-retransmits on exactly these
     /// duplicate ACKs).
     LessCareful,
+    /// As `Careful` after a timeout, but a fast recovery that ends clears `recover`, so a loss
+    /// of the first segment sent after the recovery began starts a new fast retransmit rather
+    /// than waiting for the timer (ns-2's `Agent/TCP/Sack1`, which sets `recover_` to 0 when
+    /// its fast recovery ends and only a timeout sets it to stay).
+    AfterTimeout,
 }
 
 /// What a window reduction is taken from.

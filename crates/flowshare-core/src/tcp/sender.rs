@@ -1426,6 +1426,9 @@ impl Sender {
                         let st = cc.state_mut(m);
                         st.cwnd = cut;
                         cc.set_phase(m, Phase::Open);
+                        if full && self.cfg.recover == RecoverRule::AfterTimeout {
+                            self.recover = None;
+                        }
                     }
                 }
                 cc.on_ack(m, &sample(true));
@@ -1562,7 +1565,7 @@ impl Sender {
         // are echoes of the go-back-N resending after a timeout, not a new loss. The less
         // careful variant accepts them.
         let refused = match self.cfg.recover {
-            RecoverRule::Careful => self.recover.is_some_and(|r| self.snd_una <= r),
+            RecoverRule::Careful | RecoverRule::AfterTimeout => self.recover.is_some_and(|r| self.snd_una <= r),
             RecoverRule::LessCareful => self.recover.is_some_and(|r| self.snd_una < r),
         };
         if refused {
