@@ -284,6 +284,8 @@ def scenario(point: Point, p: Plan, options: Options = OPTIONS) -> dict[str, Any
         "rto_initial": "3s", "rto_min": "200ms", "timer_tick": "10ms",
         "rtt_timing": options.rtt_timing,
     }
+    if options.recovery == "sack":
+        tcp["recover"] = "after_timeout"  # ns-2's Agent/TCP/Sack1 clears recover_ after a recovery
     if options.send_jitter == "bottleneck_packet":
         packet_ns = (PAYLOAD_B + HEADER_B) * 8 * 1000 / point.capacity_mbps
         tcp["send_jitter"] = f"{round(packet_ns)}ns"

@@ -203,12 +203,16 @@ def _packets(rate_mbps: float, seconds: float, size_b: int) -> int:
 
 def _tcp(recovery: str, capacity_mbps: float, rtt_timing: str) -> dict[str, Any]:
     packet_ns = (PAYLOAD_B + TCP_HEADER_B) * 8 * 1000 / capacity_mbps
-    return {"recovery": recovery, "mss": f"{PAYLOAD_B}B", "header": f"{TCP_HEADER_B}B",
-            "ack_size": "40B", "initial_window": 2, "rwnd": 100000, "delayed_ack": False,
-            "rto_initial": "3s", "rto_min": "200ms", "timer_tick": "10ms",
-            "rtt_timing": rtt_timing,
-            # ns-2's overhead_ against phase effects, as in the model validation
-            "send_jitter": f"{round(packet_ns)}ns"}
+    tcp = {"recovery": recovery, "mss": f"{PAYLOAD_B}B", "header": f"{TCP_HEADER_B}B",
+           "ack_size": "40B", "initial_window": 2, "rwnd": 100000, "delayed_ack": False,
+           "rto_initial": "3s", "rto_min": "200ms", "timer_tick": "10ms",
+           "rtt_timing": rtt_timing,
+           # ns-2's overhead_ against phase effects, as in the model validation
+           "send_jitter": f"{round(packet_ns)}ns"}
+    if recovery == "sack":
+        # ns-2's Agent/TCP/Sack1 clears recover_ when a fast recovery ends.
+        tcp["recover"] = "after_timeout"
+    return tcp
 
 
 T_RTO: dict[str, dict[str, str]] = {
