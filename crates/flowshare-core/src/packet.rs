@@ -26,6 +26,10 @@ pub enum Kind {
     /// packet plus the time the receiver held it, `seq` counts the loss events the receiver
     /// has seen, and words 0, 1 and 2 hold `X_recv` (bytes/s), `p` and `j` as `f64` bits.
     TfrcFeedback,
+    /// A 53-byte ATM cell carrying part of an AAL5 frame across a cell network (ADR 0013):
+    /// `seq` is the arena index of the frame (the packet it belongs to, parked until it is
+    /// reassembled), `dir` the frame's, and `FRAME_END` marks the frame's last cell.
+    Cell,
 }
 
 impl Kind {
@@ -34,7 +38,8 @@ impl Kind {
     #[inline]
     pub const fn dir(self) -> Dir {
         match self {
-            Kind::Data | Kind::Syn | Kind::Udp | Kind::TfrcData => Dir::Forward,
+            // A cell's direction is its frame's, set when it is made.
+            Kind::Data | Kind::Syn | Kind::Udp | Kind::TfrcData | Kind::Cell => Dir::Forward,
             Kind::Ack | Kind::SynAck | Kind::TfrcFeedback => Dir::Reverse,
         }
     }

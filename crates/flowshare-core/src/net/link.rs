@@ -128,6 +128,8 @@ pub struct LinkDir {
     tx_cache: [(u32, u64, u64); 2],
     /// Only one route uses this direction.
     pub exclusive: bool,
+    /// An ATM cell link (ADR 0013): packets cross it as AAL5 cells, which its queue counts.
+    pub cells: bool,
     /// Packets on their way to `to`, with their arrival times, in order.
     pipe: Ring<(Time, PacketId)>,
     /// Counters.
@@ -257,6 +259,7 @@ impl LinkDir {
             carry: 0,
             tx_cache: [(0, 0, 0); 2],
             exclusive: false,
+            cells: false,
             pipe: Ring::default(),
             stats: QueueStats::default(),
             queue: Queue::Fifo(Fifo::default()),

@@ -139,6 +139,7 @@ impl Scenario {
                         loss: l.loss.clone(),
                         loss_position: l.loss_position,
                         reverse: l.reverse.clone(),
+                        cells: l.cells,
                     };
                     if let Some(problem) = l.name.as_deref().and_then(name_problem) {
                         return Err(ConfigError::new(format!("{path}.name"), problem));

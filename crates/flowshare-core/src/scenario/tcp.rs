@@ -136,7 +136,7 @@ pub struct TcpCfg {
     pub ensemble: Option<EnsembleCfg>,
 }
 
-fn is_false(b: &bool) -> bool {
+pub(super) fn is_false(b: &bool) -> bool {
     !*b
 }
 

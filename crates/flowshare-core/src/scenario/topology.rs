@@ -160,6 +160,10 @@ pub struct LinkCfg {
     /// How the reverse direction differs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<ReverseCfg>,
+    /// An ATM cell link: both directions carry 53-byte AAL5 cells, and their queues count
+    /// cells (ADR 0013).
+    #[serde(default, skip_serializing_if = "super::tcp::is_false")]
+    pub cells: bool,
 }
 
 /// The reverse direction of a link: absent fields take the forward direction's value, except
@@ -228,6 +232,7 @@ impl LinkOverride {
             loss: self.loss.clone().or_else(|| base.loss.clone()),
             loss_position: self.loss_position.unwrap_or(base.loss_position),
             reverse,
+            cells: base.cells,
         }
     }
 }
@@ -259,6 +264,9 @@ pub struct GraphLink {
     /// How the `to → from` direction differs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<ReverseCfg>,
+    /// An ATM cell link (ADR 0013).
+    #[serde(default, skip_serializing_if = "super::tcp::is_false")]
+    pub cells: bool,
 }
 
 fn link_params(cfg: &LinkCfg, path: &str) -> Result<LinkParams, ConfigError> {
@@ -318,6 +326,7 @@ fn reverse_cfg(cfg: &LinkCfg) -> LinkCfg {
             loss: None,
             loss_position: LossPosition::AfterQueue,
             reverse: None,
+            cells: cfg.cells,
         },
         None => LinkCfg { loss: None, loss_position: LossPosition::AfterQueue, reverse: None, ..cfg.clone() },
     }
@@ -375,6 +384,8 @@ pub(super) fn add_link_cfg(
         ));
     }
     let id = net.add_asymmetric_link(name.clone(), a, b, forward, reverse);
+    net.links[id as usize].cells = cfg.cells;
+    net.links[id as usize + 1].cells = cfg.cells;
     install_queue(net, id, cfg, path, sim)?;
     let rev_path = if cfg.reverse.is_some() { format!("{path}.reverse") } else { path.to_string() };
     install_queue(net, id + 1, &reverse_cfg(cfg), &rev_path, sim)?;
@@ -442,6 +453,7 @@ pub(super) fn add_lan_cfg(
         loss: None,
         loss_position: LossPosition::AfterQueue,
         reverse: None,
+        cells: false,
     };
     let station_path = |n: &String| match cfg.queues.contains_key(n) {
         true => format!("{path}.queues.{n}"),

@@ -244,12 +244,7 @@ impl Simulation {
                     "more than {} connections open at once",
                     crate::engine::WakeTag::MAX_SLOTS / 2
                 );
-                self.conns.push(Conn {
-                    paths: spec.routes.map(|r| self.routes.shared(r)),
-                    group: spec.group,
-                    routes: spec.routes,
-                    in_network: 0,
-                });
+                self.conns.push(Conn::new(spec.routes.map(|r| self.routes.shared(r)), spec.group, spec.routes, &self.net));
                 self.agents.extend([Agent::Vacant, Agent::Vacant]);
                 self.wakes.extend([super::Wake::default(), super::Wake::default()]);
                 self.counters.push(ConnCounters::default());
@@ -279,10 +274,8 @@ impl Simulation {
             w.gen = w.gen.wrapping_add(1);
         }
         let conn = &mut self.conns[slot];
-        conn.paths = spec.routes.map(|r| self.routes.shared(r));
-        conn.group = spec.group;
-        conn.routes = spec.routes;
         debug_assert_eq!(conn.in_network, 0, "a reused slot holds no packet");
+        *conn = Conn::new(spec.routes.map(|r| self.routes.shared(r)), spec.group, spec.routes, &self.net);
         self.counters[slot] = ConnCounters::default();
         self.jitter[slot] = (tcp.send_jitter > 0).then(|| {
             let rng = stream(self.seed, &format!("{}/t{id}/send_jitter", spec.key));

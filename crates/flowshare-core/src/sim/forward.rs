@@ -63,10 +63,28 @@ impl Simulation {
     /// next link is exclusive to this route the packet is handed on at once, at the time it
     /// will get there; it waits in the pipe of the last link reached, whose head has an event.
     #[inline]
-    pub(super) fn forward(&mut self, id: u32, mut at: Time) {
+    pub(super) fn forward(&mut self, id: u32, at: Time) {
+        let conn = self.arena.get(id).conn;
+        if self.conns[conn as usize].cells {
+            return self.forward_cells(id, at);
+        }
+        self.forward_on::<false>(id, at);
+    }
+
+    /// [`Simulation::forward`] for a connection whose route crosses cell links (ADR 0013).
+    #[inline(never)]
+    fn forward_cells(&mut self, id: u32, at: Time) {
+        self.forward_on::<true>(id, at);
+    }
+
+    /// The forwarding loop; with `CELLS`, a packet entering a cell link becomes cells and a
+    /// cell leaving one goes back into its frame.
+    #[inline(always)]
+    fn forward_on<const CELLS: bool>(&mut self, id: u32, mut at: Time) {
         // What forwarding and the queues need; the arena copy is updated where it must be.
         let p = self.arena.get(id);
         let (conn, dir, mut hop) = (p.conn, p.dir, p.hop);
+        let cell = CELLS && p.kind == Kind::Cell;
         let c = &self.conns[conn as usize];
         let meta = Meta { flow: conn, group: c.group, size: p.size, ecn: p.ecn, flags: p.flags };
         let route = &*c.paths[dir as usize];
@@ -77,6 +95,17 @@ impl Simulation {
                 self.drop_no_route(id, p);
                 return;
             };
+            if CELLS && self.net.links[link as usize].cells != cell {
+                if !cell {
+                    return self.segment(id, hop, at);
+                }
+                // The cell leaves the cell network here; its frame goes on if it is whole.
+                if let Some(frame) = self.reassemble(id) {
+                    self.arena.get_mut(frame).hop = hop;
+                    self.forward(frame, at);
+                }
+                return;
+            }
             if self.net.links[link as usize].is_scheduled() {
                 // Never exclusive, so `at` is now.
                 self.arena.get_mut(id).hop = hop;
@@ -111,6 +140,15 @@ impl Simulation {
                 hop += 1;
                 at = arrival;
                 continue;
+            }
+            let mut id = id;
+            if CELLS && cell && next == route.len() {
+                // A route that ends in the cell network: the destination reassembles, and the
+                // frame, if whole, arrives with its last cell.
+                match self.reassemble(id) {
+                    Some(frame) => id = frame,
+                    None => return,
+                }
             }
             self.arena.get_mut(id).hop = hop;
             if self.net.links[link as usize].push_pipe(arrival, id) {
@@ -149,9 +187,13 @@ impl Simulation {
         }
     }
 
-    /// Count a dropped packet against its connection.
+    /// Count a dropped packet against its connection. A lost cell is counted by its queue,
+    /// and its frame when it is discarded at reassembly.
     #[inline]
     pub(super) fn count_drop(&mut self, p: &Packet) {
+        if p.kind == Kind::Cell {
+            return;
+        }
         let c = &mut self.counters[p.conn as usize];
         match p.dir {
             Dir::Forward => c.data_dropped += 1,
@@ -199,7 +241,18 @@ impl Simulation {
             self.lost_on_link(q.id, link);
             return;
         }
-        if self.net.links[link as usize].push_pipe(arrival, q.id) {
+        let mut id = q.id;
+        if p.kind == Kind::Cell && usize::from(p.hop) + 1 == self.conns[p.conn as usize].paths[p.dir as usize].len() {
+            // The last cell link of a route that ends in the cell network (see `forward_on`).
+            match self.reassemble(id) {
+                Some(frame) => {
+                    self.arena.get_mut(frame).hop = p.hop;
+                    id = frame;
+                }
+                None => return,
+            }
+        }
+        if self.net.links[link as usize].push_pipe(arrival, id) {
             self.events.push(arrival, Event::LinkArrival(link));
         }
     }
@@ -230,12 +283,15 @@ impl Simulation {
         self.count_link_loss(id, &p);
     }
 
-    /// Count packet `p` (`id`) as lost by a link's loss model and free it.
+    /// Count packet `p` (`id`) as lost by a link's loss model and free it (a cell is counted
+    /// by its link, and its frame at reassembly).
     fn count_link_loss(&mut self, id: u32, p: &Packet) {
-        let c = &mut self.counters[p.conn as usize];
-        match p.dir {
-            Dir::Forward => c.data_link_lost += 1,
-            Dir::Reverse => c.acks_link_lost += 1,
+        if p.kind != Kind::Cell {
+            let c = &mut self.counters[p.conn as usize];
+            match p.dir {
+                Dir::Forward => c.data_link_lost += 1,
+                Dir::Reverse => c.acks_link_lost += 1,
+            }
         }
         self.free_packet(id, p.conn);
     }
@@ -341,7 +397,7 @@ fn trace_sched(trace: &mut Option<Box<Tracer>>, at: Time, done: Option<Time>, p:
     if let Some(t) = trace {
         match done {
             None => {
-                if p.hop == 0 {
+                if p.hop == 0 && p.kind != Kind::Cell {
                     t.endpoint(at, EventKind::Send, p, Reason::None);
                 }
                 t.enqueued(at, p, link);
@@ -365,7 +421,8 @@ fn trace_link(
     link: LinkId,
 ) {
     if let Some(t) = trace {
-        if p.hop == 0 {
+        // A cell at the first hop belongs to a frame whose sending `segment` traced.
+        if p.hop == 0 && p.kind != Kind::Cell {
             t.endpoint(at, EventKind::Send, p, Reason::None);
         }
         match arrival {

@@ -4,6 +4,7 @@
 //! reports ([`tables`]) have files of their own.
 
 mod arrivals;
+mod atm;
 mod changes;
 mod concurrency;
 mod ensembles;
@@ -68,6 +69,16 @@ struct Conn {
     /// Its packets in the network (or held by its send jitter): a transfer's slot is given
     /// back when this drops to zero after the transfer completed.
     in_network: u32,
+    /// A route of it crosses cell links (ADR 0013): its packets take the forwarding loop
+    /// that segments and reassembles.
+    cells: bool,
+}
+
+impl Conn {
+    fn new(paths: [Arc<[LinkId]>; 2], group: u32, routes: [RouteId; 2], net: &Network) -> Conn {
+        let cells = paths.iter().any(|p| p.iter().any(|&l| net.links[l as usize].cells));
+        Conn { paths, group, routes, in_network: 0, cells }
+    }
 }
 
 /// A running simulation of one scenario.
@@ -136,6 +147,8 @@ pub struct Simulation {
     group_names: Vec<String>,
     /// Ensembles of connections under one common controller (`tcp.ensemble`).
     ensembles: ensembles::Ensembles,
+    /// The AAL5 circuits of the cell links (ADR 0013); empty without them.
+    circuits: atm::Circuits,
     /// Completion times of the transfers opened by arrival processes that started after the
     /// warm-up: per flow group, [`tables::FCT_ROWS`] entries (all sizes, then each size bucket).
     fct: Vec<FctStats>,
@@ -171,6 +184,32 @@ impl SendJitter {
 /// that node is not on its flow's route.
 const STRANDED: u16 = u16::MAX - 1;
 
+/// Refuse what cell links (ADR 0013) cannot do: a route that enters the cell network twice
+/// (reassembly keeps one queue of frames per circuit), and link changes (which move packets
+/// between routes, parked frames included).
+fn check_cell_routes(built: &crate::scenario::Built) -> Result<(), ConfigError> {
+    let net = &built.net;
+    if !net.links.iter().any(|l| l.cells) {
+        return Ok(());
+    }
+    if !built.changes.is_empty() {
+        return Err(ConfigError::new("changes", "link changes are not available in a network with cell links (cells = true)"));
+    }
+    let routes = built.conns.iter().map(|c| c.routes).chain(built.arrivals.iter().map(|a| a.routes));
+    for r in routes.flat_map(|r| r.into_iter()) {
+        let links = built.routes.links(r);
+        let entries = links.iter().enumerate().filter(|&(i, &l)| net.links[l as usize].cells && (i == 0 || !net.links[links[i - 1] as usize].cells)).count();
+        if entries > 1 {
+            let names: Vec<_> = links.iter().map(|&l| net.links[l as usize].from).map(|n| net.nodes[n as usize].as_str()).collect();
+            return Err(ConfigError::new(
+                "topology",
+                format!("the route through {} enters the cell network (cells = true) more than once; a route may cross one run of cell links", names.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl Simulation {
     /// Build a simulation from a validated scenario.
     pub fn new(scenario: &Scenario) -> Result<Self, ConfigError> {
@@ -192,6 +231,7 @@ impl Simulation {
                 users[l as usize] += 1;
             }
         }
+        check_cell_routes(&built)?;
         // Changes move packets between routes and flush pipes, which needs every packet in the
         // pipe of the link it is on; LAN directions need their offers in time order.
         let fixed = built.changes.is_empty();
@@ -304,12 +344,7 @@ impl Simulation {
             conns: built
                 .conns
                 .iter()
-                .map(|c| Conn {
-                    paths: c.routes.map(|r| built.routes.shared(r)),
-                    group: c.group,
-                    routes: c.routes,
-                    in_network: 0,
-                })
+                .map(|c| Conn::new(c.routes.map(|r| built.routes.shared(r)), c.group, c.routes, &built.net))
                 .collect(),
             net: built.net,
             specs: built.conns,
@@ -342,6 +377,7 @@ impl Simulation {
             fct: vec![FctStats::default(); group_names.len() * tables::FCT_ROWS],
             group_names,
             ensembles: ensembles::Ensembles::default(),
+            circuits: atm::Circuits::default(),
         };
         sim.init_ensembles();
         sim.init_arrivals(arrivals);

@@ -4,7 +4,7 @@ use super::Simulation;
 use crate::agent::Agent;
 use crate::net::link::QueueStats;
 use crate::net::LinkId;
-use crate::packet::Dir;
+use crate::packet::{Dir, Kind};
 use crate::results::{Column, Table};
 use crate::stats::{DelayStats, SIZE_BUCKETS};
 use crate::tcp::SenderStats;
@@ -364,10 +364,14 @@ impl Simulation {
         for l in &self.net.links {
             for id in l.pipe_ids().chain(l.waiting_ids()) {
                 let p = self.arena.get(id);
-                if p.dir == Dir::Forward && (p.conn as usize) < self.n_static {
+                // A cell stands for part of a frame, which the circuits count.
+                if p.dir == Dir::Forward && (p.conn as usize) < self.n_static && p.kind != Kind::Cell {
                     n[p.conn as usize] += 1;
                 }
             }
+        }
+        for (c, k) in n.iter_mut().enumerate() {
+            *k += self.circuits.in_transit(c as u32, Dir::Forward) as u64;
         }
         n
     }

@@ -82,11 +82,13 @@ pub enum Reason {
     PushOut = 7,
     /// CoDel dropped a queued packet when dequeuing it (FQ-CoDel).
     Codel = 8,
+    /// A packet carried as ATM cells lost one of them: AAL5 discarded it at reassembly.
+    Reassembly = 9,
 }
 
 impl Reason {
     /// Every reason, in code order.
-    pub const ALL: [Reason; 9] = [
+    pub const ALL: [Reason; 10] = [
         Reason::None,
         Reason::Overflow,
         Reason::Forced,
@@ -96,6 +98,7 @@ impl Reason {
         Reason::NoRoute,
         Reason::PushOut,
         Reason::Codel,
+        Reason::Reassembly,
     ];
 
     /// The name in result tables (empty for [`Reason::None`], which tables show as missing).
@@ -110,6 +113,7 @@ impl Reason {
             Reason::NoRoute => "no_route",
             Reason::PushOut => "push_out",
             Reason::Codel => "codel",
+            Reason::Reassembly => "reassembly",
         }
     }
 }
@@ -124,11 +128,12 @@ pub fn packet_code(kind: Kind) -> u8 {
         Kind::Udp => 4,
         Kind::TfrcData => 5,
         Kind::TfrcFeedback => 6,
+        Kind::Cell => 7,
     }
 }
 
 /// Names of the `packet` codes, in code order.
-pub const PACKET_NAMES: [&str; 7] = ["data", "ack", "syn", "synack", "udp", "tfrc_data", "tfrc_feedback"];
+pub const PACKET_NAMES: [&str; 8] = ["data", "ack", "syn", "synack", "udp", "tfrc_data", "tfrc_feedback", "cell"];
 
 /// The `[trace]` section of a scenario.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -243,6 +248,12 @@ impl TraceCfg {
         let mut pcap = Vec::new();
         for (i, sel) in self.pcap.iter().enumerate() {
             for q in select_links(net, sel, bottleneck, &format!("trace.pcap[{i}]"))? {
+                if net.links[q as usize].cells {
+                    return Err(ConfigError::new(
+                        format!("trace.pcap[{i}]"),
+                        "selects a cell link (cells = true): pcap captures hold IP packets, not ATM cells; capture a link outside the cell network",
+                    ));
+                }
                 if !pcap.contains(&q) {
                     pcap.push(q);
                 }

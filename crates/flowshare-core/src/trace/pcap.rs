@@ -175,6 +175,7 @@ pub fn headers(buf: &mut [u8], p: &Packet, wire: &FlowWire, ip_id: u16) -> (usiz
         Kind::SynAck => (false, u32::MAX, 0, SYN | ACK, 0),
         Kind::Ack => (false, 0, bytes(p.seq), ACK, 0),
         Kind::Udp | Kind::TfrcData | Kind::TfrcFeedback => unreachable!("written by udp_headers"),
+        Kind::Cell => unreachable!("cell links are not captured (trace.pcap refuses them)"),
     };
     let (src, dst, sp, dp) =
         if forward { (sender, receiver, sport, DST_PORT) } else { (receiver, sender, DST_PORT, sport) };

@@ -1,0 +1,154 @@
+//! ATM cell links (ADR 0013): AAL5 segmentation where a packet enters a cell link, reassembly
+//! where its cells leave the cell network.
+//!
+//! A packet (the frame) that reaches a cell link is parked in the arena and replaced by
+//! ⌈(size + 8) / 48⌉ cells of 53 bytes, the last flagged `FRAME_END`; each cell names its
+//! frame. Cells of a virtual circuit (a connection's direction) are never reordered, so the
+//! exit keeps per circuit only the frames in transit, oldest first, and a count of the cells
+//! of the oldest that arrived. A frame goes on when its last cell arrives and all of its cells
+//! did; otherwise it is lost there, as AAL5's CRC would lose it. A frame whose last cell was
+//! lost is merged, in AAL5, with the next frame's cells, so the next frame is lost too. Cell
+//! losses are counted by the queues that drop them; the connection counts the frames lost.
+
+use super::Simulation;
+use crate::packet::{flags, Dir, Kind, Packet, PacketId};
+use crate::trace::{EventKind, Reason};
+use crate::units::Time;
+use std::collections::VecDeque;
+
+/// Bytes of an ATM cell on the wire.
+pub const CELL_BYTES: u32 = 53;
+/// Payload bytes of a cell.
+pub const CELL_PAYLOAD: u32 = 48;
+/// Bytes of the AAL5 trailer, carried in the frame's last cell.
+pub const AAL5_TRAILER: u32 = 8;
+
+/// Cells that carry a frame of `size` bytes: its bytes and the AAL5 trailer, padded to whole
+/// cell payloads.
+#[inline]
+pub fn aal5_cells(size: u32) -> u32 {
+    (size + AAL5_TRAILER).div_ceil(CELL_PAYLOAD)
+}
+
+/// What the exit of the cell network knows of one virtual circuit.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Circuit {
+    /// Frames segmented and not yet reassembled or lost, oldest first.
+    frames: VecDeque<PacketId>,
+    /// Cells of the oldest frame that have arrived.
+    cells: u32,
+    /// The oldest frame is merged with the rest of a frame whose last cell was lost.
+    broken: bool,
+}
+
+/// The circuits of every connection, two per connection (indexed by `2 · conn + dir`).
+#[derive(Debug, Default)]
+pub(super) struct Circuits(Vec<Circuit>);
+
+impl Circuits {
+    /// Frames of connection `conn` travelling `dir` as cells.
+    pub(super) fn in_transit(&self, conn: u32, dir: Dir) -> usize {
+        self.0.get(2 * conn as usize + dir as usize).map_or(0, |c| c.frames.len())
+    }
+
+    fn get(&mut self, conn: u32, dir: Dir) -> &mut Circuit {
+        let i = 2 * conn as usize + dir as usize;
+        if i >= self.0.len() {
+            self.0.resize_with(i + 1, Circuit::default);
+        }
+        &mut self.0[i]
+    }
+}
+
+impl Simulation {
+    /// Packet `id`, offered at `at` to the cell link at `hop` of its route, enters the cell
+    /// network: park it and send its cells in its place.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn segment(&mut self, id: PacketId, hop: u16, at: Time) {
+        let frame = *self.arena.get(id);
+        self.arena.get_mut(id).hop = hop;
+        if hop == 0 && self.trace.is_some() {
+            self.trace_endpoint(EventKind::Send, &frame, Reason::None);
+        }
+        self.circuits.get(frame.conn, frame.dir).frames.push_back(id);
+        let n = aal5_cells(frame.size);
+        for k in 0..n {
+            let mut cell = Packet::new(frame.conn, Kind::Cell, u64::from(id), CELL_BYTES, frame.ts);
+            cell.dir = frame.dir;
+            cell.hop = hop;
+            if k + 1 == n {
+                cell.flags |= flags::FRAME_END;
+            }
+            let c = self.arena.alloc(cell);
+            self.conns[frame.conn as usize].in_network += 1;
+            self.forward(c, at);
+        }
+    }
+
+    /// Cell `id` leaves the cell network: count it towards its frame, and return the frame
+    /// when this was its last cell and it is whole (the caller sends it on).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn reassemble(&mut self, id: PacketId) -> Option<PacketId> {
+        let cell = *self.arena.get(id);
+        self.arena.free(id);
+        self.conns[cell.conn as usize].in_network -= 1;
+        let frame = cell.seq as PacketId;
+        let mut lost = Vec::new();
+        let circuit = self.circuits.get(cell.conn, cell.dir);
+        // Older frames with no cell to come: every cell of theirs after the first arrived one
+        // was lost, the last included, so AAL5 merges what arrived with this frame.
+        while let Some(&f) = circuit.frames.front() {
+            if f == frame {
+                break;
+            }
+            circuit.frames.pop_front();
+            circuit.broken = circuit.cells > 0;
+            circuit.cells = 0;
+            lost.push(f);
+        }
+        debug_assert_eq!(circuit.frames.front(), Some(&frame), "a cell of a frame not in transit");
+        circuit.cells += 1;
+        let mut whole = None;
+        if cell.flags & flags::FRAME_END != 0 {
+            circuit.frames.pop_front();
+            let complete = !circuit.broken && circuit.cells == aal5_cells(self.arena.get(frame).size);
+            circuit.cells = 0;
+            circuit.broken = false;
+            if complete {
+                whole = Some(frame);
+            } else {
+                lost.push(frame);
+            }
+        }
+        for f in lost {
+            self.lose_frame(f);
+        }
+        whole
+    }
+
+    /// Frame `id` lost a cell: AAL5 discards it at reassembly.
+    fn lose_frame(&mut self, id: PacketId) {
+        let p = *self.arena.get(id);
+        if self.trace.is_some() {
+            self.trace_endpoint(EventKind::Drop, &p, Reason::Reassembly);
+        }
+        self.count_drop(&p);
+        self.free_packet(id, p.conn);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aal5_pads_the_frame_and_its_trailer_to_whole_cells() {
+        // The thesis's 4,352-byte TCP packets: 4,360 bytes with the trailer, 91 cells.
+        assert_eq!(aal5_cells(4352), 91);
+        assert_eq!(aal5_cells(40), 1); // an ACK and its trailer fill one cell exactly
+        assert_eq!(aal5_cells(41), 2);
+        assert_eq!(aal5_cells(1500), 32);
+    }
+}

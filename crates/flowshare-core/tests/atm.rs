@@ -1,0 +1,161 @@
+//! ATM cell links (ADR 0013): AAL5 segmentation and reassembly in whole simulations.
+
+use flowshare_core::{scenario, Simulation};
+
+mod common;
+
+use common::{assert_conservation, run};
+
+/// A dumbbell whose bottleneck `bottleneck` (an inline table's fields) and access links
+/// (`access`) may be cell links, with the flow groups of `flows`.
+fn network(seconds: u32, bottleneck: &str, access: &str, flows: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "{seconds}s"
+seed = 3
+[topology]
+kind = "dumbbell"
+bottleneck = {{ {bottleneck} }}
+access = {{ {access} }}
+{flows}
+"#
+    )
+}
+
+const CBR: &str = "[[flows]]\ntransport = \"udp\"\nsource = { kind = \"cbr\", rate = \"2Mbps\", packet_size = \"1000B\" }";
+
+#[test]
+fn a_packet_crosses_a_cell_link_as_its_aal5_cells() {
+    // 1000-byte datagrams with UDP/IP's 28 bytes: 1028 + 8 bytes of trailer, 22 cells.
+    let r = run(&network(
+        2,
+        r#"rate = "10Mbps", delay = "5ms", cells = true, queue = { limit = 10000 }"#,
+        r#"rate = "100Mbps", delay = "1ms", queue = { limit = 10000 }"#,
+        CBR,
+    ));
+    assert_conservation(&r);
+    let (f, q) = (&r.flows, &r.queues);
+    let sent = f.i64("packets_sent")[0];
+    let size = f.i64("bytes_sent")[0] / sent; // payload
+    assert_eq!(size, 1000);
+    assert!(sent > 400, "{sent} datagrams");
+    let cells_per_packet = (1000 + 28 + 8 + 47) / 48;
+    assert_eq!(cells_per_packet, 22);
+    // The bottleneck's forward queue sees cells, the access links packets.
+    let b = 0; // the bottleneck's forward direction
+    let arrivals = q.i64("arrivals")[b];
+    assert_eq!(arrivals % cells_per_packet, 0, "whole frames of cells");
+    let delivered = f.i64("packets_received")[0];
+    assert_eq!(f.i64("drops")[0], 0);
+    // Every frame that entered the cell link was delivered or is still on its way.
+    let framed = arrivals / cells_per_packet;
+    assert!(framed >= delivered && framed <= delivered + f.i64("in_network_end")[0], "{framed} frames, {delivered} delivered");
+    // 2 Mbit/s of 1028-byte packets is 2.29 Mbit/s of cells on the wire: 22 × 53 / 1028.
+    let wire = q.f64("utilization")[b] * 10e6;
+    let expected = 2e6 * 1028.0 / 1000.0 * (22.0 * 53.0) / 1028.0;
+    assert!((wire / expected - 1.0).abs() < 0.02, "cell bits on the wire {wire} vs {expected}");
+}
+
+#[test]
+fn a_lost_cell_loses_its_frame_at_reassembly() {
+    // 4 Mbit/s of datagrams into a 2 Mbit/s cell link with a 30-cell buffer: cells are
+    // dropped, and every frame that lost one is discarded at the far end.
+    let r = run(&network(
+        5,
+        r#"rate = "2Mbps", delay = "5ms", cells = true, queue = { limit = 30 }"#,
+        r#"rate = "100Mbps", delay = "1ms", queue = { limit = 10000 }"#,
+        "[[flows]]\ntransport = \"udp\"\nsource = { kind = \"cbr\", rate = \"4Mbps\", packet_size = \"1000B\" }",
+    ));
+    assert_conservation(&r);
+    let (f, q) = (&r.flows, &r.queues);
+    let b = 0; // the bottleneck's forward direction
+    let (sent, received, lost) = (f.i64("packets_sent")[0], f.i64("packets_received")[0], f.i64("drops")[0]);
+    let cells_dropped = q.i64("drops")[b];
+    assert!(cells_dropped > 0 && lost > 0);
+    // A frame is lost for one cell or several, so fewer frames than cells are lost.
+    assert!(lost <= cells_dropped, "{lost} frames for {cells_dropped} cells");
+    // What reaches the receiver is whole frames at most the link's share of cells allows.
+    let departures = q.i64("departures")[b];
+    assert!(received * 22 <= departures, "{received} frames from {departures} cells");
+    // Cells of lost frames still use the link: goodput falls below the cell rate's.
+    let goodput = f.f64("goodput_bps")[0];
+    assert!(goodput < 2e6 * 1000.0 / (22.0 * 53.0), "goodput {goodput}");
+    assert_eq!(sent, received + lost + f.i64("in_network_end")[0]);
+}
+
+#[test]
+fn tcp_runs_over_atm_end_to_end_with_the_cell_tax() {
+    // The thesis's 4,352-byte packets (4,312 bytes of payload): 91 cells, 4,823 bytes on the
+    // wire; goodput at most 4,312 / 4,823 = 0.894 of the bottleneck.
+    let r = run(&network(
+        10,
+        r#"rate = "20Mbps", delay = "2ms", cells = true, queue = { limit = 2000 }"#,
+        r#"rate = "150Mbps", delay = "0.5ms", cells = true, queue = { limit = 100000 }"#,
+        "[[flows]]\ntcp = { mss = \"4312B\", rwnd = 15 }",
+    ));
+    assert_conservation(&r);
+    let f = &r.flows;
+    let goodput = f.f64("goodput_bps")[0];
+    let ceiling = 20e6 * 4312.0 / (91.0 * 53.0);
+    println!("goodput {goodput:.0} bit/s, ceiling {ceiling:.0}");
+    assert!(goodput <= ceiling * 1.0001 && goodput > 0.8 * ceiling, "goodput {goodput} vs {ceiling}");
+    // Each ACK (40 bytes) is one cell.
+    let q = &r.queues;
+    let rev = 1; // the bottleneck's reverse direction
+    assert!(q.i64("arrivals")[rev] > 0);
+}
+
+#[test]
+fn cell_links_refuse_what_they_cannot_do() {
+    let refused = |toml: &str| match Simulation::new(&scenario::from_toml(toml).expect("parses")) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("accepted"),
+    };
+    let pcap = network(
+        1,
+        r#"rate = "10Mbps", delay = "5ms", cells = true"#,
+        r#"rate = "100Mbps", delay = "1ms""#,
+        &format!("{CBR}\n[trace]\npcap = [\"bottleneck\"]"),
+    );
+    let e = refused(&pcap);
+    assert!(e.contains("trace.pcap[0]") && e.contains("cell link"), "{e}");
+    let changes = network(
+        1,
+        r#"rate = "10Mbps", delay = "5ms", cells = true"#,
+        r#"rate = "100Mbps", delay = "1ms""#,
+        &format!("{CBR}\n[[changes]]\nat = \"0.5s\"\nlink = \"r0-r1\"\ndirection = \"forward\"\nrate = \"5Mbps\""),
+    );
+    let e = refused(&changes);
+    assert!(e.starts_with("changes") && e.contains("cell links"), "{e}");
+}
+
+#[test]
+fn cells_cross_scheduled_queues_and_end_their_route_in_the_cell_network() {
+    // A two-node graph whose only link is a cell link with a DRR queue: the route starts and
+    // ends in the cell network, and its last (and only) hop is scheduled.
+    let toml = r#"
+[simulation]
+duration = "5s"
+seed = 2
+[topology]
+kind = "graph"
+nodes = ["a", "b"]
+links = [
+  { from = "a", to = "b", rate = "10Mbps", delay = "5ms", cells = true, queue = { kind = "drr", limit = 400, quantum = "53B" } },
+]
+[[flows]]
+src = "a"
+dst = "b"
+tcp = { mss = "1460B", rwnd = 30 }
+"#;
+    let r = run(toml);
+    assert_conservation(&r);
+    let f = &r.flows;
+    let total: f64 = f.f64("goodput_bps").iter().sum();
+    // 1,500-byte packets are 32 cells, 1,696 bytes on the wire.
+    let ceiling = 10e6 * 1460.0 / (32.0 * 53.0);
+    println!("goodput {total:.0} bit/s, ceiling {ceiling:.0}");
+    assert!(total > 0.8 * ceiling && total <= ceiling * 1.0001, "goodput {total} vs {ceiling}");
+    assert!(f.i64("packets_received")[0] > 3000, "{} packets", f.i64("packets_received")[0]);
+}
