@@ -23,7 +23,8 @@ access = {{ {access} }}
     )
 }
 
-const CBR: &str = "[[flows]]\ntransport = \"udp\"\nsource = { kind = \"cbr\", rate = \"2Mbps\", packet_size = \"1000B\" }";
+const CBR: &str =
+    "[[flows]]\ntransport = \"udp\"\nsource = { kind = \"cbr\", rate = \"2Mbps\", packet_size = \"1000B\" }";
 
 #[test]
 fn a_packet_crosses_a_cell_link_as_its_aal5_cells() {
@@ -50,7 +51,10 @@ fn a_packet_crosses_a_cell_link_as_its_aal5_cells() {
     assert_eq!(f.i64("drops")[0], 0);
     // Every frame that entered the cell link was delivered or is still on its way.
     let framed = arrivals / cells_per_packet;
-    assert!(framed >= delivered && framed <= delivered + f.i64("in_network_end")[0], "{framed} frames, {delivered} delivered");
+    assert!(
+        framed >= delivered && framed <= delivered + f.i64("in_network_end")[0],
+        "{framed} frames, {delivered} delivered"
+    );
     // 2 Mbit/s of 1028-byte packets is 2.29 Mbit/s of cells on the wire: 22 × 53 / 1028.
     let wire = q.f64("utilization")[b] * 10e6;
     let expected = 2e6 * 1028.0 / 1000.0 * (22.0 * 53.0) / 1028.0;

@@ -244,7 +244,12 @@ impl Simulation {
                     "more than {} connections open at once",
                     crate::engine::WakeTag::MAX_SLOTS / 2
                 );
-                self.conns.push(Conn::new(spec.routes.map(|r| self.routes.shared(r)), spec.group, spec.routes, &self.net));
+                self.conns.push(Conn::new(
+                    spec.routes.map(|r| self.routes.shared(r)),
+                    spec.group,
+                    spec.routes,
+                    &self.net,
+                ));
                 self.agents.extend([Agent::Vacant, Agent::Vacant]);
                 self.wakes.extend([super::Wake::default(), super::Wake::default()]);
                 self.counters.push(ConnCounters::default());

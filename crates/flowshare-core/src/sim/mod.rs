@@ -193,14 +193,22 @@ fn check_cell_routes(built: &crate::scenario::Built) -> Result<(), ConfigError> 
         return Ok(());
     }
     if !built.changes.is_empty() {
-        return Err(ConfigError::new("changes", "link changes are not available in a network with cell links (cells = true)"));
+        return Err(ConfigError::new(
+            "changes",
+            "link changes are not available in a network with cell links (cells = true)",
+        ));
     }
     let routes = built.conns.iter().map(|c| c.routes).chain(built.arrivals.iter().map(|a| a.routes));
     for r in routes.flat_map(|r| r.into_iter()) {
         let links = built.routes.links(r);
-        let entries = links.iter().enumerate().filter(|&(i, &l)| net.links[l as usize].cells && (i == 0 || !net.links[links[i - 1] as usize].cells)).count();
+        let entries = links
+            .iter()
+            .enumerate()
+            .filter(|&(i, &l)| net.links[l as usize].cells && (i == 0 || !net.links[links[i - 1] as usize].cells))
+            .count();
         if entries > 1 {
-            let names: Vec<_> = links.iter().map(|&l| net.links[l as usize].from).map(|n| net.nodes[n as usize].as_str()).collect();
+            let names: Vec<_> =
+                links.iter().map(|&l| net.links[l as usize].from).map(|n| net.nodes[n as usize].as_str()).collect();
             return Err(ConfigError::new(
                 "topology",
                 format!("the route through {} enters the cell network (cells = true) more than once; a route may cross one run of cell links", names.join(", ")),
