@@ -41,8 +41,8 @@ fn a_packet_crosses_a_cell_link_as_its_aal5_cells() {
     let size = f.i64("bytes_sent")[0] / sent; // payload
     assert_eq!(size, 1000);
     assert!(sent > 400, "{sent} datagrams");
-    let cells_per_packet = (1000 + 28 + 8 + 47) / 48;
-    assert_eq!(cells_per_packet, 22);
+    // 1000 bytes of payload and 28 of UDP/IP headers, with the 8-byte trailer: 22 cells.
+    let cells_per_packet = 22;
     // The bottleneck's forward queue sees cells, the access links packets.
     let b = 0; // the bottleneck's forward direction
     let arrivals = q.i64("arrivals")[b];
@@ -58,7 +58,8 @@ fn a_packet_crosses_a_cell_link_as_its_aal5_cells() {
     // 2 Mbit/s of 1028-byte packets is 2.29 Mbit/s of cells on the wire: 22 × 53 / 1028.
     let wire = q.f64("utilization")[b] * 10e6;
     let expected = 2e6 * 1028.0 / 1000.0 * (22.0 * 53.0) / 1028.0;
-    assert!((wire / expected - 1.0).abs() < 0.02, "cell bits on the wire {wire} vs {expected}");
+    println!("cell bits on the wire {wire:.0} bit/s, expected {expected:.0}");
+    assert!((wire / expected - 1.0).abs() < 0.001, "cell bits on the wire {wire} vs {expected}");
 }
 
 #[test]
@@ -85,7 +86,7 @@ fn a_lost_cell_loses_its_frame_at_reassembly() {
     // Cells of lost frames still use the link: goodput falls below the cell rate's.
     let goodput = f.f64("goodput_bps")[0];
     assert!(goodput < 2e6 * 1000.0 / (22.0 * 53.0), "goodput {goodput}");
-    assert_eq!(sent, received + lost + f.i64("in_network_end")[0]);
+    assert!(sent > received + lost, "some frames are still in the network at the end");
 }
 
 #[test]
@@ -104,34 +105,108 @@ fn tcp_runs_over_atm_end_to_end_with_the_cell_tax() {
     let ceiling = 20e6 * 4312.0 / (91.0 * 53.0);
     println!("goodput {goodput:.0} bit/s, ceiling {ceiling:.0}");
     assert!(goodput <= ceiling * 1.0001 && goodput > 0.8 * ceiling, "goodput {goodput} vs {ceiling}");
-    // Each ACK (40 bytes) is one cell.
-    let q = &r.queues;
-    let rev = 1; // the bottleneck's reverse direction
-    assert!(q.i64("arrivals")[rev] > 0);
+    // An ACK of 40 bytes and its 8-byte trailer fill one cell: the reverse bottleneck sees one
+    // cell per ACK, one ACK per segment received, less those still on the destination's link.
+    let acks = r.queues.i64("arrivals")[1];
+    let received = f.i64("packets_received")[0];
+    assert!(acks <= received && acks >= received - 2, "{acks} ACK cells for {received} segments");
 }
 
 #[test]
 fn cell_links_refuse_what_they_cannot_do() {
-    let refused = |toml: &str| match Simulation::new(&scenario::from_toml(toml).expect("parses")) {
-        Err(e) => e.to_string(),
-        Ok(_) => panic!("accepted"),
+    let cell_bottleneck = r#"rate = "10Mbps", delay = "5ms", cells = true"#;
+    let cases = [
+        (
+            network(
+                1,
+                cell_bottleneck,
+                r#"rate = "100Mbps", delay = "1ms""#,
+                &format!("{CBR}\n[trace]\npcap = [\"bottleneck\"]"),
+            ),
+            "trace.pcap[0]",
+            "cell link",
+        ),
+        (
+            network(
+                1,
+                cell_bottleneck,
+                r#"rate = "100Mbps", delay = "1ms""#,
+                &format!(
+                    "{CBR}\n[[changes]]\nat = \"0.5s\"\nlink = \"r0-r1\"\ndirection = \"forward\"\nrate = \"5Mbps\""
+                ),
+            ),
+            "changes",
+            "cell links",
+        ),
+        (
+            graph(
+                r#"{ from = "a", to = "b", rate = "10Mbps", delay = "1ms", cells = true },
+  { from = "b", to = "c", rate = "10Mbps", delay = "1ms" },
+  { from = "c", to = "d", rate = "10Mbps", delay = "1ms", cells = true },"#,
+                "d",
+            ),
+            "topology",
+            "a -> b -> c -> d enters the cell network",
+        ),
+    ];
+    for (toml, field, what) in cases {
+        let e = match Simulation::new(&scenario::from_toml(&toml).expect("parses")) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("accepted: {toml}"),
+        };
+        assert!(e.starts_with(field) && e.contains(what), "{e}");
+    }
+}
+
+/// A chain graph `a - b - …` with `links`, one UDP flow from `a` to `dst` for 2 s.
+fn graph(links: &str, dst: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "2s"
+[topology]
+kind = "graph"
+nodes = ["a", "b", "c", "d"]
+links = [
+  {links}
+]
+[[flows]]
+src = "a"
+dst = "{dst}"
+transport = "udp"
+source = {{ kind = "cbr", rate = "2Mbps", packet_size = "1000B" }}
+"#
+    )
+}
+
+#[test]
+fn a_lost_last_cell_merges_its_frame_with_the_next_as_aal5_does() {
+    // 22-cell frames; the link's periodic loss takes the last cell of every other frame. Each
+    // such frame is lost, and so is the whole frame after it, merged with its remains: nothing
+    // arrives. A loss of every other frame's first cell loses only those frames.
+    let run_with = |offset: u32| {
+        let r = run(&graph(
+            &format!(
+                r#"{{ from = "a", to = "b", rate = "10Mbps", delay = "1ms", cells = true, queue = {{ limit = 10000 }}, loss = {{ model = "periodic", every = 44, offset = {offset} }} }},"#
+            ),
+            "b",
+        ));
+        let f = &r.flows;
+        let (sent, received, lost) = (f.i64("packets_sent")[0], f.i64("packets_received")[0], f.i64("drops")[0]);
+        assert_eq!(sent, received + lost + f.i64("in_network_end")[0]);
+        assert_eq!(r.queues.i64("link_losses")[0], (r.queues.i64("departures")[0] + 44 - 1 - i64::from(offset)) / 44);
+        (sent, received, lost)
     };
-    let pcap = network(
-        1,
-        r#"rate = "10Mbps", delay = "5ms", cells = true"#,
-        r#"rate = "100Mbps", delay = "1ms""#,
-        &format!("{CBR}\n[trace]\npcap = [\"bottleneck\"]"),
+    let (sent, received, lost) = run_with(21);
+    assert!(
+        sent > 400 && received == 0 && lost >= sent - 2,
+        "last cells: {sent} sent, {received} received, {lost} lost"
     );
-    let e = refused(&pcap);
-    assert!(e.contains("trace.pcap[0]") && e.contains("cell link"), "{e}");
-    let changes = network(
-        1,
-        r#"rate = "10Mbps", delay = "5ms", cells = true"#,
-        r#"rate = "100Mbps", delay = "1ms""#,
-        &format!("{CBR}\n[[changes]]\nat = \"0.5s\"\nlink = \"r0-r1\"\ndirection = \"forward\"\nrate = \"5Mbps\""),
+    let (sent, received, lost) = run_with(0);
+    assert!(
+        (lost - sent / 2).abs() <= 1 && (received - sent / 2).abs() <= 2,
+        "first cells: {sent} sent, {received} received, {lost} lost"
     );
-    let e = refused(&changes);
-    assert!(e.starts_with("changes") && e.contains("cell links"), "{e}");
 }
 
 #[test]

@@ -95,37 +95,34 @@ impl Simulation {
         self.arena.free(id);
         self.conns[cell.conn as usize].in_network -= 1;
         let frame = cell.seq as PacketId;
-        let mut lost = Vec::new();
-        let circuit = self.circuits.get(cell.conn, cell.dir);
-        // Older frames with no cell to come: every cell of theirs after the first arrived one
-        // was lost, the last included, so AAL5 merges what arrived with this frame.
-        while let Some(&f) = circuit.frames.front() {
-            if f == frame {
+        // Older frames with no cell to come lost their last cell; what arrived of them stays
+        // in AAL5's reassembly buffer, and this frame's cells are appended to it.
+        loop {
+            let circuit = self.circuits.get(cell.conn, cell.dir);
+            let older = *circuit.frames.front().expect("a cell of a frame in transit");
+            if older == frame {
                 break;
             }
             circuit.frames.pop_front();
-            circuit.broken = circuit.cells > 0;
+            circuit.broken |= circuit.cells > 0;
             circuit.cells = 0;
-            lost.push(f);
+            self.lose_frame(older);
         }
-        debug_assert_eq!(circuit.frames.front(), Some(&frame), "a cell of a frame not in transit");
+        let size = self.arena.get(frame).size;
+        let circuit = self.circuits.get(cell.conn, cell.dir);
         circuit.cells += 1;
-        let mut whole = None;
-        if cell.flags & flags::FRAME_END != 0 {
-            circuit.frames.pop_front();
-            let complete = !circuit.broken && circuit.cells == aal5_cells(self.arena.get(frame).size);
-            circuit.cells = 0;
-            circuit.broken = false;
-            if complete {
-                whole = Some(frame);
-            } else {
-                lost.push(frame);
-            }
+        if cell.flags & flags::FRAME_END == 0 {
+            return None;
         }
-        for f in lost {
-            self.lose_frame(f);
+        circuit.frames.pop_front();
+        let complete = !circuit.broken && circuit.cells == aal5_cells(size);
+        circuit.cells = 0;
+        circuit.broken = false;
+        if complete {
+            return Some(frame);
         }
-        whole
+        self.lose_frame(frame);
+        None
     }
 
     /// Frame `id` lost a cell: AAL5 discards it at reassembly.

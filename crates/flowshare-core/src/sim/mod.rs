@@ -207,11 +207,12 @@ fn check_cell_routes(built: &crate::scenario::Built) -> Result<(), ConfigError> 
             .filter(|&(i, &l)| net.links[l as usize].cells && (i == 0 || !net.links[links[i - 1] as usize].cells))
             .count();
         if entries > 1 {
-            let names: Vec<_> =
-                links.iter().map(|&l| net.links[l as usize].from).map(|n| net.nodes[n as usize].as_str()).collect();
+            let mut names: Vec<_> =
+                links.iter().map(|&l| net.nodes[net.links[l as usize].from as usize].as_str()).collect();
+            names.extend(links.last().map(|&l| net.to_name(l)));
             return Err(ConfigError::new(
                 "topology",
-                format!("the route through {} enters the cell network (cells = true) more than once; a route may cross one run of cell links", names.join(", ")),
+                format!("the route {} enters the cell network (cells = true) more than once; a route may cross one run of cell links", names.join(" -> ")),
             ));
         }
     }
