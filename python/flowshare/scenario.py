@@ -43,6 +43,7 @@ __all__ = [
     "dumbbell",
     "enhanced_red",
     "enhanced_red_for",
+    "epd",
     "fq_codel",
     "flows",
     "graph",
@@ -464,6 +465,25 @@ def drr(
         aqm=aqm,
         **aqm_params,
     )
+
+
+def epd(
+    *,
+    limit: int,
+    threshold: int | None = None,
+    accounting: bool | None = None,
+    ppd: bool | None = None,
+) -> dict[str, Any]:
+    """A FIFO of ATM cells discarding whole frames, for links with ``cells = True``
+    (``docs/queues.md``, "Frame discard at ATM cell queues").
+
+    ``limit`` and ``threshold`` count cells (``threshold`` defaults to half the limit: early
+    packet discard); ``accounting`` gives EPD/A, ``ppd`` partial packet discard.
+
+    >>> epd(limit=5800, accounting=True)
+    {'kind': 'epd', 'limit': 5800, 'accounting': True}
+    """
+    return _drop_none(kind="epd", limit=limit, threshold=threshold, accounting=accounting, ppd=ppd)
 
 
 def enhanced_red(

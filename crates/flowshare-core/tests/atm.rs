@@ -148,6 +148,46 @@ fn cell_links_refuse_what_they_cannot_do() {
             "topology",
             "a -> b -> c -> d enters the cell network",
         ),
+        (
+            network(
+                1,
+                r#"rate = "10Mbps", delay = "5ms", queue = { kind = "epd" }"#,
+                r#"rate = "100Mbps", delay = "1ms""#,
+                CBR,
+            ),
+            "topology.bottleneck.queue.kind",
+            "needs cells = true",
+        ),
+        (
+            network(
+                1,
+                &format!(r#"{cell_bottleneck}, queue = {{ kind = "epd", limit = "5000B" }}"#),
+                "rate = \"100Mbps\", delay = \"1ms\"",
+                CBR,
+            ),
+            "topology.bottleneck.queue.limit",
+            "in cells",
+        ),
+        (
+            network(
+                1,
+                &format!(r#"{cell_bottleneck}, queue = {{ kind = "epd", limit = 100, threshold = 101 }}"#),
+                "rate = \"100Mbps\", delay = \"1ms\"",
+                CBR,
+            ),
+            "topology.bottleneck.queue.threshold",
+            "at most the limit (100 cells)",
+        ),
+        (
+            network(
+                1,
+                &format!(r#"{cell_bottleneck}, queue = {{ kind = "droptail", ppd = true }}"#),
+                "rate = \"100Mbps\", delay = \"1ms\"",
+                CBR,
+            ),
+            "topology.bottleneck.queue.ppd",
+            "needs kind = \"epd\"",
+        ),
     ];
     for (toml, field, what) in cases {
         let e = match Simulation::new(&scenario::from_toml(&toml).expect("parses")) {
@@ -221,7 +261,7 @@ seed = 2
 kind = "graph"
 nodes = ["a", "b"]
 links = [
-  { from = "a", to = "b", rate = "10Mbps", delay = "5ms", cells = true, queue = { kind = "drr", limit = 400, quantum = "53B" } },
+  { from = "a", to = "b", rate = "10Mbps", delay = "5ms", cells = true, queue = { kind = "drr", limit = 1000, quantum = "53B" } },
 ]
 [[flows]]
 src = "a"
@@ -237,4 +277,47 @@ tcp = { mss = "1460B", rwnd = 30 }
     println!("goodput {total:.0} bit/s, ceiling {ceiling:.0}");
     assert!(total > 0.8 * ceiling && total <= ceiling * 1.0001, "goodput {total} vs {ceiling}");
     assert!(f.i64("packets_received")[0] > 3000, "{} packets", f.i64("packets_received")[0]);
+}
+
+/// Ten Reno flows of the thesis's 4,352-byte packets (64 KB windows, started 1 ms apart) over
+/// a 20 Mbit/s cell bottleneck whose queue is `queue`: total goodput (bit/s), frames lost at
+/// reassembly, and the bottleneck's cell drops and early (EPD/PPD) drops.
+fn ten_flows_over(queue: &str) -> (f64, i64, i64, i64) {
+    let r = run(&network(
+        10,
+        &format!(r#"rate = "20Mbps", delay = "1ms", cells = true, queue = {{ {queue} }}"#),
+        r#"rate = "150Mbps", delay = "0.1ms", cells = true, queue = { limit = 100000 }"#,
+        "[[flows]]\ncount = 10\nstart_spacing = \"1ms\"\ntcp = { mss = \"4312B\", rwnd = 15, recovery = \"reno\", rto_min = \"10ms\" }",
+    ));
+    assert_conservation(&r);
+    let (f, q) = (&r.flows, &r.queues);
+    let goodput = f.f64("goodput_bps").iter().sum();
+    (goodput, f.i64("drops").iter().sum(), q.i64("drops")[0], q.i64("early_drops")[0])
+}
+
+#[test]
+fn epd_discards_whole_frames_and_keeps_the_goodput_that_tail_drop_wastes() {
+    // A 1,000-cell buffer (11 frames) for ten 15-frame windows: tail drop (UBR) cuts cells out
+    // of many frames, whose other cells still cross the link; EPD (threshold 500 cells)
+    // refuses whole frames at their first cell. Fine-grained timers (10 ms minimum RTO), as
+    // in the thesis.
+    let ubr = ten_flows_over("limit = 1000");
+    let epd = ten_flows_over(r#"kind = "epd", limit = 1000"#);
+    let epd_a = ten_flows_over(r#"kind = "epd", limit = 1000, accounting = true"#);
+    let ppd = ten_flows_over(r#"kind = "epd", limit = 1000, threshold = 1000, ppd = true"#);
+    for (name, (g, frames, cells, early)) in [("UBR", ubr), ("EPD", epd), ("EPD/A", epd_a), ("PPD", ppd)] {
+        println!("{name}: goodput {g:.0} bit/s, {frames} frames lost, {cells} cells dropped ({early} early)");
+    }
+    let ceiling = 20e6 * 4312.0 / (91.0 * 53.0);
+    assert_eq!(ubr.3, 0, "tail drop discards nothing early");
+    assert!(epd.0 > 1.08 * ubr.0 && epd.0 <= ceiling, "EPD {} vs UBR {}", epd.0, ubr.0);
+    // EPD/A admits frames of circuits below their share over the threshold, so more frames meet
+    // a full buffer: between UBR and EPD (Hasegawa (2000) §4.3.2: 0.898 against EPD's 0.934).
+    assert!(epd_a.0 > ubr.0 && epd_a.0 < epd.0, "EPD/A {} vs UBR {} and EPD {}", epd_a.0, ubr.0, epd.0);
+    // EPD drops frames whole: nearly every dropped cell belongs to a frame dropped whole
+    // (a frame's 91 cells), so cells per lost frame is close to 91, against a few under UBR.
+    let per_frame = |(_, frames, cells, _): (f64, i64, i64, i64)| cells as f64 / frames as f64;
+    assert!(per_frame(epd) > 80.0 && per_frame(ubr) < 40.0, "{} and {}", per_frame(epd), per_frame(ubr));
+    // PPD keeps the rest of a damaged frame off the link: better than UBR, short of EPD.
+    assert!(ppd.3 > 0 && ppd.0 > ubr.0 && ppd.0 < epd.0, "PPD {} vs UBR {} and EPD {}", ppd.0, ubr.0, epd.0);
 }

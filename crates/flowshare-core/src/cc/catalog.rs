@@ -394,6 +394,7 @@ pub const QUEUES: &[(&str, &str)] = &[
     ("drr", "deficit round robin (M. Shreedhar and G. Varghese, SIGCOMM 1995); with aqm, DRR+"),
     ("enhanced_red", "FIFO with a RED drop probability per flow group"),
     ("fq_codel", "FQ-CoDel (RFC 8290)"),
+    ("epd", "ATM cell FIFO discarding whole frames: EPD (A. Romanow and S. Floyd, IEEE JSAC 13(4), 1995), EPD/A, PPD"),
 ];
 
 /// The whole listing: every algorithm of the registry, the recoveries and the queues.

@@ -32,6 +32,7 @@
 //! (flow, group, size, ECN, frame boundary), so per-flow AQM, frame discard or marking live in
 //! a discipline, not in the forwarding loop.
 
+use crate::net::epd::Epd;
 use crate::net::loss::LossProcess;
 use crate::net::red::{Red, Verdict};
 use crate::net::sched::{Queued, Removal, Scheduler};
@@ -110,6 +111,8 @@ pub enum Aqm {
     DropTail,
     /// Random Early Detection, then the limit.
     Red(Box<Red>),
+    /// Whole-frame discard of AAL5 cells (EPD, EPD/A, PPD), then the limit.
+    Epd(Box<Epd>),
 }
 
 /// One direction of a link.
@@ -463,30 +466,42 @@ impl LinkDir {
                 };
             }
         }
-        if let Aqm::Red(red) = &mut f.aqm {
-            // RED sees the packets waiting behind the one in transmission at `at`.
-            let (q, q_bytes, idle) = match f.held.get(f.gone) {
-                Some(&(_, _, first)) => (f.held.len() - f.gone - 1, f.held_bytes - gone_bytes - u64::from(first), None),
-                None => (0, 0, Some(self.busy_until)),
-            };
-            match red.verdict(at, size, q as u32, q_bytes, idle, meta.ect()) {
-                Verdict::Accept => {}
-                Verdict::Mark => f.marked = true,
-                Verdict::Drop => {
-                    self.stats.drops += 1;
-                    self.stats.drop_bytes += u64::from(size);
-                    self.stats.early_drops += 1;
-                    return Err(Refusal::Early);
+        let early = match &mut f.aqm {
+            Aqm::DropTail => false,
+            Aqm::Red(red) => {
+                // RED sees the packets waiting behind the one in transmission at `at`.
+                let (q, q_bytes, idle) = match f.held.get(f.gone) {
+                    Some(&(_, _, first)) => {
+                        (f.held.len() - f.gone - 1, f.held_bytes - gone_bytes - u64::from(first), None)
+                    }
+                    None => (0, 0, Some(self.busy_until)),
+                };
+                match red.verdict(at, size, q as u32, q_bytes, idle, meta.ect()) {
+                    Verdict::Accept => false,
+                    Verdict::Mark => {
+                        f.marked = true;
+                        false
+                    }
+                    Verdict::Drop => true,
                 }
             }
+            Aqm::Epd(epd) => epd.discards((f.held.len() as u64 - gone) as u32, meta),
+        };
+        if early {
+            self.stats.drops += 1;
+            self.stats.drop_bytes += u64::from(size);
+            self.stats.early_drops += 1;
+            return Err(Refusal::Early);
         }
         let full = match self.params.limit {
             Limit::Packets(n) => f.held.len() as u64 - gone >= u64::from(n),
             Limit::Bytes(b) => f.held_bytes - gone_bytes + u64::from(size) > b,
         };
         if full {
-            if let Aqm::Red(red) = &mut f.aqm {
-                red.reset_count();
+            match &mut f.aqm {
+                Aqm::DropTail => {}
+                Aqm::Red(red) => red.reset_count(),
+                Aqm::Epd(epd) => epd.overflowed(meta),
             }
             f.marked = false;
             self.stats.drops += 1;

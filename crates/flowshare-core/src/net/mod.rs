@@ -3,6 +3,7 @@
 
 pub mod codel;
 pub mod enhanced_red;
+pub mod epd;
 pub mod link;
 pub mod loss;
 pub mod red;

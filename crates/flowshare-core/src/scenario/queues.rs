@@ -3,6 +3,7 @@
 
 use crate::engine::stream;
 use crate::net::codel::CodelParams;
+use crate::net::epd::EpdParams;
 use crate::net::red::{self, Red, RedParams};
 use crate::net::sched::{
     ClassNames, Discipline, Drr, EnhancedRed, EnhancedRedParams, FqCodel, Overflow, PerFlow, Scheduler, SubAqm,
@@ -36,6 +37,8 @@ pub enum QueueKind {
     EnhancedRed,
     /// FQ-CoDel, RFC 8290 (scheduled).
     FqCodel,
+    /// FIFO of ATM cells discarding whole frames: EPD, EPD/A, PPD (`net::epd`).
+    Epd,
 }
 
 impl QueueKind {
@@ -47,6 +50,7 @@ impl QueueKind {
             QueueKind::Drr => "drr",
             QueueKind::EnhancedRed => "enhanced_red",
             QueueKind::FqCodel => "fq_codel",
+            QueueKind::Epd => "epd",
         }
     }
 }
@@ -174,6 +178,16 @@ pub struct QueueCfg {
     /// FQ-CoDel: hash flows into this many queues instead of one queue per flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub buckets: Option<u32>,
+    /// EPD: a frame whose first cell finds more cells than this queued is discarded (default
+    /// half the limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<u32>,
+    /// EPD/A: per-VC accounting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accounting: Option<bool>,
+    /// PPD: after a tail drop inside a frame, discard the rest of it but its last cell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ppd: Option<bool>,
 }
 
 impl Default for QueueCfg {
@@ -204,6 +218,9 @@ impl Default for QueueCfg {
             target: None,
             interval: None,
             buckets: None,
+            threshold: None,
+            accounting: None,
+            ppd: None,
         }
     }
 }
@@ -223,6 +240,9 @@ const RED_FIELDS: [&str; 12] = [
     "ecn",
     "mark_p",
 ];
+
+/// The optional fields of an EPD queue.
+const EPD_FIELDS: [&str; 3] = ["threshold", "accounting", "ppd"];
 
 /// A number or `"auto"` (ns-2's automatic value).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -349,7 +369,7 @@ impl QueueCfg {
     }
 
     /// Every optional field with whether it is set.
-    fn fields(&self) -> [(&'static str, bool); 23] {
+    fn fields(&self) -> [(&'static str, bool); 26] {
         [
             ("ecn_threshold", self.ecn_threshold.is_some()),
             ("ecn", self.ecn.is_some()),
@@ -374,6 +394,9 @@ impl QueueCfg {
             ("target", self.target.is_some()),
             ("interval", self.interval.is_some()),
             ("buckets", self.buckets.is_some()),
+            ("threshold", self.threshold.is_some()),
+            ("accounting", self.accounting.is_some()),
+            ("ppd", self.ppd.is_some()),
         ]
     }
 
@@ -400,6 +423,7 @@ impl QueueCfg {
             }
             QueueKind::EnhancedRed => ERED.to_vec(),
             QueueKind::FqCodel => vec!["quantum", "target", "interval", "buckets"],
+            QueueKind::Epd => EPD_FIELDS.to_vec(),
         }
     }
 
@@ -412,6 +436,12 @@ impl QueueCfg {
             }
             if self.kind == QueueKind::Droptail && RED_FIELDS.contains(&field) {
                 return Err(ConfigError::new(format!("{path}.{field}"), "is a RED parameter; it needs kind = \"red\""));
+            }
+            if EPD_FIELDS.contains(&field) {
+                return Err(ConfigError::new(
+                    format!("{path}.{field}"),
+                    "is a frame-discard parameter of ATM cell queues; it needs kind = \"epd\"",
+                ));
             }
             let kind = self.kind.as_str();
             let mut list = vec!["kind", "limit"];
@@ -449,6 +479,35 @@ impl QueueCfg {
             QueueKind::Red => self.resolve_red(path, rate, delay).map(Some),
             _ => Ok(None),
         }
+    }
+
+    /// The frame-discard policy of kind `"epd"` on a link that is a cell link or not
+    /// (`cells`), or `None` for the other kinds. `path` is the queue's field path.
+    pub fn epd_params(&self, path: &str, cells: bool) -> Result<Option<EpdParams>, ConfigError> {
+        self.check_fields(path)?;
+        if self.kind != QueueKind::Epd {
+            return Ok(None);
+        }
+        if !cells {
+            return Err(ConfigError::new(
+                format!("{path}.kind"),
+                "\"epd\" discards whole AAL5 frames of cells; it needs cells = true on the link",
+            ));
+        }
+        let Limit::Packets(limit) = self.limit.0 else {
+            return Err(ConfigError::new(
+                format!("{path}.limit"),
+                "kind \"epd\" needs a limit in cells (an integer), not bytes",
+            ));
+        };
+        let threshold = self.threshold.unwrap_or(limit / 2);
+        if threshold > limit {
+            return Err(ConfigError::new(
+                format!("{path}.threshold"),
+                format!("must be at most the limit ({limit} cells), got {threshold}"),
+            ));
+        }
+        Ok(Some(EpdParams { threshold, accounting: self.accounting.unwrap_or(false), ppd: self.ppd.unwrap_or(false) }))
     }
 
     /// Enhanced RED's parameters (defaults after resolution hasegawa:A42: thresholds 5 and 15
@@ -539,7 +598,7 @@ impl QueueCfg {
         let total = self.limit.0;
         let err = |field: &str, msg: String| Err(ConfigError::new(format!("{path}.{field}"), msg));
         match self.kind {
-            QueueKind::Droptail | QueueKind::Red => Ok(None),
+            QueueKind::Droptail | QueueKind::Red | QueueKind::Epd => Ok(None),
             QueueKind::Priority => {
                 let Some(classes) = &self.classes else {
                     return err(

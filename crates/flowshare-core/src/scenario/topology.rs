@@ -4,6 +4,7 @@
 use super::queues::{QueueCfg, QueueKind};
 use super::SimulationCfg;
 use crate::engine::stream;
+use crate::net::epd::Epd;
 use crate::net::link::LinkParams;
 use crate::net::loss::{LossCfg, LossPosition, LossProcess};
 use crate::net::red::Red;
@@ -281,6 +282,7 @@ fn link_params(cfg: &LinkCfg, path: &str) -> Result<LinkParams, ConfigError> {
     }
     let qpath = format!("{path}.queue");
     cfg.queue.red_params(&qpath, cfg.rate, cfg.delay)?;
+    cfg.queue.epd_params(&qpath, cfg.cells)?;
     cfg.queue.mark_threshold(&qpath)?;
     cfg.queue.scheduler(&qpath, cfg.rate, cfg.delay, 0, "check")?;
     Ok(LinkParams { rate: cfg.rate, delay: cfg.delay.0, limit: cfg.queue.limit.0 })
@@ -306,6 +308,10 @@ fn install_queue(
     let threshold = cfg.queue.mark_threshold(&qpath)?;
     if threshold.is_some() {
         net.links[dir as usize].set_mark_threshold(threshold);
+    }
+    if let Some(params) = cfg.queue.epd_params(&qpath, cfg.cells)? {
+        net.links[dir as usize].set_aqm(Aqm::Epd(Box::new(Epd::new(params))));
+        return Ok(());
     }
     let Some(params) = cfg.queue.red_params(&qpath, cfg.rate, cfg.delay)? else {
         return Ok(());
