@@ -31,7 +31,7 @@ from typing import Any
 import pandas as pd
 
 from .._core import ConfigError
-from . import hasegawa_ch2, hasegawa_ch3
+from . import hasegawa_ch2, hasegawa_ch3, hasegawa_ch6
 from .hasegawa_runs import SERIES_PREFIX
 from .report import Section
 from .targets import Target, check_unique
@@ -47,7 +47,7 @@ SCALES = ("full", "quick", "tiny")
 """``full``: the thesis's run lengths and sweeps; ``quick``: fewer points and shorter runs of
 chapter 6 (about a minute on 2 cores); ``tiny``: a few seconds, for tests."""
 
-CHAPTERS: tuple[Any, ...] = (hasegawa_ch2, hasegawa_ch3)
+CHAPTERS: tuple[Any, ...] = (hasegawa_ch2, hasegawa_ch3, hasegawa_ch6)
 """The simulated chapters, in the thesis's order; adding one is adding its module here."""
 
 
@@ -141,8 +141,8 @@ def plan(scale: str) -> Plan:
     return Plan(scale, tuple((c.KEY, p) for c in CHAPTERS for p in c.points(scale)))
 
 
-SWEPT = ("simulation.duration", "simulation.sample_interval", "topology", "flows", "trace",
-         "changes")
+SWEPT = ("simulation.duration", "simulation.sample_interval", "simulation.warmup", "topology",
+         "flows", "trace", "changes")
 """The scenario keys every arm sets (every chapter's scenario has them all)."""
 
 

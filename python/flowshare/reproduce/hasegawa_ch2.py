@@ -135,7 +135,7 @@ def scenario(point: Point, options: Options) -> dict[str, Any]:
         extra["send_jitter"] = f"{options.send_jitter_us:g}us"
     tcp = thesis_tcp(mss_b=PACKET_B - 40, rwnd=options.rwnd, recovery=recovery, cc=cc, **extra)
     return {
-        "simulation": {"duration": f"{point.run_s:g}s", "sample_interval": "5ms"},
+        "simulation": {"duration": f"{point.run_s:g}s", "sample_interval": "5ms", "warmup": "0s"},
         "topology": {
             "kind": "dumbbell",
             "bottleneck": {"rate": f"{RATE_BPS / 1e6:g}Mbps", "delay": "0ms",

@@ -144,7 +144,7 @@ def scenario(point: Point, options: Options) -> dict[str, Any]:
     exp1 = point.experiment == "exp1"
     return {
         "simulation": {"duration": "0.4s" if exp1 else "3s",
-                       "sample_interval": "50us" if exp1 else "0s"},
+                       "sample_interval": "50us" if exp1 else "0s", "warmup": "0s"},
         "topology": {"kind": "graph", "nodes": ["a", "b"], "links": [
             {"from": "a", "to": "b", "rate": f"{LINK_BPS / 1e6:g}Mbps",
              "delay": f"{point.tau_ms * 1e3:g}us", "cells": True, "queue": {"limit": 100000}}]},
@@ -162,7 +162,7 @@ def _exp2(point: Point, options: Options, mss: int, extra: dict[str, Any]) -> di
     half = f"{PAYLOAD_BPS / 2:.0f}bps"
     delay_s = 0.0 if options.er_delay == "instant" else 2 * point.tau_ms / 1e3
     return {
-        "simulation": {"duration": "0.8s", "sample_interval": "1ms"},
+        "simulation": {"duration": "0.8s", "sample_interval": "1ms", "warmup": "0s"},
         "topology": {
             "kind": "dumbbell",
             "bottleneck": {"rate": rate, "delay": f"{point.tau_ms * 1e3:g}us",
