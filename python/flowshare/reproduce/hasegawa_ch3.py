@@ -424,7 +424,8 @@ def _delays(rows: pd.DataFrame) -> pd.DataFrame:
     keys = ["tau_ms", "window_kb", "packet_kb"]
     orig = d[d["variant"] == "original"].set_index(keys)
     ideal = d[d["variant"] == "no_timeout"].set_index(keys)
-    both = orig.join(ideal[["completion_ms"]], rsuffix="_ideal", how="inner")
+    both = orig.join(ideal[["completion_ms"]].rename(columns={"completion_ms": "completion_ms_ideal"}),
+                     how="inner")
     if both.empty:
         return pd.DataFrame()
     both["d_ms"] = both["completion_ms"] - both["completion_ms_ideal"]
