@@ -74,6 +74,26 @@ FIGURES = {
     ("reno", "reverse", "fifo"): "6.20", ("reno", "reverse", "red"): "6.21",
     ("reno", "reverse", "ered"): "6.22", ("reno", "reverse", "drr"): "6.23",
 }
+CLAIMS = {
+    ("reno", "forward", "fifo"): "no fairness; at small BW the smaller-bw connections get more",
+    ("reno", "forward", "red"): "higher total than FIFO, almost identical throughputs and loss "
+                                "rates at small BW, little proportional fairness",
+    ("reno", "forward", "ered"): "relative throughputs clearly fairer than RED's",
+    ("reno", "forward", "drr"): "very good fairness even at small BW, slightly worse at large BW",
+    ("reno", "forward", "drr_small"): "the queue totals proportional, the two connections "
+                                      "inside each queue unfair",
+    ("reno", "forward", "drrplus"): "good fairness",
+    ("reno", "forward", "drrplus_small"): "much fairer than DRR with the same queues",
+    ("vegas", "forward", "fifo"): "no loss; small-bw connections at about 100 % of their "
+                                  "capacity, the windows about equal",
+    ("vegas", "forward", "red"): "slightly fairer than FIFO, still unfair",
+    ("vegas", "forward", "drr"): "fairly good, better than DRR with Reno",
+    ("reno", "reverse", "fifo"): "as unfair as the forward FIFO",
+    ("reno", "reverse", "red"): "unfair, as the forward RED",
+    ("reno", "reverse", "ered"): "fairly good: the proposal is robust to the reverse traffic",
+    ("reno", "reverse", "drr"): "like the forward DRR",
+}
+"""What the thesis says each figure shows (§6.2-6.4)."""
 BANDWIDTHS = {"full": tuple(range(400, 961, 80)), "quick": (400, 560, 720, 880), "tiny": (400,)}
 RUN_S = {"full": 5000.0, "quick": 2000.0, "tiny": 300.0}
 SMALL_QUEUES = ((("bw64", "bw128"), 3), (("bw256", "bw512"), 12))
@@ -447,9 +467,13 @@ def sections(rows: pd.DataFrame) -> list[Section]:
             section.parts.append(_plot_scheme(frame, title, prefix,
                                               window=(tcp == "vegas" and scheduler == "fifo")))
             section.paragraphs.append(
-                f"{title}: Jain's index of the relative throughputs "
-                f"{frame['jain_rel'].min():.3f}-{frame['jain_rel'].max():.3f} over BW, "
-                f"{int(frame['lost_total'].sum())} packets lost after the warm-up.")
+                f"{title}: thesis: {CLAIMS[(tcp, direction, scheduler)]}. flowshare: Jain's "
+                f"index of the relative throughputs {frame['jain_rel'].min():.3f}-"
+                f"{frame['jain_rel'].max():.3f} over BW, relative throughputs at "
+                f"{int(frame['bw_kbps'].iloc[0])} kbit/s "
+                + ", ".join(f"{frame[f'rel_{n}'].iloc[0]:.2f}" for n in NAMES)
+                + f" (64 to 512 kbit/s), {int(frame['lost_total'].sum())} packets lost after "
+                "the warm-up.")
         if (tcp, direction) == ("reno", "forward"):
             red = _frame(rows, "reno", "forward", "red")
             if len(red) and "model_thr_bw64" in red:
