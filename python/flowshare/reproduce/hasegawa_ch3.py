@@ -424,8 +424,8 @@ def _delays(rows: pd.DataFrame) -> pd.DataFrame:
     keys = ["tau_ms", "window_kb", "packet_kb"]
     orig = d[d["variant"] == "original"].set_index(keys)
     ideal = d[d["variant"] == "no_timeout"].set_index(keys)
-    both = orig.join(ideal[["completion_ms"]].rename(columns={"completion_ms": "completion_ms_ideal"}),
-                     how="inner")
+    ideal = ideal[["completion_ms"]].rename(columns={"completion_ms": "completion_ms_ideal"})
+    both = orig.join(ideal, how="inner")
     if both.empty:
         return pd.DataFrame()
     both["d_ms"] = both["completion_ms"] - both["completion_ms_ideal"]
@@ -527,7 +527,8 @@ def _plot_delay(d: pd.DataFrame) -> str:
         for k, (tau, g) in enumerate(frame.groupby("tau_ms")):
             g = g.sort_values("packet_kb")
             color = f"C{k}"
-            ax.plot(g["packet_kb"], g["d_rtts"], "o", color=color, label=f"simulation τ = {tau:g} ms")
+            ax.plot(g["packet_kb"], g["d_rtts"], "o", color=color,
+                    label=f"simulation τ = {tau:g} ms")
             ax.plot(g["packet_kb"], g["model_d_rtts"], "-", color=color, lw=0.8,
                     label=f"Eqs 3.10/3.14 τ = {tau:g} ms")
         m = np.linspace(1, 8, 50)

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._core import ConfigError
 from ..models.hasegawa import ch6 as model
 from .hasegawa_runs import check_positive, jain, pyplot, read_series, thesis_tcp
 from .report import Section, figure_html, table_html
@@ -51,6 +52,8 @@ TITLE = "Chapter 6: FIFO, RED, enhanced RED, DRR and DRR+ for proportional fairn
 BW_IN = (64e3, 128e3, 256e3, 512e3)
 NAMES = ("bw64", "bw128", "bw256", "bw512")
 PACKET_B = 2048
+HEADER_B = 40
+SAMPLE_S = 10.0
 TAU_S = 0.1
 BUFFER = 30
 P_RED = 0.02
@@ -116,8 +119,6 @@ class Options:
         for name in ("warmup_s", "access_mbps", "rwnd"):
             check_positive(f"options.ch6.{name}", getattr(self, name))
         if not isinstance(self.rwnd, int):
-            from .._core import ConfigError
-
             raise ConfigError(f"options.ch6.rwnd: expected an integer > 0, got {self.rwnd!r}")
 
 
@@ -201,10 +202,10 @@ def _queue(point: Point) -> dict[str, Any]:
 def scenario(point: Point, options: Options) -> dict[str, Any]:
     """Fig 6.3's network (or Fig 6.19's for the reverse traffic) for one point."""
     cc: Any = {"algo": "vegas", "alpha": ALPHA, "beta": BETA} if point.tcp == "vegas" else "reno"
-    tcp = thesis_tcp(mss_b=PACKET_B - 40, rwnd=options.rwnd, cc=cc)
+    tcp = thesis_tcp(mss_b=PACKET_B - HEADER_B, header_b=HEADER_B, rwnd=options.rwnd, cc=cc)
     side = "src_access" if point.direction == "forward" else "dst_access"
     return {
-        "simulation": {"duration": f"{point.run_s:g}s", "sample_interval": "10s",
+        "simulation": {"duration": f"{point.run_s:g}s", "sample_interval": f"{SAMPLE_S:g}s",
                        "warmup": f"{options.warmup_s:g}s"},
         "topology": {
             "kind": "dumbbell",
@@ -236,7 +237,8 @@ def measure(run_dir: Path, point: Point, options: Options) -> dict[str, Any]:
     for k, name in enumerate(NAMES):
         f = after[after["id"] == k]
         thr = float(flows.loc[k, "steady_bytes_delivered"]) * 8 / span
-        sent = float((f["send_rate_bps"] * 10.0).sum()) / (8 * PACKET_B)   # 10 s samples
+        # Packets sent after the warm-up: the sampled send rate counts payload bytes.
+        sent = float((f["send_rate_bps"] * SAMPLE_S).sum()) / (8 * (PACKET_B - HEADER_B))
         lost = int((drops["flow"] == k).sum())
         row[f"thr_{name}"] = thr
         row[f"rel_{name}"] = thr / BW_IN[k]
@@ -485,7 +487,8 @@ def sections(rows: pd.DataFrame) -> list[Section]:
                     "the thesis reports good agreement.")
             ered = _frame(rows, "reno", "forward", "ered")
             if len(ered) and "ered_converged" in ered and not ered["ered_converged"].all():
-                bad = ", ".join(str(b) for b in ered[~ered["ered_converged"].astype(bool)]["bw_kbps"])
+                failed = ered[~ered["ered_converged"].astype(bool)]["bw_kbps"]
+                bad = ", ".join(str(b) for b in failed)
                 section.paragraphs.append(
                     f"Enhanced RED's iteration does not reach 1 % of the ideal at BW = {bad} "
                     "kbit/s within 10,000 steps; those runs use its last iterate.")
