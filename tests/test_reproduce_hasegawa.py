@@ -51,6 +51,14 @@ def test_experiment_1_costs_about_6_ms_and_the_detection_recovers_it(exp1):
     assert enhanced["completion_ms"] - ideal["completion_ms"] < 0.5
 
 
+def test_the_forced_timer_choice_moves_the_go_back_n(tmp_path):
+    # Expiring 1 ms after packet 503 was sent, the timer finds 492 the oldest unacknowledged
+    # packet: the go-back-N starts there and the duplicate ACKs are for 507, not 518.
+    options = hasegawa_ch3.Options(force_after="1ms")
+    r = _run(hasegawa_ch3, hasegawa_ch3.Point("exp1", "original", 1.0), options, tmp_path)
+    assert (r["dup_ack_packet"], r["fast_rtx_packet"]) == (507, 508)
+
+
 def test_experiment_2_rtt_is_the_windows_transmission_time_and_doubles_with_the_share(tmp_path):
     r = _run(hasegawa_ch3, hasegawa_ch3.Point("exp2", "no_timeout", 0.01), hasegawa_ch3.Options(),
              tmp_path)
