@@ -29,7 +29,7 @@ __all__ = ["AVAILABLE", "STUDIES", "Reproduction", "reproduce"]
 STUDIES = ("efcm", "pamultcp", "multfrc", "nist", "hasegawa")
 """Every study flowshare reproduces, by key (``docs/references.md``)."""
 
-AVAILABLE = ("efcm", "pamultcp", "multfrc")
+AVAILABLE = ("efcm", "pamultcp", "multfrc", "hasegawa")
 """The studies whose reproduction is implemented in this version."""
 
 MANIFEST = "reproduce.json"
@@ -106,7 +106,8 @@ def reproduce(
         The study's choices where the publication leaves them open (the study module's
         ``Options``: :class:`flowshare.reproduce.multfrc.Options`,
         :class:`flowshare.reproduce.efcm_network.Options`,
-        :class:`flowshare.reproduce.pamultcp_network.Options`); default the documented
+        :class:`flowshare.reproduce.pamultcp_network.Options`,
+        :class:`flowshare.reproduce.hasegawa.Options`); default the documented
         resolutions.
     names : dict, optional
         How errors name the arguments (the command line passes its option names).
@@ -117,11 +118,11 @@ def reproduce(
         For an unknown or unavailable study, a bad scale, or an ``out`` that holds something
         else (nothing is written then).
     """
-    from . import efcm, multfrc, pamultcp
+    from . import efcm, hasegawa, multfrc, pamultcp
 
     names = names or {"out": "out", "scale": "scale", "workers": "workers", "dask": "dask"}
     check_study(study)
-    module = {"efcm": efcm, "multfrc": multfrc, "pamultcp": pamultcp}[study]
+    module = {"efcm": efcm, "multfrc": multfrc, "pamultcp": pamultcp, "hasegawa": hasegawa}[study]
     if scale not in module.SCALES:
         raise ConfigError(
             f"{names['scale']}: expected one of {', '.join(module.SCALES)}, got {scale!r}"
