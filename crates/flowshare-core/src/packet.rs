@@ -28,7 +28,8 @@ pub enum Kind {
     TfrcFeedback,
     /// A 53-byte ATM cell carrying part of an AAL5 frame across a cell network (ADR 0013):
     /// `seq` is the arena index of the frame (the packet it belongs to, parked until it is
-    /// reassembled), `dir` the frame's, and `FRAME_END` marks the frame's last cell.
+    /// reassembled), `dir` the frame's, and `FRAME_END` marks the frame's last cell. An ABR
+    /// resource-management cell (flag `RM`) belongs to no frame.
     Cell,
 }
 
@@ -63,6 +64,10 @@ pub mod flags {
     /// The last packet of an application frame (a message, an AAL5 frame's last cell): queue
     /// disciplines that discard whole frames (early packet discard) look for it.
     pub const FRAME_END: u8 = 2;
+    /// A cell: an ABR resource-management cell, not part of any frame (ADR 0013). Forward RM
+    /// cells are ECN-capable, so that a switch's marking threshold (EFCI) sets their CE bit,
+    /// which a backward RM cell carries back as the congestion indication.
+    pub const RM: u8 = 4;
 }
 
 /// Explicit Congestion Notification bits of [`Packet::ecn`] (RFC 3168).

@@ -34,6 +34,9 @@ pub enum Event {
     LinkTransmit(u32),
     /// The warm-up ends: the steady-state figures count from now.
     Warmup,
+    /// ABR resource-management cell `.0` (its arena index) reaches the end of its route, where
+    /// it is turned around or read by its source (ADR 0013).
+    RmCell(u32),
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8, "events stay 8 bytes");

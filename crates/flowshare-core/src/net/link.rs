@@ -32,12 +32,13 @@
 //! (flow, group, size, ECN, frame boundary), so per-flow AQM, frame discard or marking live in
 //! a discipline, not in the forwarding loop.
 
+use crate::net::abr::Abr;
 use crate::net::epd::Epd;
 use crate::net::loss::LossProcess;
 use crate::net::red::{Red, Verdict};
 use crate::net::sched::{Queued, Removal, Scheduler};
 use crate::net::NodeId;
-use crate::packet::{Meta, PacketId};
+use crate::packet::{flags, Meta, PacketId};
 use crate::ring::Ring;
 use crate::units::{Rate, Time};
 
@@ -215,12 +216,15 @@ pub struct Scheduled {
     /// Packets that had been queued and were removed without being sent (push-outs, CoDel
     /// drops), already counted in the statistics, for the caller to account and clear.
     pub removed: Vec<(Queued, Removal)>,
+    /// The ABR source whose cells this transmitter spaces (the first cell link of an ABR
+    /// circuit, ADR 0013).
+    pub abr: Option<Box<Abr>>,
 }
 
 impl Scheduled {
     /// An idle transmitter in front of `sched`.
     pub fn new(sched: Scheduler) -> Self {
-        Scheduled { sched, tx: None, removed: Vec::new() }
+        Scheduled { sched, tx: None, removed: Vec::new(), abr: None }
     }
 }
 
@@ -387,17 +391,27 @@ impl LinkDir {
         let q = next?;
         let size = q.meta.size;
         let tx = self.tx_time(size);
-        let end = now + tx;
+        // An ABR source's transmitter waits 1/ACR between cell starts; each cell still takes
+        // only its wire time to leave.
+        let Queue::Scheduled(s) = &mut self.queue else { unreachable!("a scheduled link") };
+        let spacing = match &mut s.abr {
+            Some(abr) => {
+                if q.meta.flags & flags::RM != 0 {
+                    abr.on_forward_rm(now);
+                }
+                abr.spacing().max(tx)
+            }
+            None => tx,
+        };
+        let end = now + spacing;
+        s.tx = Some((q.at, end, size));
         self.busy_until = end;
-        if let Queue::Scheduled(s) = &mut self.queue {
-            s.tx = Some((q.at, end, size));
-        }
         let st = &mut self.stats;
         st.busy += tx;
         let sojourn = end - q.at;
         st.len_integral += u128::from(sojourn);
         st.bytes_integral += u128::from(sojourn * u64::from(size));
-        Some((q, (end + self.params.delay).max(self.floor)))
+        Some((q, (now + tx + self.params.delay).max(self.floor)))
     }
 
     /// Packets held by a scheduled direction at `now` (waiting or in transmission), and their

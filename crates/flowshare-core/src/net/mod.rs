@@ -1,6 +1,7 @@
 //! The network: nodes, full-duplex links (one transmitter, queue and pipe per direction),
 //! shared-medium LANs (one direction per attached station, one channel) and static routes.
 
+pub mod abr;
 pub mod codel;
 pub mod enhanced_red;
 pub mod epd;

@@ -9,7 +9,9 @@ use super::{FlowGroup, Scenario};
 use crate::cc::aggregate::Join;
 use crate::cc::CcConfig;
 use crate::engine::{stream, uniform_delay};
-use crate::net::{Network, NodeId, RouteId, RouteTable, Router};
+use crate::net::abr::Abr;
+use crate::net::sched::{Discipline, Scheduler, SubAqm, SubQueue};
+use crate::net::{Aqm, Network, NodeId, RouteId, RouteTable, Router};
 use crate::traffic::Transport;
 use crate::units::{Bytes, Dur};
 use crate::ConfigError;
@@ -303,6 +305,7 @@ impl Scenario {
                 not_with("start_jitter", group.start_jitter.0 > 0, "the arrival process spaces the connections")?;
                 not_with("size", group.size.is_some(), "give arrivals.size")?;
                 not_with("aggregate", group.aggregate.is_some(), "members join flows that start at given times")?;
+                not_with("abr", group.abr.is_some(), "an ABR source's link carries one circuit, a flow's")?;
                 not_with(
                     "drop_segments",
                     !group.drop_segments.is_empty(),
@@ -410,10 +413,12 @@ impl Scenario {
                     source: source.clone(),
                     tfrc: tfrc.clone(),
                     key,
+                    abr: None,
                 });
             }
         }
         multfrc_total_n(&conns, self.simulation.multfrc_max_total_n)?;
+        self.install_abr(&mut net, &routes, &mut conns, &arrivals)?;
         let groups: Vec<&str> = conns.iter().map(|c| c.name.as_str()).collect();
         // Per scheduled direction, which routes cross it (one pass over the routes).
         let mut crossing: Vec<Option<Vec<bool>>> =
@@ -444,6 +449,54 @@ impl Scenario {
         }
         let changes = self.resolve_changes(&net)?;
         Ok(Built { net, conns, arrivals, routes, changes })
+    }
+
+    /// Make the link where each ABR flow's data cells enter the cell network the flow's ABR
+    /// source (ADR 0013): a transmitter that spaces the cells at the allowed cell rate.
+    fn install_abr(
+        &self,
+        net: &mut Network,
+        routes: &RouteTable,
+        conns: &mut [ConnSpec],
+        arrivals: &[ArrivalSpec],
+    ) -> Result<(), ConfigError> {
+        if self.flows.iter().all(|g| g.abr.is_none()) {
+            return Ok(());
+        }
+        let mut users = vec![0u32; net.links.len()];
+        for r in conns.iter().map(|c| c.routes).chain(arrivals.iter().map(|a| a.routes)) {
+            for &l in r.iter().flat_map(|&r| routes.links(r)) {
+                users[l as usize] += 1;
+            }
+        }
+        for c in conns.iter_mut() {
+            let Some(cfg) = &self.flows[c.group as usize].abr else { continue };
+            let path = format!("flows[{}].abr", c.group);
+            let Some(&entry) = routes.links(c.routes[0]).iter().find(|&&l| net.links[l as usize].cells) else {
+                return Err(ConfigError::new(path, "the flow's data route crosses no cell link (cells = true)"));
+            };
+            let l = &net.links[entry as usize];
+            let name = format!("{} -> {}", net.nodes[l.from as usize], net.to_name(entry));
+            if users[entry as usize] > 1 {
+                return Err(ConfigError::new(
+                    path,
+                    format!("its cells enter the cell network on {name}, which other routes cross too; an ABR source's link carries one circuit"),
+                ));
+            }
+            if !matches!(l.aqm(), Some(Aqm::DropTail)) || l.lan.is_some() {
+                return Err(ConfigError::new(
+                    path,
+                    format!("its cells enter the cell network on {name}, whose queue is not \"droptail\"; the source's interface there spaces its cells"),
+                ));
+            }
+            let params = cfg.resolve(&path, l.params.rate)?;
+            let limit = l.params.limit;
+            let link = &mut net.links[entry as usize];
+            link.set_scheduler(Scheduler::new(Discipline::Priority, vec![SubQueue::new(None, SubAqm::None)], limit));
+            link.scheduled_mut().expect("scheduled").abr = Some(Box::new(Abr::new(params)));
+            c.abr = Some(entry);
+        }
+        Ok(())
     }
 
     /// Set the access delays of a dumbbell flow group with `rtt`: the four one-way access

@@ -1,12 +1,13 @@
 //! Flow groups as written in a scenario, and the connections a built scenario hands to the
 //! simulation.
 
+use super::abr::AbrCfg;
 use super::ensemble::Ensemble;
 use super::tcp::TcpCfg;
 use super::topology::LinkOverride;
 use crate::cc::aggregate::Join;
 use crate::cc::CcConfig;
-use crate::net::{NodeId, RouteId};
+use crate::net::{LinkId, NodeId, RouteId};
 use crate::tcp::TcpConfig;
 use crate::tfrc::{TfrcCfg, TfrcConfig};
 use crate::traffic::arrivals::{ArrivalsCfg, Process};
@@ -102,6 +103,10 @@ pub struct FlowGroup {
     /// (ADR 0012).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggregate: Option<AggregateCfg>,
+    /// The flow's data cells as an ATM ABR circuit (ADR 0013; `docs/scenarios.md`, "ATM cell
+    /// links").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abr: Option<AbrCfg>,
 }
 
 /// `aggregate` as written.
@@ -167,6 +172,8 @@ pub struct ConnSpec {
     /// Stable name of the flow's random streams: `flow/<group name>/<k>`, with `k` counting
     /// the flows of that name in scenario order.
     pub key: String,
+    /// ABR: the link direction whose transmitter is the source of its data cells.
+    pub abr: Option<LinkId>,
 }
 
 impl ConnSpec {

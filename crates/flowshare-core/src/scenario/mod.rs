@@ -9,6 +9,7 @@
 //! and `changes` hold what a scenario says and how each part is checked; `build` puts the
 //! checked parts together.
 
+mod abr;
 mod build;
 mod changes;
 mod ensemble;
@@ -17,6 +18,7 @@ mod queues;
 mod tcp;
 mod topology;
 
+pub use abr::AbrCfg;
 pub use build::Built;
 pub use changes::{ChangeCfg, ChangeDirection, LinkChange};
 pub use ensemble::{Ensemble, EnsembleCfg, EnsembleController, EnsembleKey, EnsembleParams};

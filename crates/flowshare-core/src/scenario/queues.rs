@@ -423,7 +423,11 @@ impl QueueCfg {
             }
             QueueKind::EnhancedRed => ERED.to_vec(),
             QueueKind::FqCodel => vec!["quantum", "target", "interval", "buckets"],
-            QueueKind::Epd => EPD_FIELDS.to_vec(),
+            QueueKind::Epd => {
+                let mut v = EPD_FIELDS.to_vec();
+                v.push("ecn_threshold");
+                v
+            }
         }
     }
 

@@ -11,7 +11,9 @@
 //! losses are counted by the queues that drop them; the connection counts the frames lost.
 
 use super::Simulation;
-use crate::packet::{flags, Dir, Kind, Packet, PacketId};
+use crate::net::abr::Abr;
+use crate::net::LinkId;
+use crate::packet::{ecn, flags, Dir, Kind, Packet, PacketId};
 use crate::trace::{EventKind, Reason};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -39,6 +41,9 @@ pub(super) struct Circuit {
     cells: u32,
     /// The oldest frame is merged with the rest of a frame whose last cell was lost.
     broken: bool,
+    /// ABR: the link direction whose transmitter is the circuit's source (a forward circuit
+    /// of a flow with `abr`), and the cells sent into it, RM cells included.
+    abr: Option<(LinkId, u64)>,
 }
 
 /// The circuits of every connection, two per connection (indexed by `2 · conn + dir`).
@@ -49,6 +54,21 @@ impl Circuits {
     /// Frames of connection `conn` travelling `dir` as cells.
     pub(super) fn in_transit(&self, conn: u32, dir: Dir) -> usize {
         self.0.get(2 * conn as usize + dir as usize).map_or(0, |c| c.frames.len())
+    }
+
+    /// Make the forward circuit of connection `conn` an ABR circuit whose source is the
+    /// transmitter of `link`.
+    pub(super) fn set_abr(&mut self, conn: u32, link: LinkId) {
+        self.get(conn, Dir::Forward).abr = Some((link, 0));
+    }
+
+    /// ABR circuit of `conn` sends a data cell: whether a forward RM cell goes first (one
+    /// cell in `nrm` is one, the circuit's first cell among them).
+    fn rm_before_next(&mut self, conn: u32, nrm: u32) -> bool {
+        let sent = &mut self.get(conn, Dir::Forward).abr.as_mut().expect("an ABR circuit").1;
+        let rm = sent.is_multiple_of(u64::from(nrm));
+        *sent += 1 + u64::from(rm);
+        rm
     }
 
     fn get(&mut self, conn: u32, dir: Dir) -> &mut Circuit {
@@ -71,18 +91,63 @@ impl Simulation {
         if hop == 0 && self.trace.is_some() {
             self.trace_endpoint(EventKind::Send, &frame, Reason::None);
         }
-        self.circuits.get(frame.conn, frame.dir).frames.push_back(id);
+        let circuit = self.circuits.get(frame.conn, frame.dir);
+        circuit.frames.push_back(id);
+        let abr = circuit.abr.map(|(link, _)| self.abr_source(link).params().nrm);
         let n = aal5_cells(frame.size);
         for k in 0..n {
+            if abr.is_some_and(|nrm| self.circuits.rm_before_next(frame.conn, nrm)) {
+                let mut rm = Packet::new(frame.conn, Kind::Cell, 0, CELL_BYTES, at);
+                (rm.dir, rm.hop, rm.flags, rm.ecn) = (frame.dir, hop, flags::RM, ecn::ECT);
+                self.send_cell(rm, at);
+            }
             let mut cell = Packet::new(frame.conn, Kind::Cell, u64::from(id), CELL_BYTES, frame.ts);
             cell.dir = frame.dir;
             cell.hop = hop;
             if k + 1 == n {
                 cell.flags |= flags::FRAME_END;
             }
-            let c = self.arena.alloc(cell);
-            self.conns[frame.conn as usize].in_network += 1;
-            self.forward(c, at);
+            self.send_cell(cell, at);
+        }
+    }
+
+    /// Put `cell` on its route at `at`.
+    fn send_cell(&mut self, cell: Packet, at: Time) {
+        let c = self.arena.alloc(cell);
+        self.conns[cell.conn as usize].in_network += 1;
+        self.forward(c, at);
+    }
+
+    /// The ABR source at the transmitter of `link`.
+    fn abr_source(&mut self, link: LinkId) -> &mut Abr {
+        self.net.links[link as usize].scheduled_mut().and_then(|s| s.abr.as_deref_mut()).expect("an ABR source link")
+    }
+
+    /// RM cell `id` leaves the cell network at `at`. A forward one is turned around there (the
+    /// destination's end of the circuit) onto the reverse route's cell links, carrying the
+    /// congestion indication of its CE bit; a backward one reaches its source, whose allowed
+    /// cell rate follows it.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn rm_cell_out(&mut self, id: PacketId, at: Time) {
+        let cell = *self.arena.get(id);
+        match cell.dir {
+            Dir::Forward => {
+                let back = &self.conns[cell.conn as usize].paths[Dir::Reverse as usize];
+                let entry = back.iter().position(|&l| self.net.links[l as usize].cells);
+                let Some(hop) = entry else {
+                    return self.free_packet(id, cell.conn);
+                };
+                let p = self.arena.get_mut(id);
+                (p.dir, p.hop, p.ecn) = (Dir::Reverse, hop as u16, cell.ecn & ecn::CE);
+                self.forward(id, at);
+            }
+            Dir::Reverse => {
+                if let Some((link, _)) = self.circuits.get(cell.conn, Dir::Forward).abr {
+                    self.abr_source(link).on_backward_rm(cell.ecn & ecn::CE != 0);
+                }
+                self.free_packet(id, cell.conn);
+            }
         }
     }
 

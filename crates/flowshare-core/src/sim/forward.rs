@@ -7,7 +7,7 @@ use crate::agent::{receiver, Io};
 use crate::engine::Event;
 use crate::net::sched::{Queued, Removal};
 use crate::net::{LinkId, Network, Refusal};
-use crate::packet::{ecn, Dir, Kind, Meta, Packet};
+use crate::packet::{ecn, flags, Dir, Kind, Meta, Packet};
 use crate::trace::{EventKind, Reason, Tracer};
 use crate::units::Time;
 
@@ -100,6 +100,9 @@ impl Simulation {
                     return self.segment(id, hop, at);
                 }
                 // The cell leaves the cell network here; its frame goes on if it is whole.
+                if meta.flags & flags::RM != 0 {
+                    return self.rm_cell_out(id, at);
+                }
                 if let Some(frame) = self.reassemble(id) {
                     self.arena.get_mut(frame).hop = hop;
                     self.forward(frame, at);
@@ -144,7 +147,11 @@ impl Simulation {
             let mut id = id;
             if CELLS && cell && next == route.len() {
                 // A route that ends in the cell network: the destination reassembles, and the
-                // frame, if whole, arrives with its last cell.
+                // frame, if whole, arrives with its last cell. An RM cell arrives by itself.
+                if meta.flags & flags::RM != 0 {
+                    self.events.push(arrival, Event::RmCell(id));
+                    return;
+                }
                 match self.reassemble(id) {
                     Some(frame) => id = frame,
                     None => return,
@@ -244,6 +251,10 @@ impl Simulation {
         let mut id = q.id;
         if p.kind == Kind::Cell && usize::from(p.hop) + 1 == self.conns[p.conn as usize].paths[p.dir as usize].len() {
             // The last cell link of a route that ends in the cell network (see `forward_on`).
+            if p.flags & flags::RM != 0 {
+                self.events.push(arrival, Event::RmCell(id));
+                return;
+            }
             match self.reassemble(id) {
                 Some(frame) => {
                     self.arena.get_mut(frame).hop = p.hop;

@@ -4,7 +4,7 @@
 //! reports ([`tables`]) have files of their own.
 
 mod arrivals;
-mod atm;
+pub mod atm;
 mod changes;
 mod concurrency;
 mod ensembles;
@@ -390,6 +390,11 @@ impl Simulation {
         };
         sim.init_ensembles();
         sim.init_arrivals(arrivals);
+        for (i, c) in sim.specs.iter().enumerate() {
+            if let Some(link) = c.abr {
+                sim.circuits.set_abr(i as u32, link);
+            }
+        }
         Ok(sim)
     }
 
@@ -551,6 +556,7 @@ impl Simulation {
             }
             Event::LinkChange(i) => self.apply_change(i as usize),
             Event::Warmup => self.end_warmup(),
+            Event::RmCell(id) => self.rm_cell_out(id, self.now),
         }
     }
 
