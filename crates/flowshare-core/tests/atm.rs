@@ -234,6 +234,40 @@ fn cell_links_refuse_what_they_cannot_do() {
             "flows[0].abr",
             "whose queue is not \"droptail\"",
         ),
+        (
+            network(
+                1,
+                r#"rate = "10Mbps", delay = "5ms", queue = { kind = "priority", classes = [{ flows = ["flow"], epd = {} }] }"#,
+                r#"rate = "100Mbps", delay = "1ms""#,
+                CBR,
+            ),
+            "topology.bottleneck.queue.classes",
+            "needs cells = true",
+        ),
+        (
+            network(
+                1,
+                &format!(
+                    r#"{cell_bottleneck}, queue = {{ kind = "priority", limit = 100, classes = [{{ flows = ["flow"], epd = {{ threshold = 200 }} }}] }}"#
+                ),
+                "rate = \"100Mbps\", delay = \"1ms\"",
+                CBR,
+            ),
+            "topology.bottleneck.queue.classes[0].epd.threshold",
+            "at most the limit (100 cells)",
+        ),
+        (
+            network(
+                1,
+                &format!(
+                    r#"{cell_bottleneck}, queue = {{ kind = "drr", queues = [{{ flows = ["flow"], ecn_threshold = 5 }}] }}"#
+                ),
+                "rate = \"100Mbps\", delay = \"1ms\"",
+                CBR,
+            ),
+            "topology.bottleneck.queue.queues[0].ecn_threshold",
+            "only priority classes",
+        ),
     ];
     for (toml, field, what) in cases {
         let e = match Simulation::new(&scenario::from_toml(&toml).expect("parses")) {
@@ -483,4 +517,44 @@ fn tcp_over_abr_with_the_tuned_factors_loses_nothing_and_shares_fairly() {
     let tuned = goodputs("abr = { airf = 0.00390625, rdff = 2 }");
     assert!(default.0 > 100, "Table 4.1's factors: {default:?}");
     assert!(tuned.0 == 0 && tuned.1 > 0.99, "tuned: {tuned:?}");
+}
+
+#[test]
+fn vbr_cells_go_first_and_the_data_class_discards_frames_or_marks() {
+    // Hasegawa (2000) §4.3.3 at a small scale: an MPEG-like VBR source (mean 4.5 Mbit/s, peak
+    // 14.84) with strict priority over ten TCP connections at a 20 Mbit/s cell switch. The data
+    // class (1,000 cells) either discards whole frames (EPD) or marks forward RM cells of ABR
+    // sources above 500 cells (EFCI); the VBR class loses nothing either way.
+    let run_with = |class: &str, abr: &str| {
+        let r = run(&network(
+            5,
+            &format!(
+                r#"rate = "20Mbps", delay = "1ms", cells = true, queue = {{ kind = "priority", limit = 100000, classes = [ {{ flows = ["vbr"] }}, {{ flows = ["data"], limit = 1000{class} }} ] }}"#
+            ),
+            r#"rate = "149.76Mbps", delay = "0.1ms", cells = true, queue = { limit = 1000000 }"#,
+            &format!(
+                "[[flows]]\nname = \"vbr\"\ntransport = \"udp\"\nsource = {{ kind = \"vbr\", rate = \"4.5Mbps\", peak = \"14.84Mbps\" }}\n\
+                 [[flows]]\nname = \"data\"\ncount = 10\nstart_spacing = \"1ms\"\ntcp = {{ mss = \"4312B\", rwnd = 15, recovery = \"reno\", rto_min = \"10ms\" }}\n{abr}"
+            ),
+        ));
+        assert_conservation(&r);
+        let (f, q) = (&r.flows, &r.queues);
+        let data_lost: i64 = f.i64("drops")[1..].iter().sum();
+        let data_goodput: f64 = f.f64("goodput_bps")[1..].iter().sum();
+        println!(
+            "{class} {abr}: VBR {} of {} lost; data {data_goodput:.0} bit/s, {data_lost} packets lost; switch {} cells dropped ({} early), {} marked",
+            f.i64("drops")[0],
+            f.i64("packets_sent")[0],
+            q.i64("drops")[0],
+            q.i64("early_drops")[0],
+            q.i64("ecn_marks")[0]
+        );
+        (f.i64("drops")[0], data_lost, q.i64("drops")[0], q.i64("early_drops")[0], q.i64("ecn_marks")[0])
+    };
+    let epd = run_with(", epd = {}", "");
+    assert_eq!(epd.0, 0, "VBR lost nothing");
+    assert!(epd.3 > 0 && epd.2 as f64 > 80.0 * epd.1 as f64, "EPD discards whole frames: {epd:?}");
+    let abr = run_with(", ecn_threshold = 500", "abr = {}");
+    assert_eq!(abr.0, 0, "VBR lost nothing");
+    assert!(abr.4 > 0 && abr.3 == 0, "EFCI marks, nothing is discarded early: {abr:?}");
 }

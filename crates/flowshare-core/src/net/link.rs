@@ -219,12 +219,14 @@ pub struct Scheduled {
     /// The ABR source whose cells this transmitter spaces (the first cell link of an ABR
     /// circuit, ADR 0013).
     pub abr: Option<Box<Abr>>,
+    /// A step marking marked the packet just accepted (see [`LinkDir::take_mark`]).
+    marked: bool,
 }
 
 impl Scheduled {
     /// An idle transmitter in front of `sched`.
     pub fn new(sched: Scheduler) -> Self {
-        Scheduled { sched, tx: None, removed: Vec::new(), abr: None }
+        Scheduled { sched, tx: None, removed: Vec::new(), abr: None, marked: false }
     }
 }
 
@@ -362,9 +364,10 @@ impl LinkDir {
         let res = s.sched.enqueue(now, q, &mut s.removed);
         let idle = s.tx.is_none();
         let held = s.sched.len().0 + u32::from(!idle);
+        s.marked = res == Ok(true);
         self.note_removed(now, from);
         match res {
-            Ok(()) => {
+            Ok(_) => {
                 self.stats.max_len = self.stats.max_len.max(held);
                 Ok(idle)
             }
@@ -653,8 +656,10 @@ impl LinkDir {
     /// pays nothing.
     #[inline]
     pub fn take_mark(&mut self) -> bool {
-        let Queue::Fifo(f) = &mut self.queue else { return false };
-        let marked = std::mem::take(&mut f.marked);
+        let marked = match &mut self.queue {
+            Queue::Fifo(f) => std::mem::take(&mut f.marked),
+            Queue::Scheduled(s) => std::mem::take(&mut s.marked),
+        };
         self.stats.marks += u64::from(marked);
         marked
     }

@@ -407,8 +407,9 @@ impl Scheduler {
     }
 
     /// Offer `q` at `now` (its arrival time). On refusal nothing changed but the AQM state;
-    /// packets pushed out to make room are appended to `removed`.
-    pub fn enqueue(&mut self, now: Time, q: Queued, removed: &mut Vec<(Queued, Removal)>) -> Result<(), Refusal> {
+    /// packets pushed out to make room are appended to `removed`. On acceptance, whether its
+    /// queue's step marking marks it.
+    pub fn enqueue(&mut self, now: Time, q: Queued, removed: &mut Vec<(Queued, Removal)>) -> Result<bool, Refusal> {
         let k = self.class_of_packet(&q.meta);
         self.max_packet = self.max_packet.max(q.meta.size);
         let push_out = match &self.disc {
@@ -416,11 +417,9 @@ impl Scheduler {
             Discipline::FqCodel(_) => true,
             Discipline::Priority => false,
         };
-        self.queues[k].admit(&q)?;
+        let marked = self.queues[k].admit(&q)?;
         if !push_out && exceeds(self.total, self.pkts + 1, self.bytes + u64::from(q.meta.size)) {
-            if let SubAqm::Red(red) = &mut self.queues[k].aqm {
-                red.reset_count();
-            }
+            self.queues[k].overflowed(&q);
             return Err(Refusal::Overflow);
         }
         self.queues[k].push_back(q);
@@ -468,7 +467,7 @@ impl Scheduler {
             };
             self.push_out(fattest, now, removed);
         }
-        Ok(())
+        Ok(marked)
     }
 
     /// The packet to transmit next at `now`, if any. Packets a discipline drops on the way

@@ -4,6 +4,7 @@
 //! works on these queues; the scheduler chooses among them.
 
 use crate::net::enhanced_red::EnhancedRed;
+use crate::net::epd::Epd;
 use crate::net::red::Red;
 use crate::net::{Limit, Refusal};
 use crate::packet::{Meta, PacketId};
@@ -49,6 +50,8 @@ pub enum SubAqm {
     Red(Box<Red>),
     /// Enhanced RED (DRR+, or the `enhanced_red` FIFO).
     Enhanced(Box<EnhancedRed>),
+    /// Whole-frame discard of ATM cells (a class of a priority queue on a cell link).
+    Epd(Box<Epd>),
 }
 
 /// One FIFO sub-queue of a scheduler.
@@ -62,6 +65,9 @@ pub struct SubQueue {
     empty_since: Time,
     /// Admission control.
     pub aqm: SubAqm,
+    /// Step marking: an ECN-capable arrival that finds this many packets or bytes waiting
+    /// here is marked (EFCI marking of forward RM cells in a class of a cell link).
+    pub mark_threshold: Option<Limit>,
 }
 
 impl SubQueue {
@@ -90,26 +96,39 @@ impl SubQueue {
         self.pkts.iter()
     }
 
-    /// Admission control and own limit for `q`; does not add it.
-    pub(crate) fn admit(&mut self, q: &Queued) -> Result<(), Refusal> {
+    /// Admission control and own limit for `q`; does not add it. On acceptance, whether the
+    /// step marking marks it.
+    pub(crate) fn admit(&mut self, q: &Queued) -> Result<bool, Refusal> {
         let idle = self.pkts.is_empty().then_some(self.empty_since);
         let early = match &mut self.aqm {
             SubAqm::None => false,
             SubAqm::Red(red) => red.early_drop(q.at, q.meta.size, self.pkts.len() as u32, self.bytes, idle),
             SubAqm::Enhanced(e) => e.early_drop(q.at, &q.meta, self.pkts.len() as u32, idle),
+            SubAqm::Epd(e) => e.discards(self.pkts.len() as u32, &q.meta),
         };
         if early {
             return Err(Refusal::Early);
         }
         if let Some(limit) = self.limit {
             if exceeds(limit, self.pkts.len() as u32 + 1, self.bytes + u64::from(q.meta.size)) {
-                if let SubAqm::Red(red) = &mut self.aqm {
-                    red.reset_count();
-                }
+                self.overflowed(q);
                 return Err(Refusal::Overflow);
             }
         }
-        Ok(())
+        Ok(match self.mark_threshold {
+            Some(Limit::Packets(n)) => q.meta.ect() && self.pkts.len() as u64 >= u64::from(n),
+            Some(Limit::Bytes(b)) => q.meta.ect() && self.bytes >= b,
+            None => false,
+        })
+    }
+
+    /// `q`, admitted by [`SubQueue::admit`], was refused for want of room after all.
+    pub(crate) fn overflowed(&mut self, q: &Queued) {
+        match &mut self.aqm {
+            SubAqm::Red(red) => red.reset_count(),
+            SubAqm::Epd(e) => e.overflowed(&q.meta),
+            SubAqm::None | SubAqm::Enhanced(_) => {}
+        }
     }
 
     /// Append `q` (no checks).

@@ -3,7 +3,7 @@
 
 use crate::engine::stream;
 use crate::net::codel::CodelParams;
-use crate::net::epd::EpdParams;
+use crate::net::epd::{Epd, EpdParams};
 use crate::net::red::{self, Red, RedParams};
 use crate::net::sched::{
     ClassNames, Discipline, Drr, EnhancedRed, EnhancedRedParams, FqCodel, Overflow, PerFlow, Scheduler, SubAqm,
@@ -68,6 +68,29 @@ pub struct ClassCfg {
     /// DRR: its quantum (bytes, or packets of `mean_pktsize`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantum: Option<LimitCfg>,
+    /// Priority class of a cell link: whole-frame discard of its cells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epd: Option<EpdCfg>,
+    /// Priority class: step marking of ECN-capable arrivals that find this many packets (or
+    /// bytes) waiting in the class (EFCI marking of forward RM cells on a cell link).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_threshold: Option<LimitCfg>,
+}
+
+/// `epd` of a priority class: the fields of kind `"epd"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpdCfg {
+    /// Cells in the class above which a frame is discarded (default half the class's limit,
+    /// or of the queue's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<u32>,
+    /// EPD/A.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accounting: Option<bool>,
+    /// PPD.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ppd: Option<bool>,
 }
 
 /// Admission control inside each DRR queue (DRR+).
@@ -240,6 +263,26 @@ const RED_FIELDS: [&str; 12] = [
     "ecn",
     "mark_p",
 ];
+
+/// Resolve `cfg`, the frame discard of a queue or class holding at most `limit` (the field
+/// `limit_field`); `threshold_field` names its threshold. The threshold defaults to half the
+/// limit, which must count cells.
+fn epd_params(cfg: &EpdCfg, limit_field: &str, threshold_field: &str, limit: Limit) -> Result<EpdParams, ConfigError> {
+    let Limit::Packets(limit) = limit else {
+        return Err(ConfigError::new(
+            limit_field,
+            "frame discard (EPD) needs a limit in cells (an integer), not bytes",
+        ));
+    };
+    let threshold = cfg.threshold.unwrap_or(limit / 2);
+    if threshold > limit {
+        return Err(ConfigError::new(
+            threshold_field,
+            format!("must be at most the limit ({limit} cells), got {threshold}"),
+        ));
+    }
+    Ok(EpdParams { threshold, accounting: cfg.accounting.unwrap_or(false), ppd: cfg.ppd.unwrap_or(false) })
+}
 
 /// The optional fields of an EPD queue.
 const EPD_FIELDS: [&str; 3] = ["threshold", "accounting", "ppd"];
@@ -498,20 +541,13 @@ impl QueueCfg {
                 "\"epd\" discards whole AAL5 frames of cells; it needs cells = true on the link",
             ));
         }
-        let Limit::Packets(limit) = self.limit.0 else {
-            return Err(ConfigError::new(
-                format!("{path}.limit"),
-                "kind \"epd\" needs a limit in cells (an integer), not bytes",
-            ));
-        };
-        let threshold = self.threshold.unwrap_or(limit / 2);
-        if threshold > limit {
-            return Err(ConfigError::new(
-                format!("{path}.threshold"),
-                format!("must be at most the limit ({limit} cells), got {threshold}"),
-            ));
-        }
-        Ok(Some(EpdParams { threshold, accounting: self.accounting.unwrap_or(false), ppd: self.ppd.unwrap_or(false) }))
+        let cfg = EpdCfg { threshold: self.threshold, accounting: self.accounting, ppd: self.ppd };
+        epd_params(&cfg, &format!("{path}.limit"), &format!("{path}.threshold"), self.limit.0).map(Some)
+    }
+
+    /// Whether a class of the queue discards frames of cells, which only cell links carry.
+    pub fn needs_cells(&self) -> bool {
+        self.kind == QueueKind::Epd || self.classes.iter().flatten().any(|c| c.epd.is_some())
     }
 
     /// Enhanced RED's parameters (defaults after resolution hasegawa:A42: thresholds 5 and 15
@@ -620,7 +656,27 @@ impl QueueCfg {
                     if c.quantum.is_some() {
                         return Err(ConfigError::new(format!("{cpath}.quantum"), "only DRR queues have a quantum"));
                     }
-                    queues.push(SubQueue::new(Self::class_limit(c.limit, &cpath)?, SubAqm::None));
+                    let limit = Self::class_limit(c.limit, &cpath)?;
+                    let aqm = match &c.epd {
+                        Some(e) => {
+                            let limit_field = format!("{}.limit", if c.limit.is_some() { &cpath } else { path });
+                            let p =
+                                epd_params(e, &limit_field, &format!("{cpath}.epd.threshold"), limit.unwrap_or(total))?;
+                            SubAqm::Epd(Box::new(Epd::new(p)))
+                        }
+                        None => SubAqm::None,
+                    };
+                    let mut q = SubQueue::new(limit, aqm);
+                    q.mark_threshold = match c.ecn_threshold.map(|l| l.0) {
+                        Some(Limit::Packets(0) | Limit::Bytes(0)) => {
+                            return Err(ConfigError::new(
+                                format!("{cpath}.ecn_threshold"),
+                                "must be at least 1 packet (an integer) or 1 byte (a size such as \"30000B\")",
+                            ))
+                        }
+                        k => k,
+                    };
+                    queues.push(q);
                 }
                 let mut s = Scheduler::new(Discipline::Priority, queues, total);
                 s.names = Some(ClassNames {
@@ -674,6 +730,10 @@ impl QueueCfg {
                 let explicit = self.queues.clone().unwrap_or_default();
                 for (k, c) in explicit.iter().enumerate() {
                     let cpath = format!("{path}.queues[{k}]");
+                    if c.epd.is_some() || c.ecn_threshold.is_some() {
+                        let field = if c.epd.is_some() { "epd" } else { "ecn_threshold" };
+                        return Err(ConfigError::new(format!("{cpath}.{field}"), "only priority classes take it"));
+                    }
                     if c.flows.is_empty() {
                         return Err(ConfigError::new(
                             format!("{cpath}.flows"),

@@ -283,6 +283,12 @@ fn link_params(cfg: &LinkCfg, path: &str) -> Result<LinkParams, ConfigError> {
     let qpath = format!("{path}.queue");
     cfg.queue.red_params(&qpath, cfg.rate, cfg.delay)?;
     cfg.queue.epd_params(&qpath, cfg.cells)?;
+    if cfg.queue.needs_cells() && !cfg.cells {
+        return Err(ConfigError::new(
+            format!("{qpath}.classes"),
+            "a class with epd discards whole AAL5 frames of cells; it needs cells = true on the link",
+        ));
+    }
     cfg.queue.mark_threshold(&qpath)?;
     cfg.queue.scheduler(&qpath, cfg.rate, cfg.delay, 0, "check")?;
     Ok(LinkParams { rate: cfg.rate, delay: cfg.delay.0, limit: cfg.queue.limit.0 })

@@ -183,6 +183,9 @@ impl Simulation {
                 self.free_packet(id, p.conn);
             }
             Ok(idle) => {
+                if meta.ecn != 0 && self.net.links[link as usize].take_mark() {
+                    self.arena.get_mut(id).ecn |= ecn::CE;
+                }
                 if self.trace.is_some() {
                     trace_sched(&mut self.trace, now, None, &p, link);
                 }
