@@ -1,4 +1,4 @@
-//! HTTP clients (`process = "http"`, ADR 0006) on the asymmetric link of Table 5.1 of
+//! HTTP clients (`process = "http"`, ADR 0014) on the asymmetric link of Table 5.1 of
 //! G. Hasegawa, "Congestion and Fairness Control Mechanisms of TCP for the High-Speed
 //! Internet", PhD thesis, Osaka University, 2000: μ_f = 4000 packets/s of 1040 B downstream
 //! (1000 B of payload), μ_r = 1000 ACKs/s of 40 B upstream, τ_f = τ_r = 1 ms, B_f = 8, B_r = 5.

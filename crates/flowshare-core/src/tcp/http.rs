@@ -1,6 +1,6 @@
 //! HTTP/1.0 and HTTP/1.1 over one TCP connection (G. Hasegawa, "Congestion and Fairness Control
 //! Mechanisms of TCP for the High-Speed Internet", PhD thesis, Osaka University, 2000,
-//! chapter 5; ADR 0006).
+//! chapter 5; ADR 0014).
 //!
 //! The connection's source is the server and its destination the client, so documents flow
 //! forward (downstream) and everything the client says travels the reverse (upstream) path,

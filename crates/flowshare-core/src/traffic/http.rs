@@ -3,7 +3,7 @@
 //! per document) or HTTP/1.1 (one persistent connection per session). The workload of
 //! G. Hasegawa, "Congestion and Fairness Control Mechanisms of TCP for the High-Speed
 //! Internet", PhD thesis, Osaka University, 2000, chapter 5; the connection-level behaviour is
-//! in [`crate::tcp::http`], the design in ADR 0006.
+//! in [`crate::tcp::http`], the design in ADR 0014.
 //!
 //! A session's documents are a fixed list (Fig. 5.6: a 100 KB document and then 10 KB ones) or
 //! `count` documents drawn from a weighted set of sizes (Table 5.2's mix), drawn from the

@@ -1,4 +1,4 @@
-//! HTTP clients at run time (`process = "http"`, [`crate::traffic::http`]; ADR 0006): a client
+//! HTTP clients at run time (`process = "http"`, [`crate::traffic::http`]; ADR 0014): a client
 //! opens a connection per document (HTTP/1.0) or per session (HTTP/1.1) in a transfer slot
 //! like any other arrival, and moves on when its client endpoint has received the last byte
 //! of the connection's last document, not when the server has seen it acknowledged, since the
