@@ -162,8 +162,9 @@ def test_tiny_report_and_runs(tiny):
     out, done = tiny
     html = (out / "report.html").read_text(encoding="utf-8")
     assert html.count("<img") >= 8 and "Figs 3.1 and 3.9" in html and "Fig 6.14" in html
+    assert "Fig 5.3" in html and "Fig 5.6" in html
     runs = pd.read_csv(out / "runs.csv")
-    assert set(runs["chapter"]) == {"ch2", "ch3", "ch6"}
+    assert set(runs["chapter"]) == {"ch2", "ch3", "ch5", "ch6"}
     assert len(runs) == done.runs
     assert not any(c.startswith(SERIES_PREFIX) for c in runs.columns)
 

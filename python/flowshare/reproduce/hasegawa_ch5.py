@@ -252,8 +252,8 @@ TARGETS: tuple[Target, ...] = (
     _t("C5-1", "Tahoe throughput against k (Fig 5.3a): the knee, the k of the highest "
        "simulated throughput before the drop, at k = B_f = 8", 8.0, 2.0),
     _t("C5-2a", "Fig 5.3b: the crossover, the largest k at which Vegas (base-RTT refresh) "
-       "still delivers at least Tahoe's throughput; the thesis: Vegas above Tahoe for k ≤ B_f, "
-       "below beyond", 8.0, 2.0),
+       "still delivers at least Tahoe's throughput (0 if at none); the thesis: Vegas above "
+       "Tahoe for k ≤ B_f, below beyond", 8.0, 2.0),
     _t("C5-2b", "Fig 5.3b: the original Vegas's throughput over the refreshed Vegas's, mean "
        "over k ≥ 2 (\"very low\")", 0.5, 0.0, "at_most"),
     _t("C5-3a", "Fig 5.6a (τ = 0.01 ms): what HTTP/1.1 saves of a session's total delay, "
@@ -322,7 +322,7 @@ def _crossover(t: pd.DataFrame) -> tuple[float | None, str]:
         elif last is not None:
             break
     if last is None:
-        return None, "Vegas is below Tahoe at every simulated k"
+        return 0.0, "Vegas is below Tahoe at every simulated k"
     return float(last), ""
 
 
@@ -385,8 +385,10 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
     for target in TARGETS:
         value, note = values[target.id]
         why = WHY_MISSED.get(target.id, "")
-        out.append(target.unmeasured(f"{note}; {why}" if why else note) if value is None
-                   else target.evaluate(value).explained(why))
+        if value is None:
+            out.append(target.unmeasured(f"{note}; {why}" if why else note))
+        else:
+            out.append(target.evaluate(value).explained(f"{note}; {why}" if note else why))
     return out
 
 
