@@ -134,8 +134,6 @@ fn transport_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, len: u32, header: &
 /// or feedback packet, which travel over UDP); returns (header bytes, IPv4 total length).
 fn udp_headers(buf: &mut [u8], p: &Packet, wire: &FlowWire, ip_id: u16) -> (usize, u32) {
     let (sender, receiver, sport) = flow_addresses(p.conn);
-    let forward = p.dir == crate::packet::Dir::Forward;
-    // An HTTP client's SYN and requests travel against their kind's usual direction (ADR 0014).
     let forward = p.dir == Dir::Forward;
     let (src, dst, sp, dp) =
         if forward { (sender, receiver, sport, DST_PORT) } else { (receiver, sender, DST_PORT, sport) };
