@@ -52,6 +52,8 @@ COLUMNS = [
     "initial_rttvar_s",
     "rtt_min_s",
     "sent_bytes",
+    "session",
+    "document",
 ]
 
 IW = 3.0

@@ -77,14 +77,15 @@ pub enum Agent {
 }
 
 impl Agent {
-    /// The connection starts at `io.now`. Only source-side agents act. Returns
-    /// [`Agent::next_wake`].
+    /// The connection starts at `io.now`. Source-side agents act; of the destination side
+    /// only an HTTP client, which opens its connection. Returns [`Agent::next_wake`].
     pub fn start(&mut self, io: &mut Io<'_>) -> Option<Time> {
         match self {
             Agent::TcpSender(s) => s.start(io.now, io.cc, io.out),
             Agent::UdpSource(s) => s.start(io.now),
             Agent::TfrcSender(s) => s.start(io.now),
-            Agent::TcpSink(_) | Agent::UdpSink(_) | Agent::TfrcReceiver(_) | Agent::Vacant => {}
+            Agent::TcpSink(k) => k.start(io.now, io.out),
+            Agent::UdpSink(_) | Agent::TfrcReceiver(_) | Agent::Vacant => {}
         }
         self.next_wake()
     }

@@ -8,11 +8,12 @@ sweep and concatenates their measured rows, targets and report sections:
   sharing a bottleneck (Figs 2.3-2.8);
 - chapter 3 (:mod:`.hasegawa_ch3`): mis-retransmission, Experiments 1 and 2, the extra delay D
   and the detection mechanism (Figs 3.1-3.5, 3.9-3.11);
+- chapter 5 (:mod:`.hasegawa_ch5`): Tahoe and Vegas, HTTP/1.0 and 1.1 clients over an
+  asymmetric link (Figs 5.3-5.7);
 - chapter 6 (:mod:`.hasegawa_ch6`): FIFO, RED, enhanced RED, DRR and DRR+ with Reno and Vegas
   for proportional fairness, and reverse traffic (Figs 6.4-6.23).
 
-Chapters 4 (TCP over ATM) and 5 (HTTP over asymmetric links) are not simulated yet: their
-targets are listed as not measured, each with what is missing (:data:`PENDING`). A chapter
+Chapter 4 (TCP over ATM) is not simulated yet: its targets are listed as not measured, each with what is missing (:data:`PENDING`). A chapter
 module (interface: :class:`flowshare.reproduce.hasegawa_runs.Chapter`) is added by naming it
 in :data:`CHAPTERS`; its targets then replace the pending ones.
 
@@ -31,7 +32,7 @@ from typing import Any
 import pandas as pd
 
 from .._core import ConfigError
-from . import hasegawa_ch2, hasegawa_ch3, hasegawa_ch6
+from . import hasegawa_ch2, hasegawa_ch3, hasegawa_ch5, hasegawa_ch6
 from .hasegawa_runs import SERIES_PREFIX
 from .report import Section
 from .targets import Target, check_unique
@@ -42,12 +43,12 @@ __all__ = ["CHAPTERS", "KEY", "OPTIONS", "PENDING", "SCALES", "Options", "Plan",
 
 KEY = "hasegawa"
 TITLE = ("Hasegawa (2000): congestion and fairness control mechanisms of TCP — simulations of "
-         "chapters 2, 3 and 6")
+         "chapters 2, 3, 5 and 6")
 SCALES = ("full", "quick", "tiny")
 """``full``: the thesis's run lengths and sweeps; ``quick``: fewer points and shorter runs of
 chapter 6 (about 20 s on 2 cores, the full scale about 30 s); ``tiny``: a few seconds, for tests."""
 
-CHAPTERS: tuple[Any, ...] = (hasegawa_ch2, hasegawa_ch3, hasegawa_ch6)
+CHAPTERS: tuple[Any, ...] = (hasegawa_ch2, hasegawa_ch3, hasegawa_ch5, hasegawa_ch6)
 """The simulated chapters, in the thesis's order; adding one is adding its module here."""
 
 
@@ -58,9 +59,6 @@ def _pending(id: str, description: str, published: float) -> Target:
 _ATM = ("not simulated yet: chapter 4 (TCP over ATM) needs the ABR source of the ATM layer "
         "(ACR, RM cells, EFCI marking) and the EPD and EPD/A switch policies; flowshare's cell "
         "queues are plain UBR FIFOs (docs/scenarios.md, \"ATM cell links\")")
-_HTTP = ("not simulated yet: chapter 5 (TCP over asymmetric links) needs the HTTP workload "
-         "(HTTP/1.0 and 1.1 transfers of Table 5.2's documents, Figs 5.4-5.7) and its own "
-         "module for the asymmetric-link runs of Fig 5.3")
 
 PENDING: dict[str, tuple[tuple[Target, ...], str]] = {
     "ch4": ((
@@ -85,19 +83,10 @@ PENDING: dict[str, tuple[tuple[Target, ...], str]] = {
         _pending("C4-10", "ICR: bursts shorter than 20 packets are insensitive to ICR "
                  "(packets)", 20.0),
     ), _ATM),
-    "ch5": ((
-        _pending("C5-1", "Tahoe throughput against the asymmetry k: the knee at k = B_f = 8", 8.0),
-        _pending("C5-2", "Vegas above Tahoe for k ≤ B_f, below for k > B_f (crossover k); "
-                 "original Vegas very low on asymmetric links", 8.0),
-        _pending("C5-3", "HTTP/1.1 against 1.0: small effect at τ = 0.01 ms, limited at 10 ms "
-                 "(no number in the text)", math.nan),
-        _pending("C5-4", "Table 5.2 document mix: Vegas better for delays from 100 µs up to "
-                 "1 ms (ms)", 1.0),
-    ), _HTTP),
 }
 """Targets of the chapters not simulated yet, and why, by chapter key."""
 
-_PENDING_NUMBERS = {"ch4": 4, "ch5": 5}
+_PENDING_NUMBERS = {"ch4": 4}
 
 
 def _options_post_init(self: Any) -> None:

@@ -331,6 +331,18 @@ impl Scenario {
                     ));
                 }
                 let (process, limit) = arr.resolve(&format!("{path}.arrivals"), self.base_dir.as_deref())?;
+                if matches!(process, crate::traffic::arrivals::Process::Http(_)) {
+                    // The HTTP client opens its connections itself (SYN, SYN-ACK, request).
+                    for (field, set) in [("handshake", tcp.handshake), ("syn_segment", tcp.syn_segment)] {
+                        if set {
+                            return Err(ConfigError::new(
+                                format!("{path}.tcp.{field}"),
+                                "must be false with process = \"http\": the client opens each connection \
+                                 with its own handshake (SYN, SYN-ACK, request)",
+                            ));
+                        }
+                    }
+                }
                 // One pair of hosts for all the group's connections.
                 let (src, dst) = match access {
                     Some(acc) => {

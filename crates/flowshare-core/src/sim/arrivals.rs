@@ -1,6 +1,7 @@
 //! Connections opened while the run goes on ([`crate::traffic::arrivals`]): arrival
-//! processes, closed-loop users and sequential session sources, connection slots taken from a free list and given back, and
-//! the per-transfer table written as transfers finish.
+//! processes, closed-loop users, sequential session sources and HTTP clients ([`http`]),
+//! connection slots taken from a free list and given back, and the per-transfer table written
+//! as transfers finish.
 //!
 //! The flows a scenario lists occupy the first slots for the whole run. A transfer opened by
 //! an arrival process takes a free slot (or a new one), runs, and is recorded when its last
@@ -19,6 +20,9 @@ use crate::trace::FlowWire;
 use crate::traffic::arrivals::Process;
 use crate::traffic::sessions::SourceState;
 use crate::units::{secs, Time, NS_PER_SEC};
+
+mod http;
+use http::{HttpConn, HttpUser};
 
 /// An arrival process at run time.
 #[derive(Debug)]
@@ -44,6 +48,8 @@ pub(super) struct User {
     rng: Stream,
     /// Sessions: where the source is in its session.
     session: SourceState,
+    /// HTTP: where the client is in its sessions.
+    http: HttpUser,
 }
 
 /// A transfer occupying a slot.
@@ -57,6 +63,8 @@ pub(super) struct Transfer {
     size: u64,
     /// Its last byte was acknowledged (and it was recorded).
     done: bool,
+    /// An HTTP connection: its documents are recorded one by one as the client receives them.
+    http: Option<HttpConn>,
 }
 
 impl Transfer {
@@ -86,6 +94,8 @@ pub(super) struct TransferLog {
     initial_rttvar: Vec<f64>,
     rtt_min: Vec<f64>,
     sent_bytes: Vec<i64>,
+    session: Vec<i64>,
+    document: Vec<i64>,
     /// Rows recorded since the start of the run.
     pub(super) total: u64,
 }
@@ -111,8 +121,58 @@ impl TransferLog {
         t.push("initial_rttvar_s", Column::F64(std::mem::take(&mut self.initial_rttvar)));
         t.push("rtt_min_s", Column::F64(std::mem::take(&mut self.rtt_min)));
         t.push("sent_bytes", Column::I64(std::mem::take(&mut self.sent_bytes)));
+        t.push("session", Column::I64(std::mem::take(&mut self.session)));
+        t.push("document", Column::I64(std::mem::take(&mut self.document)));
         t
     }
+}
+
+/// A sender's counters as the per-transfer table reports them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Counts {
+    packets_sent: u64,
+    retransmits: u64,
+    timeouts: u64,
+    drops: u64,
+    sent_bytes: u64,
+}
+
+impl Counts {
+    /// Sender `s`'s counters, with `drops` data packets of its connection dropped.
+    fn of(s: &Sender, drops: u64) -> Counts {
+        let st = &s.stats;
+        Counts {
+            packets_sent: st.packets_sent,
+            retransmits: st.retransmits,
+            timeouts: st.timeouts,
+            drops,
+            sent_bytes: s.sent_bytes(),
+        }
+    }
+
+    /// What was counted since `base`.
+    fn since(self, base: Counts) -> Counts {
+        Counts {
+            packets_sent: self.packets_sent - base.packets_sent,
+            retransmits: self.retransmits - base.retransmits,
+            timeouts: self.timeouts - base.timeouts,
+            drops: self.drops - base.drops,
+            sent_bytes: self.sent_bytes - base.sent_bytes,
+        }
+    }
+}
+
+/// One row of the per-transfer table beyond what the transfer and its sender tell.
+struct Row {
+    /// When it started (was asked for).
+    start: Time,
+    size: u64,
+    /// How long it took, if it completed.
+    fct: Option<Time>,
+    counts: Counts,
+    /// HTTP: the client's session and the document's number in it (−1 otherwise).
+    session: i64,
+    document: i64,
 }
 
 /// A size drawn from a distribution over bytes: whole bytes, at least one.
@@ -148,12 +208,13 @@ impl Simulation {
                     self.arrivals.push(arr);
                     self.schedule_arrival(a, first);
                 }
-                Process::ClosedLoop { .. } | Process::Sessions(_) => {
+                Process::ClosedLoop { .. } | Process::Sessions(_) | Process::Http(_) => {
                     // Each user starts after a first think time of its own, each source after a
-                    // first session gap.
+                    // first session gap; HTTP clients start at once.
                     let (n, prefix) = match &arr.spec.process {
                         Process::ClosedLoop { users, .. } => (*users, "user"),
                         Process::Sessions(m) => (m.sources, "source"),
+                        Process::Http(h) => (h.clients, "client"),
                         _ => unreachable!("users or sources"),
                     };
                     for u in 0..n {
@@ -161,11 +222,18 @@ impl Simulation {
                         let delay = match &arr.spec.process {
                             Process::ClosedLoop { think, .. } => think.sample(&mut rng),
                             Process::Sessions(m) => m.first(&mut rng),
+                            Process::Http(_) => 0.0,
                             _ => unreachable!("users or sources"),
                         };
                         let first = arr.spec.start.saturating_add(whole_ns(delay));
                         let id = self.users.len() as u32;
-                        self.users.push(User { arrivals: a, index: u, rng, session: SourceState::default() });
+                        self.users.push(User {
+                            arrivals: a,
+                            index: u,
+                            rng,
+                            session: SourceState::default(),
+                            http: HttpUser::default(),
+                        });
                         if arr.spec.stop.is_none_or(|s| first < s) && first <= self.end {
                             self.events.push(first, Event::User(id));
                         }
@@ -198,15 +266,15 @@ impl Simulation {
                 arr.next += 1;
                 (s, list.get(arr.next).map(|e| arr.spec.start.saturating_add(e.0)))
             }
-            Process::ClosedLoop { .. } | Process::Sessions(_) => {
-                unreachable!("users and sources open their own connections")
+            Process::ClosedLoop { .. } | Process::Sessions(_) | Process::Http(_) => {
+                unreachable!("users, sources and clients open their own connections")
             }
         };
         arr.opened += 1;
         if let Some(t) = next {
             self.schedule_arrival(a, t);
         }
-        self.open_transfer(a, size, None);
+        self.open_transfer(a, size, None, None);
     }
 
     /// User (or source) `u` ends its pause: it opens its next transfer, unless its process
@@ -221,15 +289,17 @@ impl Simulation {
         let size = match &arr.spec.process {
             Process::ClosedLoop { size, .. } => size.sample(&mut user.rng),
             Process::Sessions(m) => m.open_page(&mut user.session, &mut user.rng),
-            _ => unreachable!("a closed loop or sessions"),
+            Process::Http(_) => return self.open_http(u),
+            _ => unreachable!("a closed loop, sessions or HTTP"),
         };
         let size = whole_bytes(size);
         arr.opened += 1;
-        self.open_transfer(a, size, Some(u));
+        self.open_transfer(a, size, Some(u), None);
     }
 
-    /// Open a transfer of `size` bytes for process `a` (and user `user`) now, in a free slot.
-    fn open_transfer(&mut self, a: u32, size: u64, user: Option<u32>) {
+    /// Open a transfer of `size` bytes for process `a` (and user `user`) now, in a free slot;
+    /// for an HTTP client, a connection carrying the documents of `http`.
+    fn open_transfer(&mut self, a: u32, size: u64, user: Option<u32>, http: Option<(HttpConn, Vec<u64>)>) {
         let spec = &self.arrivals[a as usize].spec;
         let id = self.next_transfer;
         self.next_transfer =
@@ -272,8 +342,12 @@ impl Simulation {
         let slot = c as usize;
         let mut sender = Sender::new(c, tcp, Some(total), last, ctl);
         super::set_clock_phase(&mut sender, self.seed, &format!("{}/t{id}", spec.key), &tcp);
+        let mut sink = Sink::new(c, &tcp, Some(total), last);
+        if let (Some((_, docs)), Process::Http(h)) = (&http, &spec.process) {
+            http::serve_and_fetch(&mut sender, &mut sink, c, h, &tcp, docs);
+        }
         self.agents[2 * slot] = Agent::TcpSender(Box::new(sender));
-        self.agents[2 * slot + 1] = Agent::TcpSink(Sink::new(c, &tcp, Some(total), last));
+        self.agents[2 * slot + 1] = Agent::TcpSink(sink);
         for w in &mut self.wakes[2 * slot..2 * slot + 2] {
             w.entry = None;
             w.gen = w.gen.wrapping_add(1);
@@ -286,7 +360,15 @@ impl Simulation {
             let rng = stream(self.seed, &format!("{}/t{id}/send_jitter", spec.key));
             Box::new(super::SendJitter { max: tcp.send_jitter, rng, held: Default::default() })
         });
-        self.transfers[slot] = Some(Transfer { id, arrivals: a, user, start: self.now, size, done: false });
+        self.transfers[slot] = Some(Transfer {
+            id,
+            arrivals: a,
+            user,
+            start: self.now,
+            size,
+            done: false,
+            http: http.as_ref().map(|h| h.0),
+        });
         self.concurrency_opened(c, self.arrivals[a as usize].spec.group);
         if let Some(t) = &mut self.trace {
             t.set_slot(c, id, FlowWire { mss: tcp.mss, header: tcp.header, size: Some(size) });
@@ -296,6 +378,13 @@ impl Simulation {
         let wake = self.agents[ep as usize].start(&mut io);
         self.note_owner(ep);
         self.after_agent(ep, wake);
+        if http.is_some() {
+            // The client opens the connection, once the server listens.
+            let ep = endpoint(c, Side::Destination);
+            let mut io = Io { now: self.now, out: &mut self.out, cc: &mut self.cc };
+            let wake = self.agents[ep as usize].start(&mut io);
+            self.after_agent(ep, wake);
+        }
     }
 
     /// After an endpoint of transfer slot `c` ran: record the transfer when it has just
@@ -306,6 +395,9 @@ impl Simulation {
     pub(super) fn after_transfer_event(&mut self, c: u32) {
         let slot = c as usize;
         let Some(t) = self.transfers[slot] else { return };
+        if let Some(h) = t.http {
+            return self.after_http_event(c, t, h);
+        }
         if !t.done {
             let Some(s) = self.agents[2 * slot].tcp_sender() else { return };
             if s.stats.completed_at.is_none() {
@@ -319,7 +411,7 @@ impl Simulation {
                 let pause = match &arr.spec.process {
                     Process::ClosedLoop { think, .. } => think.sample(&mut user.rng),
                     Process::Sessions(m) => m.after_page(&user.session, &mut user.rng),
-                    _ => unreachable!("a closed loop or sessions"),
+                    _ => unreachable!("a closed loop or sessions (HTTP clients move on by document)"),
                 };
                 let next = self.now.saturating_add(whole_ns(pause));
                 if arr.spec.stop.is_none_or(|s| next < s) && next <= self.end {
@@ -350,19 +442,28 @@ impl Simulation {
         t.done = true;
         let t = *t;
         let s = self.agents[2 * slot].tcp_sender().expect("a TCP sender");
-        let completion = s.stats.completed_at.map(|at| secs(at - t.start));
+        let fct = s.stats.completed_at.map(|at| at - t.start);
+        let counts = Counts::of(s, self.counters[slot].data_dropped);
+        self.push_row(c, &t, Row { start: t.start, size: t.size, fct, counts, session: -1, document: -1 });
+    }
+
+    /// Add a row for transfer `t` in slot `c` (a whole transfer, or one document of an HTTP
+    /// connection) to the per-transfer table and the flow-completion statistics.
+    fn push_row(&mut self, c: u32, t: &Transfer, row: Row) {
+        let s = self.agents[2 * c as usize].tcp_sender().expect("a TCP sender");
+        let completion = row.fct.map(secs);
         let log = &mut self.transfer_log;
         log.transfer.push(i64::from(t.id));
         log.name.push(self.arrivals[t.arrivals as usize].spec.name.clone());
         log.user.push(t.user.map_or(-1, |u| i64::from(self.users[u as usize].index)));
-        log.start.push(secs(t.start));
-        log.size.push(t.size as i64);
+        log.start.push(secs(row.start));
+        log.size.push(row.size as i64);
         log.completion.push(completion.unwrap_or(f64::NAN));
-        log.goodput.push(completion.map_or(f64::NAN, |d| t.size as f64 * 8.0 / d));
-        log.packets_sent.push(s.stats.packets_sent as i64);
-        log.retransmits.push(s.stats.retransmits as i64);
-        log.timeouts.push(s.stats.timeouts as i64);
-        log.drops.push(self.counters[slot].data_dropped as i64);
+        log.goodput.push(completion.map_or(f64::NAN, |d| row.size as f64 * 8.0 / d));
+        log.packets_sent.push(row.counts.packets_sent as i64);
+        log.retransmits.push(row.counts.retransmits as i64);
+        log.timeouts.push(row.counts.timeouts as i64);
+        log.drops.push(row.counts.drops as i64);
         let st = &s.stats;
         log.initial_cwnd.push(st.initial_cwnd);
         log.initial_ssthresh.push(if st.initial_ssthresh.is_finite() { st.initial_ssthresh } else { f64::NAN });
@@ -370,11 +471,12 @@ impl Simulation {
         log.initial_srtt.push(srtt);
         log.initial_rttvar.push(rttvar);
         log.rtt_min.push(if st.rtt_n > 0 { secs(st.rtt_min) } else { f64::NAN });
-        log.sent_bytes.push(s.sent_bytes() as i64);
+        log.sent_bytes.push(row.counts.sent_bytes as i64);
+        log.session.push(row.session);
+        log.document.push(row.document);
         log.total += 1;
-        let fct = s.stats.completed_at.map(|at| at - t.start);
         let group = self.arrivals[t.arrivals as usize].spec.group;
-        self.count_fct(group, t.size, t.start, fct);
+        self.count_fct(group, row.size, row.start, row.fct);
     }
 
     /// Give slot `c` back: its endpoints go, the slot waits on the free list.
@@ -390,8 +492,10 @@ impl Simulation {
     /// Record the transfers still running at the end of the run.
     pub(super) fn record_running_transfers(&mut self) {
         for c in self.n_static as u32..self.transfers.len() as u32 {
-            if self.transfers[c as usize].is_some_and(|t| !t.done) {
-                self.record_transfer(c);
+            match self.transfers[c as usize] {
+                Some(t @ Transfer { done: false, http: Some(h), .. }) => self.record_unfinished_document(c, t, h),
+                Some(Transfer { done: false, http: None, .. }) => self.record_transfer(c),
+                _ => {}
             }
         }
     }

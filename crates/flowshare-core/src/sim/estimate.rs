@@ -161,6 +161,11 @@ impl Estimate {
                     let pause = (mean(&m.think, &mut rng) * (pages - 1.0) + mean(&m.gap, &mut rng)) / pages;
                     (f64::from(m.sources) / (pause + rtt).max(1e-3), mean(&m.size, &mut rng))
                 }
+                Process::Http(h) => {
+                    // A document takes at least its set-up and a round trip.
+                    let pause = mean(&h.think, &mut rng) / h.documents.per_session() as f64;
+                    (f64::from(h.clients) / (pause + 2.5 * rtt).max(1e-3), h.documents.mean_size())
+                }
                 Process::Trace(t) => {
                     let span = t.last().map_or(1.0, |l| secs(l.0).max(1.0));
                     (t.len() as f64 / span, t.iter().map(|x| x.1 as f64).sum::<f64>() / t.len().max(1) as f64)

@@ -1,6 +1,7 @@
 //! TCP mechanism: a one-way sender and sink in the style of ns-2 (no handshake unless asked
 //! for), counted in segments, with the classic loss-recovery variants.
 
+pub mod http;
 mod lost;
 pub mod sender;
 pub mod sink;

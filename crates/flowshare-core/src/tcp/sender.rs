@@ -17,6 +17,7 @@
 
 mod ns2_vegas;
 
+use super::http::{Documents, HttpServer};
 use super::lost::LostMarks;
 use super::{Decrease, MisRxReference, RecoverRule, Recovery, RtoRestart, RttTiming, SackRecovery, TcpConfig};
 use crate::cc::host::GroupId;
@@ -36,6 +37,8 @@ const DUP_THRESH: u32 = 3;
 pub enum State {
     /// Before the start time.
     Idle,
+    /// An HTTP server waiting for its client's SYN, or for the request after its SYN-ACK.
+    Listen,
     /// SYN sent, waiting for the SYN-ACK.
     SynSent,
     /// Sending data.
@@ -127,6 +130,9 @@ pub struct Sender {
     stopped: bool,
     total_segs: Option<u64>,
     last_payload: u32,
+    /// Serving HTTP documents (`tcp::http`): the client opens the connection and asks for
+    /// each document.
+    http: Option<Box<HttpServer>>,
     /// Oldest unacknowledged segment.
     pub snd_una: u64,
     /// Next segment to send.
@@ -326,6 +332,7 @@ impl Sender {
             stopped: false,
             total_segs: total_segs.map(|t| t + u64::from(cfg.syn_segment)),
             last_payload,
+            http: None,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -378,6 +385,16 @@ impl Sender {
         }
         self.controller = Some(controller);
         true
+    }
+
+    /// Serve `docs` to an HTTP client instead of sending at once (before it starts): the
+    /// transfer becomes the documents, and each is sent once the client has asked for it.
+    /// `restart`: each later document starts from the initial window and ssthresh, as a new
+    /// connection would (resolution `hasegawa:A35`); otherwise the window carries over.
+    pub fn serve_http(&mut self, docs: Documents, restart: bool) {
+        debug_assert!(self.state == State::Idle && !self.cfg.handshake && !self.cfg.syn_segment);
+        self.total_segs = Some(docs.total_segs());
+        self.http = Some(Box::new(HttpServer::new(docs, restart)));
     }
 
     /// The group it was put in with [`Sender::set_controller`], before it starts.
@@ -444,7 +461,9 @@ impl Sender {
         self.stats.started_at = Some(now);
         self.last_cwnd_t = now;
         self.stats.cwnd_max = cc.state(m).cwnd;
-        if self.cfg.handshake {
+        if self.http.is_some() {
+            self.state = State::Listen; // the client opens the connection
+        } else if self.cfg.handshake {
             self.state = State::SynSent;
             out.push(Packet::new(self.conn, Kind::Syn, 0, self.cfg.ack_size, now));
             self.stats.packets_sent += 1;
@@ -527,6 +546,9 @@ impl Sender {
     }
 
     fn payload(&self, seq: u64) -> u32 {
+        if let Some(h) = &self.http {
+            return h.docs.payload(seq);
+        }
         match self.total_segs {
             _ if seq == 0 && self.cfg.syn_segment => 0,
             Some(t) if seq + 1 == t => self.last_payload,
@@ -537,6 +559,9 @@ impl Sender {
     /// Payload bytes of the segments below `seq`: every one full but a finite transfer's last
     /// (and the SYN stand-in, which carries none).
     fn payload_below(&self, seq: u64) -> u64 {
+        if let Some(h) = &self.http {
+            return h.docs.payload_below(seq);
+        }
         let syn = u64::from(self.cfg.syn_segment);
         let data = seq.saturating_sub(syn);
         let full = u64::from(self.cfg.mss);
@@ -558,7 +583,10 @@ impl Sender {
     }
 
     fn has_data(&self, seq: u64) -> bool {
-        seq < self.snd_max || (!self.stopped && self.total_segs.is_none_or(|t| seq < t))
+        seq < self.snd_max
+            || (!self.stopped
+                && self.total_segs.is_none_or(|t| seq < t)
+                && self.http.as_ref().is_none_or(|h| seq < h.limit()))
     }
 
     /// Segment `seq` left at `now`, with ns-2's Vegas or `rtt_timing = "ns2"` (out of the
@@ -1206,15 +1234,70 @@ impl Sender {
         };
     }
 
-    /// A packet arrived from the receiver (an ACK or a SYN-ACK).
+    /// A packet arrived from the receiver (an ACK or a SYN-ACK; an HTTP client's SYN or
+    /// request).
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet, cc: &mut CcHost, out: &mut Vec<Packet>) {
-        if p.kind == Kind::Ack {
-            self.on_ack(now, p, cc, out);
-        } else {
-            debug_assert_eq!(p.kind, Kind::SynAck, "a TCP sender receives ACKs");
-            self.on_synack(now, p, cc, out);
+        match p.kind {
+            Kind::Ack => self.on_ack(now, p, cc, out),
+            Kind::SynAck => self.on_synack(now, p, cc, out),
+            Kind::Syn => self.on_client_syn(now, p, out),
+            _ => {
+                debug_assert_eq!(p.kind, Kind::Data, "a TCP sender receives ACKs and HTTP requests");
+                self.on_request(now, p, cc, out);
+            }
         }
+    }
+
+    /// An HTTP client's SYN arrived: answer with a SYN-ACK (again for a retransmitted SYN,
+    /// whose SYN-ACK may have been lost).
+    #[cold]
+    fn on_client_syn(&mut self, now: Time, p: &Packet, out: &mut Vec<Packet>) {
+        let Some(h) = self.http.as_deref_mut() else { return };
+        if self.state != State::Listen {
+            return;
+        }
+        h.synack(self.conn, self.cfg.ack_size, now, p, out);
+        self.stats.packets_sent += 1;
+    }
+
+    /// An HTTP client's request for document `p.seq` arrived. The first completes the
+    /// handshake (its round trip from the SYN-ACK is the first RTT sample, unless a SYN-ACK
+    /// was sent twice); each releases its document. A later request acknowledges everything
+    /// before its document: it stands for the ACK of the previous document's last segment.
+    #[cold]
+    fn on_request(&mut self, now: Time, p: &Packet, cc: &mut CcHost, out: &mut Vec<Packet>) {
+        let Some(h) = self.http.as_deref() else { return };
+        let doc = p.seq as usize;
+        if self.state == State::Listen {
+            let Some((sent, again)) = h.synack else { return }; // no SYN seen yet
+            if !again && !p.retx() {
+                cc.state_mut(self.m()).rtt.sample(now - sent);
+            }
+            self.state = State::Open;
+            self.stats.established_at = Some(now);
+        }
+        if self.state != State::Open || doc != h.requested || doc >= h.docs.len() {
+            return; // a request repeated, or after the end
+        }
+        if doc > 0 {
+            let before = h.docs.end(doc - 1);
+            if self.snd_una < before {
+                // The request echoes the timestamp of the segment it acknowledges.
+                let mut ack = Packet::new(self.conn, Kind::Ack, before, self.cfg.ack_size, p.ts);
+                ack.set_retx(p.retx());
+                self.on_ack(now, &ack, cc, out);
+            }
+        }
+        let h = self.http.as_deref_mut().expect("serving HTTP");
+        h.requested = doc + 1;
+        if doc > 0 && h.restart {
+            let init = self.initial_state();
+            let st = cc.state_mut(self.m());
+            st.cwnd = init.cwnd;
+            st.ssthresh = init.ssthresh;
+        }
+        self.send_available(now, cc, out);
     }
 
     /// The handshake's SYN-ACK arrived.

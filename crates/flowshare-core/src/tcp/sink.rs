@@ -1,5 +1,6 @@
 //! The receiving end: cumulative ACKs, optional delayed ACKs and SACK blocks.
 
+use super::http::HttpClient;
 use super::TcpConfig;
 use crate::packet::{ecn, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::units::Time;
@@ -27,7 +28,8 @@ pub struct Sink {
     ooo: VecDeque<bool>,
     /// The first SACK blocks of earlier ACKs as they were reported, newest first.
     reported: [(u64, u64); MAX_SACK_BLOCKS],
-    n_reported: usize,
+    /// (A byte, which keeps a sink small enough to sit unboxed in an endpoint slot.)
+    n_reported: u8,
     /// In-order segments not yet acknowledged, and the timestamp to echo for them.
     pending: u32,
     pending_echo: (Time, bool),
@@ -46,6 +48,8 @@ pub struct Sink {
     dctcp: bool,
     /// Data segments that arrived marked CE.
     pub ce_received: u64,
+    /// An HTTP client (`tcp::http`): it opens the connection and asks for each document.
+    http: Option<Box<HttpClient>>,
 }
 
 impl Sink {
@@ -74,10 +78,33 @@ impl Sink {
             ece: false,
             dctcp: cfg.dctcp,
             ce_received: 0,
+            http: None,
+        }
+    }
+
+    /// Fetch documents as an HTTP client (before the connection starts); the transfer becomes
+    /// the client's documents.
+    pub fn fetch_http(&mut self, client: HttpClient) {
+        self.total_segs = Some(client.docs().total_segs());
+        self.http = Some(Box::new(client));
+    }
+
+    /// The HTTP client, if this sink is one.
+    pub fn http(&self) -> Option<&HttpClient> {
+        self.http.as_deref()
+    }
+
+    /// The connection starts at `now`: an HTTP client sends its SYN; a plain sink waits.
+    pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if let Some(c) = self.http.as_deref_mut() {
+            c.start(now, out);
         }
     }
 
     fn payload_of_range(&self, from: u64, to: u64) -> u64 {
+        if let Some(c) = &self.http {
+            return c.docs().payload_below(to) - c.docs().payload_below(from);
+        }
         let mut bytes = (to - from) * u64::from(self.mss);
         if self.syn_segment && from == 0 && to > 0 {
             bytes -= u64::from(self.mss); // the SYN stand-in carries no payload
@@ -93,18 +120,33 @@ impl Sink {
     /// A packet arrived from the sender (a data segment or a SYN).
     #[inline]
     pub fn on_packet(&mut self, now: Time, p: &Packet, out: &mut Vec<Packet>) {
-        if p.kind == Kind::Data {
-            self.on_data(now, p, out);
-        } else {
-            debug_assert_eq!(p.kind, Kind::Syn, "a TCP sink receives data");
-            self.on_syn(now, p, out);
+        match p.kind {
+            Kind::Data => {
+                let acks = out.len();
+                self.on_data(now, p, out);
+                if let Some(c) = self.http.as_deref_mut() {
+                    c.on_data(now, p.seq, self.rcv_nxt, acks, out);
+                }
+            }
+            Kind::SynAck => {
+                if let Some(c) = self.http.as_deref_mut() {
+                    c.on_synack(now, out);
+                }
+            }
+            _ => {
+                debug_assert_eq!(p.kind, Kind::Syn, "a TCP sink receives data");
+                self.on_syn(now, p, out);
+            }
         }
     }
 
-    /// When the sink next needs to run: its delayed-ACK timer.
+    /// When the sink next needs to run: its delayed-ACK timer, or an HTTP client's timer.
     #[inline]
     pub fn next_wake(&self) -> Option<Time> {
-        self.delack_deadline
+        match self.http.as_deref().and_then(|c| c.deadline) {
+            None => self.delack_deadline,
+            Some(h) => Some(self.delack_deadline.map_or(h, |d| d.min(h))),
+        }
     }
 
     /// Answer a SYN with a SYN-ACK.
@@ -174,6 +216,9 @@ impl Sink {
                 self.send_ack(self.pending_echo, None, out);
             }
         }
+        if let Some(c) = self.http.as_deref_mut() {
+            c.on_timer(now, out);
+        }
     }
 
     /// RFC 3168 §6.1.3: echo from the first CE until a segment with CWR arrives (a segment
@@ -223,7 +268,7 @@ impl Sink {
         let first = arrived.map(|s| {
             // A segment extending the last block reported: everything from that block's start
             // up to it has arrived, so the walk down starts there.
-            let mut lo = match self.reported[..self.n_reported].first() {
+            let mut lo = match self.reported[..usize::from(self.n_reported)].first() {
                 Some(&(a, b)) if b == s => a.max(self.rcv_nxt).min(s),
                 _ => s,
             };
@@ -239,11 +284,11 @@ impl Sink {
         });
         let cover = first.unwrap_or((0, self.rcv_nxt));
         let mut k = 0;
-        while usize::from(p.n_sack) < MAX_SACK_BLOCKS && k < self.n_reported {
+        while usize::from(p.n_sack) < MAX_SACK_BLOCKS && k < usize::from(self.n_reported) {
             let (a, b) = self.reported[k];
             // Covered, or wholly acknowledged since (possible with delayed ACKs).
             if (cover.0 <= a && b <= cover.1) || b <= self.rcv_nxt {
-                self.reported.copy_within(k + 1..self.n_reported, k);
+                self.reported.copy_within(k + 1..usize::from(self.n_reported), k);
                 self.n_reported -= 1;
                 continue;
             }
@@ -251,10 +296,10 @@ impl Sink {
             k += 1;
         }
         if let Some(block) = first {
-            let n = self.n_reported.min(MAX_SACK_BLOCKS - 1);
+            let n = usize::from(self.n_reported).min(MAX_SACK_BLOCKS - 1);
             self.reported.copy_within(0..n, 1);
             self.reported[0] = block;
-            self.n_reported = n + 1;
+            self.n_reported = (n + 1) as u8;
         }
     }
 

@@ -9,7 +9,7 @@
 //! Layout and field values are documented in `docs/traces.md`.
 
 use super::FlowWire;
-use crate::packet::{Kind, Packet};
+use crate::packet::{Dir, Kind, Packet};
 use crate::units::{Time, NS_PER_SEC};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -134,7 +134,7 @@ fn transport_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, len: u32, header: &
 /// or feedback packet, which travel over UDP); returns (header bytes, IPv4 total length).
 fn udp_headers(buf: &mut [u8], p: &Packet, wire: &FlowWire, ip_id: u16) -> (usize, u32) {
     let (sender, receiver, sport) = flow_addresses(p.conn);
-    let forward = p.dir == crate::packet::Dir::Forward;
+    let forward = p.dir == Dir::Forward;
     let (src, dst, sp, dp) =
         if forward { (sender, receiver, sport, DST_PORT) } else { (receiver, sender, DST_PORT, sport) };
     let payload = if p.kind == Kind::TfrcFeedback { 0 } else { p.size.saturating_sub(wire.header) };
@@ -168,8 +168,9 @@ pub fn headers(buf: &mut [u8], p: &Packet, wire: &FlowWire, ip_id: u16) -> (usiz
         let b = seg.saturating_mul(mss);
         wire.size.map_or(b, |s| b.min(s)) as u32
     };
-    // (from the sender?, seq, ack, flags, payload bytes)
-    let (forward, seq, ack, flags, payload) = match p.kind {
+    // (from the sender as the kind usually is, seq, ack, flags, payload bytes); the packet's own
+    // direction decides, below.
+    let (_, seq, ack, flags, payload) = match p.kind {
         Kind::Data => (true, bytes(p.seq), 0, ACK, p.size.saturating_sub(wire.header)),
         Kind::Syn => (true, u32::MAX, 0, SYN, 0),
         Kind::SynAck => (false, u32::MAX, 0, SYN | ACK, 0),
@@ -177,6 +178,8 @@ pub fn headers(buf: &mut [u8], p: &Packet, wire: &FlowWire, ip_id: u16) -> (usiz
         Kind::Udp | Kind::TfrcData | Kind::TfrcFeedback => unreachable!("written by udp_headers"),
         Kind::Cell => unreachable!("cell links are not captured (trace.pcap refuses them)"),
     };
+    // An HTTP client's SYN and requests travel against their kind's usual direction (ADR 0014).
+    let forward = p.dir == Dir::Forward;
     let (src, dst, sp, dp) =
         if forward { (sender, receiver, sport, DST_PORT) } else { (receiver, sender, DST_PORT, sport) };
     let n_sack = if p.kind == Kind::Ack { p.n_sack as usize } else { 0 };

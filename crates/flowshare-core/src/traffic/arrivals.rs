@@ -8,7 +8,9 @@
 //!   workloads;
 //! - `trace`: transfers start at given times with given sizes (inline or from a CSV file);
 //! - `sessions`: `sources` sequential WWW sources, each a sequence of sessions of pages
-//!   ([`super::sessions`]).
+//!   ([`super::sessions`]);
+//! - `http`: `users` HTTP clients, each fetching sessions of documents over HTTP/1.0 or
+//!   HTTP/1.1 ([`super::http`]).
 //!
 //! Sizes (and think times) follow a distribution ([`DistCfg`]): a fixed value, or exponential,
 //! Pareto, lognormal, gamma or uniform. Every random aspect has its own stream: per group for a
@@ -16,6 +18,7 @@
 //! sizes (a sessions group's draws), so two
 //! runs that differ only in the algorithm under test see the same sizes in the same order.
 
+use super::http::{DocumentsCfg, Http, HttpVersion};
 use super::sessions::{Count, PageRounding, SessionPreset, Sessions};
 use crate::engine::Stream;
 use crate::units::{Bytes, Dur, Time, NS_PER_SEC};
@@ -302,6 +305,8 @@ pub enum ArrivalKind {
     Trace,
     /// `sources` sequential sources of sessions of pages.
     Sessions,
+    /// `users` HTTP clients fetching sessions of documents.
+    Http,
 }
 
 impl ArrivalKind {
@@ -311,6 +316,7 @@ impl ArrivalKind {
             ArrivalKind::ClosedLoop => "closed_loop",
             ArrivalKind::Trace => "trace",
             ArrivalKind::Sessions => "sessions",
+            ArrivalKind::Http => "http",
         }
     }
 }
@@ -328,11 +334,11 @@ pub struct ArrivalsCfg {
     /// Poisson: connections per second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
-    /// Closed loop: the number of users.
+    /// Closed loop: the number of users. HTTP: the number of clients (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub users: Option<u32>,
     /// Closed loop: the think time between a user's transfers. Sessions: the reading time
-    /// between the pages of a session.
+    /// between the pages of a session. HTTP: the pause between a client's sessions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think: Option<DistCfg<Dur>>,
     /// Sessions: the number of sequential sources (default 1).
@@ -364,6 +370,21 @@ pub struct ArrivalsCfg {
     /// At most this many connections are opened (in all, not per user).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u64>,
+    /// HTTP: `"1.0"` or `"1.1"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<HttpVersion>,
+    /// HTTP: each session's documents, a list of sizes or a weighted mix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub documents: Option<DocumentsCfg>,
+    /// HTTP: sessions per client (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<u64>,
+    /// HTTP/1.1: keep the window from one document to the next (default false: restart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persistent_cwnd: Option<bool>,
+    /// HTTP: the wire size of a request (default: an ACK's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_size: Option<Bytes>,
 }
 
 /// The most users of a closed-loop group (each is allocated when the run is built).
@@ -392,6 +413,8 @@ pub enum Process {
     Trace(Vec<(Time, u64)>),
     /// Sequential sources of sessions of pages.
     Sessions(Sessions),
+    /// HTTP clients.
+    Http(Http),
 }
 
 impl ArrivalsCfg {
@@ -417,19 +440,24 @@ impl ArrivalsCfg {
     pub fn resolve(&self, path: &str, base_dir: Option<&Path>) -> Result<(Process, Option<u64>), ConfigError> {
         let kind = self.process;
         let err = |field: &str, msg: String| Err(ConfigError::new(format!("{path}.{field}"), msg));
-        use ArrivalKind::{ClosedLoop, Poisson, Sessions as Sess};
-        let fields: [(&str, bool, &[ArrivalKind]); 11] = [
+        use ArrivalKind::{ClosedLoop, Http as H, Poisson, Sessions as Sess};
+        let fields: [(&str, bool, &[ArrivalKind]); 16] = [
             ("rate", self.rate.is_some(), &[Poisson]),
-            ("users", self.users.is_some(), &[ClosedLoop]),
+            ("users", self.users.is_some(), &[ClosedLoop, H]),
             ("sources", self.sources.is_some(), &[Sess]),
             ("model", self.model.is_some(), &[Sess]),
             ("session_gap", self.session_gap.is_some(), &[Sess]),
             ("pages", self.pages.is_some(), &[Sess]),
             ("pages_rounding", self.pages_rounding.is_some(), &[Sess]),
-            ("think", self.think.is_some(), &[ClosedLoop, Sess]),
+            ("think", self.think.is_some(), &[ClosedLoop, Sess, H]),
             ("size", self.size.is_some(), &[Poisson, ClosedLoop, Sess]),
             ("transfers", self.transfers.is_some(), &[ArrivalKind::Trace]),
             ("file", self.file.is_some(), &[ArrivalKind::Trace]),
+            ("version", self.version.is_some(), &[H]),
+            ("documents", self.documents.is_some(), &[H]),
+            ("sessions", self.sessions.is_some(), &[H]),
+            ("persistent_cwnd", self.persistent_cwnd.is_some(), &[H]),
+            ("request_size", self.request_size.is_some(), &[H]),
         ];
         for (name, present, kinds) in fields {
             if present && !kinds.contains(&kind) {
@@ -511,6 +539,61 @@ impl ArrivalsCfg {
                     rounding: self.pages_rounding.unwrap_or_default(),
                     think: think.resolve_time(&field("think"))?,
                     size: page_size.resolve(&field("size"))?,
+                })
+            }
+            ArrivalKind::Http => {
+                let version = match self.version {
+                    Some(v) => v,
+                    None => return err("version", "is required: \"1.0\" or \"1.1\"".into()),
+                };
+                let documents = match &self.documents {
+                    Some(d) => d.resolve(&format!("{path}.documents"))?,
+                    None => {
+                        return err(
+                            "documents",
+                            "is required: a list of sizes such as [\"100KB\", \"10KB\"] or a mix \
+                             { sizes = [...], weights = [...], count = 10 }"
+                                .into(),
+                        )
+                    }
+                };
+                if self.persistent_cwnd.is_some() && version == HttpVersion::V1_0 {
+                    return err(
+                        "persistent_cwnd",
+                        "applies to version = \"1.1\" (HTTP/1.0 opens a new connection per document)".into(),
+                    );
+                }
+                let clients = match self.users {
+                    Some(0) => return err("users", "must be at least 1".into()),
+                    Some(u) if u > MAX_USERS => return err("users", format!("must be at most {MAX_USERS}, got {u}")),
+                    Some(u) => u,
+                    None => 1,
+                };
+                let sessions = match self.sessions {
+                    Some(0) => return err("sessions", "must be at least 1".into()),
+                    Some(n) => n,
+                    None => 1,
+                };
+                let request_size = match self.request_size {
+                    Some(Bytes(0)) => return err("request_size", "must be at least 1B".into()),
+                    Some(Bytes(b)) if b > u64::from(u32::MAX) => {
+                        return err("request_size", format!("must be at most {}B, got {b}B", u32::MAX))
+                    }
+                    Some(Bytes(b)) => Some(b as u32),
+                    None => None,
+                };
+                let think = match &self.think {
+                    Some(t) => t.resolve_time(&format!("{path}.think"))?,
+                    None => Dist::Constant(0.0),
+                };
+                Process::Http(Http {
+                    clients,
+                    version,
+                    documents,
+                    sessions,
+                    think,
+                    persistent_cwnd: self.persistent_cwnd.unwrap_or(false),
+                    request_size,
                 })
             }
             ArrivalKind::Trace => {
@@ -669,6 +752,11 @@ mod tests {
             transfers: None,
             file: Some("t.csv".into()),
             limit: None,
+            version: None,
+            documents: None,
+            sessions: None,
+            persistent_cwnd: None,
+            request_size: None,
         };
         let (p, _) = cfg.resolve("flows[0].arrivals", Some(&dir)).unwrap();
         assert_eq!(p, Process::Trace(vec![(500_000_000, 20_000), (1_250_000_000, 1460)]));

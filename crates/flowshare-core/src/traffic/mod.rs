@@ -10,6 +10,7 @@
 
 pub mod arrivals;
 pub mod cbr;
+pub mod http;
 pub mod onoff;
 pub mod poisson;
 pub mod schedule;
