@@ -8,10 +8,12 @@ sweep and concatenates their measured rows, targets and report sections:
   sharing a bottleneck (Figs 2.3-2.8);
 - chapter 3 (:mod:`.hasegawa_ch3`): mis-retransmission, Experiments 1 and 2, the extra delay D
   and the detection mechanism (Figs 3.1-3.5, 3.9-3.11);
+- chapter 4 (:mod:`.hasegawa_ch4`): TCP over ATM, UBR, EPD, EPD/A and ABR with binary rate
+  control, single hop and multihop (Figs 4.2-4.28);
 - chapter 6 (:mod:`.hasegawa_ch6`): FIFO, RED, enhanced RED, DRR and DRR+ with Reno and Vegas
   for proportional fairness, and reverse traffic (Figs 6.4-6.23).
 
-Chapters 4 (TCP over ATM) and 5 (HTTP over asymmetric links) are not simulated yet: their
+Chapter 5 (HTTP over asymmetric links) is not simulated yet: its
 targets are listed as not measured, each with what is missing (:data:`PENDING`). A chapter
 module (interface: :class:`flowshare.reproduce.hasegawa_runs.Chapter`) is added by naming it
 in :data:`CHAPTERS`; its targets then replace the pending ones.
@@ -31,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from .._core import ConfigError
-from . import hasegawa_ch2, hasegawa_ch3, hasegawa_ch6
+from . import hasegawa_ch2, hasegawa_ch3, hasegawa_ch4, hasegawa_ch6
 from .hasegawa_runs import SERIES_PREFIX
 from .report import Section
 from .targets import Target, check_unique
@@ -42,12 +44,12 @@ __all__ = ["CHAPTERS", "KEY", "OPTIONS", "PENDING", "SCALES", "Options", "Plan",
 
 KEY = "hasegawa"
 TITLE = ("Hasegawa (2000): congestion and fairness control mechanisms of TCP — simulations of "
-         "chapters 2, 3 and 6")
+         "chapters 2, 3, 4 and 6")
 SCALES = ("full", "quick", "tiny")
 """``full``: the thesis's run lengths and sweeps; ``quick``: fewer points and shorter runs of
 chapter 6 (about 20 s on 2 cores, the full scale about 30 s); ``tiny``: a few seconds, for tests."""
 
-CHAPTERS: tuple[Any, ...] = (hasegawa_ch2, hasegawa_ch3, hasegawa_ch6)
+CHAPTERS: tuple[Any, ...] = (hasegawa_ch2, hasegawa_ch3, hasegawa_ch4, hasegawa_ch6)
 """The simulated chapters, in the thesis's order; adding one is adding its module here."""
 
 
@@ -55,36 +57,11 @@ def _pending(id: str, description: str, published: float) -> Target:
     return Target(id, description, published, 0.0)
 
 
-_ATM = ("not simulated yet: chapter 4 (TCP over ATM) needs the ABR source of the ATM layer "
-        "(ACR, RM cells, EFCI marking) and the EPD and EPD/A switch policies; flowshare's cell "
-        "queues are plain UBR FIFOs (docs/scenarios.md, \"ATM cell links\")")
 _HTTP = ("not simulated yet: chapter 5 (TCP over asymmetric links) needs the HTTP workload "
          "(HTTP/1.0 and 1.1 transfers of Table 5.2's documents, Figs 5.4-5.7) and its own "
          "module for the asymmetric-link runs of Fig 5.3")
 
 PENDING: dict[str, tuple[tuple[Target, ...], str]] = {
-    "ch4": ((
-        _pending("C4-1", "ABR tuned vs default, τ = 0.01 ms, 10-Kbyte buffer: throughput "
-                 "0.888 → 0.964, lost packets 9,598 → 51 (tuned throughput)", 0.964),
-        _pending("C4-2", "ABR tuned, τ = 1 ms, 300-Kbyte buffer: throughput 0.9178 → 0.9588, "
-                 "lost packets 8,464 → 0 (tuned throughput)", 0.9588),
-        _pending("C4-3", "τ = 1 ms, 10-Kbyte buffer: ABR (AIRF 1/256, RDF 2) 0.458 → 0.435, "
-                 "lost 62,953 → 1,163; (1/256, 4) 0.542; EPD 0.853 (ABR 1/256, 2)", 0.435),
-        _pending("C4-4", "N_VC = 30, τ = 1 ms, 300 Kbyte: ABR 0.740 → 0.995, EPD 0.931, lost "
-                 "34,862 → 59 (tuned ABR throughput)", 0.995),
-        _pending("C4-5", "multihop, τ = 0.01 ms, 300 Kbyte: ABR 0.967, EPD 0.934, EPD/A 0.898 "
-                 "(ABR throughput)", 0.967),
-        _pending("C4-6", "multihop, τ = 1 ms, 50 Kbyte: ABR 0.636, EPD 0.891, EPD/A 0.903, ABR "
-                 "(RIF 1/1024, RDF 1/8) 0.814 (ABR throughput)", 0.636),
-        _pending("C4-7", "VBR background, τ = 0.01 ms, 300 Kbyte: ABR 0.569, EPD 0.614, ABR "
-                 "(RIF 1/512, RDF 1/32) 0.630 (ABR throughput)", 0.569),
-        _pending("C4-8", "EPD hogging: one VC sends about 40 packets within 10 ms near 300 ms "
-                 "(packets)", 40.0),
-        _pending("C4-9", "ABR, τ = 1 ms, 300 Kbyte: every connection's curve flat at about "
-                 "230 ms (ms)", 230.0),
-        _pending("C4-10", "ICR: bursts shorter than 20 packets are insensitive to ICR "
-                 "(packets)", 20.0),
-    ), _ATM),
     "ch5": ((
         _pending("C5-1", "Tahoe throughput against the asymmetry k: the knee at k = B_f = 8", 8.0),
         _pending("C5-2", "Vegas above Tahoe for k ≤ B_f, below for k > B_f (crossover k); "
@@ -97,7 +74,7 @@ PENDING: dict[str, tuple[tuple[Target, ...], str]] = {
 }
 """Targets of the chapters not simulated yet, and why, by chapter key."""
 
-_PENDING_NUMBERS = {"ch4": 4, "ch5": 5}
+_PENDING_NUMBERS = {"ch5": 5}
 
 
 def _options_post_init(self: Any) -> None:
