@@ -47,7 +47,8 @@ TITLE = ("Hasegawa (2000): congestion and fairness control mechanisms of TCP —
          "chapters 2, 3, 4 and 6")
 SCALES = ("full", "quick", "tiny")
 """``full``: the thesis's run lengths and sweeps; ``quick``: fewer points and shorter runs of
-chapter 6 (about 20 s on 2 cores, the full scale about 30 s); ``tiny``: a few seconds, for tests."""
+chapters 4 and 6 (about 90 s on 2 cores, chapter 4 about 70 s of it); ``tiny``: a few seconds,
+for tests."""
 
 CHAPTERS: tuple[Any, ...] = (hasegawa_ch2, hasegawa_ch3, hasegawa_ch4, hasegawa_ch6)
 """The simulated chapters, in the thesis's order; adding one is adding its module here."""
