@@ -8,14 +8,15 @@ sweep and concatenates their measured rows, targets and report sections:
   sharing a bottleneck (Figs 2.3-2.8);
 - chapter 3 (:mod:`.hasegawa_ch3`): mis-retransmission, Experiments 1 and 2, the extra delay D
   and the detection mechanism (Figs 3.1-3.5, 3.9-3.11);
+- chapter 4 (:mod:`.hasegawa_ch4`): TCP over ATM, UBR, EPD, EPD/A and ABR with binary rate
+  control, single hop and multihop (Figs 4.2-4.28);
 - chapter 5 (:mod:`.hasegawa_ch5`): Tahoe and Vegas, HTTP/1.0 and 1.1 clients over an
   asymmetric link (Figs 5.3-5.7);
 - chapter 6 (:mod:`.hasegawa_ch6`): FIFO, RED, enhanced RED, DRR and DRR+ with Reno and Vegas
   for proportional fairness, and reverse traffic (Figs 6.4-6.23).
 
-Chapter 4 (TCP over ATM) is not simulated yet: its targets are listed as not measured, each with what is missing (:data:`PENDING`). A chapter
-module (interface: :class:`flowshare.reproduce.hasegawa_runs.Chapter`) is added by naming it
-in :data:`CHAPTERS`; its targets then replace the pending ones.
+A chapter module (interface: :class:`flowshare.reproduce.hasegawa_runs.Chapter`) is added by
+naming it in :data:`CHAPTERS`.
 
 Each chapter's choices where the thesis is open are the fields of its ``Options``; the study's
 :class:`Options` holds one per chapter (``Options(ch3=hasegawa_ch3.Options(er_delay="instant"))``).
@@ -24,7 +25,6 @@ Each chapter's choices where the thesis is open are the fields of its ``Options`
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field, make_dataclass
 from pathlib import Path
 from typing import Any
@@ -32,61 +32,24 @@ from typing import Any
 import pandas as pd
 
 from .._core import ConfigError
-from . import hasegawa_ch2, hasegawa_ch3, hasegawa_ch5, hasegawa_ch6
+from . import hasegawa_ch2, hasegawa_ch3, hasegawa_ch4, hasegawa_ch5, hasegawa_ch6
 from .hasegawa_runs import SERIES_PREFIX
 from .report import Section
 from .targets import Target, check_unique
 
-__all__ = ["CHAPTERS", "KEY", "OPTIONS", "PENDING", "SCALES", "Options", "Plan", "evaluate",
+__all__ = ["CHAPTERS", "KEY", "OPTIONS", "SCALES", "Options", "Plan", "evaluate",
            "intro", "plan", "rows_from_store", "sections", "sweep_document", "targets",
            "write_rows"]
 
 KEY = "hasegawa"
 TITLE = ("Hasegawa (2000): congestion and fairness control mechanisms of TCP — simulations of "
-         "chapters 2, 3, 5 and 6")
+         "chapters 2 to 6")
 SCALES = ("full", "quick", "tiny")
-"""``full``: the thesis's run lengths and sweeps; ``quick``: fewer points and shorter runs of
-chapter 6 (about 20 s on 2 cores, the full scale about 30 s); ``tiny``: a few seconds, for tests."""
+"""``full``: the thesis's run lengths and sweeps; ``quick``: fewer points and shorter runs
+(``docs/reproduce.md`` gives the measured wall times); ``tiny``: a few seconds, for tests."""
 
-CHAPTERS: tuple[Any, ...] = (hasegawa_ch2, hasegawa_ch3, hasegawa_ch5, hasegawa_ch6)
+CHAPTERS: tuple[Any, ...] = (hasegawa_ch2, hasegawa_ch3, hasegawa_ch4, hasegawa_ch5, hasegawa_ch6)
 """The simulated chapters, in the thesis's order; adding one is adding its module here."""
-
-
-def _pending(id: str, description: str, published: float) -> Target:
-    return Target(id, description, published, 0.0)
-
-
-_ATM = ("not simulated yet: chapter 4 (TCP over ATM) needs the ABR source of the ATM layer "
-        "(ACR, RM cells, EFCI marking) and the EPD and EPD/A switch policies; flowshare's cell "
-        "queues are plain UBR FIFOs (docs/scenarios.md, \"ATM cell links\")")
-
-PENDING: dict[str, tuple[tuple[Target, ...], str]] = {
-    "ch4": ((
-        _pending("C4-1", "ABR tuned vs default, τ = 0.01 ms, 10-Kbyte buffer: throughput "
-                 "0.888 → 0.964, lost packets 9,598 → 51 (tuned throughput)", 0.964),
-        _pending("C4-2", "ABR tuned, τ = 1 ms, 300-Kbyte buffer: throughput 0.9178 → 0.9588, "
-                 "lost packets 8,464 → 0 (tuned throughput)", 0.9588),
-        _pending("C4-3", "τ = 1 ms, 10-Kbyte buffer: ABR (AIRF 1/256, RDF 2) 0.458 → 0.435, "
-                 "lost 62,953 → 1,163; (1/256, 4) 0.542; EPD 0.853 (ABR 1/256, 2)", 0.435),
-        _pending("C4-4", "N_VC = 30, τ = 1 ms, 300 Kbyte: ABR 0.740 → 0.995, EPD 0.931, lost "
-                 "34,862 → 59 (tuned ABR throughput)", 0.995),
-        _pending("C4-5", "multihop, τ = 0.01 ms, 300 Kbyte: ABR 0.967, EPD 0.934, EPD/A 0.898 "
-                 "(ABR throughput)", 0.967),
-        _pending("C4-6", "multihop, τ = 1 ms, 50 Kbyte: ABR 0.636, EPD 0.891, EPD/A 0.903, ABR "
-                 "(RIF 1/1024, RDF 1/8) 0.814 (ABR throughput)", 0.636),
-        _pending("C4-7", "VBR background, τ = 0.01 ms, 300 Kbyte: ABR 0.569, EPD 0.614, ABR "
-                 "(RIF 1/512, RDF 1/32) 0.630 (ABR throughput)", 0.569),
-        _pending("C4-8", "EPD hogging: one VC sends about 40 packets within 10 ms near 300 ms "
-                 "(packets)", 40.0),
-        _pending("C4-9", "ABR, τ = 1 ms, 300 Kbyte: every connection's curve flat at about "
-                 "230 ms (ms)", 230.0),
-        _pending("C4-10", "ICR: bursts shorter than 20 packets are insensitive to ICR "
-                 "(packets)", 20.0),
-    ), _ATM),
-}
-"""Targets of the chapters not simulated yet, and why, by chapter key."""
-
-_PENDING_NUMBERS = {"ch4": 4}
 
 
 def _options_post_init(self: Any) -> None:
@@ -176,58 +139,31 @@ def _rows_of(rows: pd.DataFrame, key: str) -> pd.DataFrame:
     return rows[rows["chapter"] == key].dropna(axis=1, how="all")
 
 
-def _order() -> list[tuple[int, str]]:
-    keys = [(c.NUMBER, c.KEY) for c in CHAPTERS]
-    keys += [(n, k) for k, n in _PENDING_NUMBERS.items() if k not in {c.KEY for c in CHAPTERS}]
-    return sorted(keys)
-
-
 def targets() -> list[Target]:
     """Every target of the study, unevaluated, chapter by chapter."""
-    out: list[Target] = []
-    for _, key in _order():
-        out += (list(PENDING[key][0]) if key in PENDING and key not in _simulated()
-                else _chapter(key).targets())
-    return out
-
-
-def _simulated() -> set[str]:
-    return {c.KEY for c in CHAPTERS}
+    return [t for c in CHAPTERS for t in c.targets()]
 
 
 def evaluate(rows: pd.DataFrame) -> list[Target]:
-    """Every target evaluated; the pending chapters' as not measured, with the reason."""
-    out: list[Target] = []
-    for _, key in _order():
-        if key in _simulated():
-            out += _chapter(key).evaluate(_rows_of(rows, key))
-        else:
-            pending, why = PENDING[key]
-            out += [t.unmeasured(why) for t in pending]
+    """Every target, evaluated on its chapter's rows."""
+    out = [t for c in CHAPTERS for t in c.evaluate(_rows_of(rows, c.KEY))]
     check_unique(out)
     return out
 
 
 def sections(rows: pd.DataFrame) -> list[Section]:
     """The chapters' sections in order."""
-    out: list[Section] = []
-    for _, key in _order():
-        if key in _simulated():
-            out += _chapter(key).sections(_rows_of(rows, key))
-    return out
+    return [s for c in CHAPTERS for s in c.sections(_rows_of(rows, c.KEY))]
 
 
 def intro(scale: str, options: Any = OPTIONS) -> list[str]:
     """The report's opening paragraphs."""
-    pending = [f"chapter {n}" for n, k in _order() if k not in _simulated()]
     return [
         "G. Hasegawa, Congestion and Fairness Control Mechanisms of TCP for the High-Speed "
         "Internet, PhD thesis, Osaka University, 2000.",
         f"Scale: {scale}. Every number below comes from the runs of this reproduction; a target "
         "that is not met says why in its note.",
         *[c.intro(scale, getattr(options, c.KEY)) for c in CHAPTERS],
-        *([f"Not simulated yet: {', '.join(pending)}; their targets are listed as not "
-           "measured with what is missing."] if pending else []),
         "Choices: " + json.dumps(asdict(options)),
     ]
 

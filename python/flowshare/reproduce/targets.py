@@ -31,8 +31,9 @@ COMPARISONS = ("close", "at_most", "at_least")
 - ``at_least``: measured ≥ published − tolerance (a lower bound the study states).
 """
 
-TOLERANCE_KINDS = ("absolute", "relative")
-"""A tolerance in the unit of the value, or as a fraction of |published|."""
+TOLERANCE_KINDS = ("absolute", "relative", "factor")
+"""A tolerance in the unit of the value, as a fraction of |published|, or as a factor (``close``
+only: published / tolerance ≤ measured ≤ published · tolerance, for counts that span decades)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,9 @@ class Target:
             )
         if not (self.tolerance >= 0):
             raise ValueError(f"tolerance: expected a number >= 0, got {self.tolerance!r}")
+        if self.tolerance_kind == "factor" and (self.comparison != "close"
+                                                or not self.tolerance >= 1):
+            raise ValueError("a factor tolerance needs comparison 'close' and a factor >= 1")
 
     @property
     def allowed(self) -> float:
@@ -96,6 +100,8 @@ class Target:
             return False
         # A relative tolerance of a float computed from decimal inputs can land one ulp short.
         slack = 1e-12 * max(1.0, abs(p))
+        if self.tolerance_kind == "factor":
+            return p / self.tolerance * (1 - 1e-12) <= m <= p * self.tolerance * (1 + 1e-12)
         if self.comparison == "close":
             return abs(m - p) <= tol + slack
         if self.comparison == "at_most":
@@ -130,6 +136,8 @@ class Target:
 
     def tolerance_text(self) -> str:
         """The tolerance as written in ``targets.csv``: ``±0.5``, ``±10%``, ``<= +0``."""
+        if self.tolerance_kind == "factor":
+            return f"×/÷{_number(self.tolerance)}"
         if self.tolerance_kind == "relative":
             amount = f"{_number(self.tolerance * 100)}%"
         else:
@@ -145,6 +153,8 @@ class Target:
         if not math.isfinite(self.measured):
             return "not measured"
         m, p = _number(self.measured), _number(self.published)
+        if self.tolerance_kind == "factor":
+            return f"measured {m} is not within a factor {_number(self.tolerance)} of published {p}"
         if self.comparison == "close":
             return f"measured {m} differs from published {p} by more than {self.tolerance_text()}"
         bound = _number(self.published + (self.allowed if self.comparison == "at_most"

@@ -1,0 +1,94 @@
+"""Chapter 4 of the Hasegawa (2000) reproduction: TCP over ATM. Short runs of its scenarios
+with the physics they must show, and its choices' errors."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+import flowshare
+from flowshare._core import ConfigError
+from flowshare.reproduce import hasegawa_ch4 as ch4
+
+OPTIONS = ch4.Options()
+
+
+def _run(point, tmp_path, options=OPTIONS):
+    out = tmp_path / "run"
+    flowshare.run(ch4.scenario(point, options), seed=7).write(out)
+    return ch4.measure(out, point, options)
+
+
+def test_effective_throughput_is_the_goodput_over_the_cell_payload_rate():
+    # 91 cells per 4,312-byte payload at 353.2 cells/ms: the thesis's normalisation is the
+    # goodput over 149.7568 Mbit/s × 4312 / (91 × 53).
+    goodput = 100e6
+    packets = goodput * 10 / (8 * 4312)
+    assert ch4.throughput(packets, 10) == pytest.approx(goodput / (149.7568e6 * 4312 / (91 * 53)),
+                                                        rel=1e-12)
+    assert ch4.cells(ch4.Point("single", "abr", 1.0, 300), OPTIONS) == 5796   # "≈ 5,800 cells"
+
+
+def test_tuned_abr_loses_nothing_where_table_4_1s_factors_lose_packets(tmp_path):
+    base = ch4.Point("single", "abr", 0.01, 10, run_s=3.0)
+    default = _run(base, tmp_path / "d")
+    tuned = _run(replace(base, airf=1 / 256, rdff=2.0), tmp_path / "t")
+    assert default["lost"] > 100 and default["switch_marks"] > 0
+    assert tuned["lost"] == 0 and tuned["jain"] > 0.99
+    assert default["switch_max_cells"] == 193       # the 10-Kbyte buffer overflows
+
+
+def test_at_one_ms_epd_beats_abr_at_a_small_buffer(tmp_path):
+    # Fig 4.4: at τ = 1 ms the ordering reverses, ABR drops far below EPD at 10 Kbyte.
+    epd = _run(ch4.Point("single", "epd", 1.0, 10, run_s=3.0), tmp_path / "e")
+    abr = _run(ch4.Point("single", "abr", 1.0, 10, run_s=3.0), tmp_path / "a")
+    assert epd["throughput"] > abr["throughput"] + 0.1
+    assert abr["lost"] > epd["lost"] / 2
+
+
+def test_multihop_vcs_enter_where_the_layout_says_and_all_cross_sw5(tmp_path):
+    point = ch4.Point("multi", "epd", 0.01, 300, run_s=0.3)
+    s = ch4.scenario(point, OPTIONS)
+    entries = {link["from"]: link["to"] for link in s["topology"]["links"]
+               if link["from"].startswith("ses")}
+    assert [entries[f"ses{i}"] for i in range(1, 11)] == [f"sw{k}" for k in OPTIONS.layout]
+    r = _run(point, tmp_path)
+    assert r["switch_cells"] == 5796
+    assert all(r[f"packets_vc{i}"] > 0 for i in range(1, 11))   # every VC through SW5-SW6
+    assert 0.5 < r["throughput"] <= 1.0
+
+
+def test_abr_at_one_ms_stalls_every_connection_after_an_overflow(tmp_path):
+    # Fig 4.9(b), C4-9: the 300-Kbyte buffer overflows, every connection times out and all
+    # curves go flat together.
+    point = ch4.Point("single", "abr", 1.0, 300, run_s=0.12, sample_ms=1.0)
+    r = _run(point, tmp_path)
+    assert r["switch_max_cells"] == 5796
+    assert 20 < r["stall_ms"] < 110 and r["timeouts"] >= 5
+
+
+def test_points_cover_every_target_case_once():
+    quick = ch4.points("quick")
+    assert len(set(quick)) == len(quick)
+    labels = {p.label for p in quick}
+    assert "ch4 single ABR τ=1ms B=300KB N=30 AIRF=1/128 RDFF=4" in labels       # C4-4
+    assert "ch4 single ABR τ=1ms B=300KB N=10 AIRF=1/256 RDFF=2" in labels       # A26
+    assert "ch4 multi ABR τ=1ms B=50KB N=10 AIRF=1/1024 RDFF=8" in labels        # C4-6d
+    assert len([p for p in quick if p.join_ms == 250 and p.tau_ms == 1.0]) == len(ch4.ICRS)
+
+
+@pytest.mark.parametrize(
+    ("make", "needle"),
+    [
+        (lambda: ch4.Options(recovery="vegas"), "options.ch4.recovery"),
+        (lambda: ch4.Options(rwnd=15.5), "options.ch4.rwnd"),
+        (lambda: ch4.Options(layout=(1, 2, 3)), "options.ch4.layout"),
+        (lambda: ch4.Options(threshold_fraction=0), "options.ch4.threshold_fraction"),
+        (lambda: ch4.Options(stall_ms=-1), "options.ch4.stall_ms"),
+    ],
+)
+def test_a_bad_choice_is_a_one_line_error_naming_the_field(make, needle):
+    with pytest.raises(ConfigError) as caught:
+        make()
+    assert needle in str(caught.value) and "\n" not in str(caught.value)
