@@ -47,6 +47,24 @@ def test_at_one_ms_epd_beats_abr_at_a_small_buffer(tmp_path):
     assert abr["lost"] > epd["lost"] / 2
 
 
+def test_the_vbr_background_goes_first_and_leaves_the_data_the_rest(tmp_path):
+    # §4.3.3: ten VBR sources (45 Mbit/s in all, 106 cells/ms) at SW5 with strict priority;
+    # the data (EPD in its class) gets at most what VBR leaves of 353.2 cells/ms.
+    point = ch4.Point("multi", "epd", 0.01, 300, run_s=2.0, vbr=True)
+    s = ch4.scenario(point, OPTIONS)
+    sw5 = next(link for link in s["topology"]["links"] if link["from"] == "sw5" and link["to"] == "sw6")
+    assert sw5["queue"]["classes"][0] == {"flows": ["vbr"]}
+    assert sw5["queue"]["classes"][1]["epd"] == {"threshold": 2898}
+    out = tmp_path / "run"
+    result = flowshare.run(s, seed=7)
+    vbr = result.flows[result.flows["name"] == "vbr"]
+    assert len(vbr) == 10 and vbr["drops"].sum() == 0
+    assert 40e6 < vbr["goodput_bps"].sum() < 50e6
+    result.write(out)
+    r = ch4.measure(out, point, OPTIONS)
+    assert 0.4 < r["throughput"] < 1 - 40e6 / 149.7568e6 and r["vbr"]
+
+
 def test_multihop_vcs_enter_where_the_layout_says_and_all_cross_sw5(tmp_path):
     point = ch4.Point("multi", "epd", 0.01, 300, run_s=0.3)
     s = ch4.scenario(point, OPTIONS)

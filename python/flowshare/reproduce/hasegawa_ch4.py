@@ -54,6 +54,10 @@ RATE = f"{CELL_RATE * 53 * 8 / 1e3:.4f}Mbps"  # 149.7568 Mbit/s of 53-byte cells
 PACKET_RATE = CELL_RATE * 1e3 / CELLS        # packets/s the link carries
 DEFAULT_ABR = (1 / 64, 16.0)                 # Table 4.1: AIRF, RDF factor
 MULTI_ABR = (1 / 256, 32.0)                  # §4.3: RIF = 1/256, RDF = 1/32
+VBR_ABR = (1 / 512, 32.0)                    # §4.3.3 retuned for the VBR background
+VBR_SOURCES = 10                             # §4.3.3: SESvbr1-10 at SW5, MPEG-1-like
+VBR_SOURCE = {"kind": "vbr", "rate": "4.5Mbps", "peak": "14.84Mbps"}  # hasegawa:A30
+VBR_SPACING_MS = 3.3                         # start offsets: a tenth of a 30-frame/s period
 SCHEME_NAMES = {"ubr": "UBR", "epd": "EPD", "epda": "EPD/A", "abr": "ABR"}
 
 BUFFERS = {"full": (10, 50, 100, 150, 200, 250, 300), "quick": (10, 100, 300), "tiny": (10,)}
@@ -134,6 +138,7 @@ class Point:
     icr: float = 1 / 20
     run_s: float = 50.0
     sample_ms: float = 0.0
+    vbr: bool = False
 
     @property
     def label(self) -> str:
@@ -143,6 +148,7 @@ class Point:
             text += f" AIRF=1/{1 / self.airf:g} RDFF={self.rdff:g}"
         if self.join_ms:
             text += f" join={self.join_ms:g}ms ICR=PCR/{1 / self.icr:g}"
+        text += " VBR" if self.vbr else ""
         return text + (f" figure {self.run_s:g}s" if self.sample_ms else "")
 
     @property
@@ -192,6 +198,8 @@ def points(scale: str) -> list[Point]:
     wan = replace(multi, tau_ms=1.0, buffer_kb=50)
     cases += [wan, replace(wan, scheme="epd"), replace(wan, scheme="epda"),
               replace(wan, airf=1 / 1024, rdff=8.0)]
+    cases += [replace(multi, vbr=True), replace(multi, scheme="epd", vbr=True),    # C4-7
+              replace(multi, vbr=True, airf=VBR_ABR[0], rdff=VBR_ABR[1])]
     for p in cases if scale != "tiny" else cases[:1]:
         add(p)
     for p in _figure_points(scale):
@@ -253,6 +261,19 @@ def _switch_queue(point: Point, options: Options) -> dict[str, Any]:
     return queue
 
 
+def _priority_switch(point: Point, options: Options, vcs: list[str]) -> dict[str, Any]:
+    """SW5's output under the VBR background (§4.3.3): VBR cells first, the data class holding
+    the buffer with EPD or EFCI marking as without VBR."""
+    plain = _switch_queue(point, options)
+    data: dict[str, Any] = {"flows": vcs, "limit": plain["limit"]}
+    if plain["kind"] == "epd":
+        data["epd"] = {k: v for k, v in plain.items() if k in ("threshold", "accounting", "ppd")}
+    elif "ecn_threshold" in plain:
+        data["ecn_threshold"] = plain["ecn_threshold"]
+    return {"kind": "priority", "limit": 2 * plain["limit"],
+            "classes": [{"flows": ["vbr"]}, data]}
+
+
 def _abr_table(airf: float, rdff: float, icr: float) -> dict[str, Any]:
     return {"airf": airf, "rdff": rdff, "icr": icr}
 
@@ -290,8 +311,11 @@ def scenario(point: Point, options: Options) -> dict[str, Any]:
         n = len(options.layout)
         nodes = ([f"ses{i}" for i in range(1, n + 1)] + [f"sw{k}" for k in range(1, 7)]
                  + [f"des{i}" for i in range(1, n + 1)])
+        vcs = [f"vc{i}" for i in range(1, n + 1)]
         links = [{"from": f"sw{k}", "to": f"sw{k + 1}", "rate": RATE,
-                  "delay": f"{point.tau_ms / 5:g}ms", "cells": True, "queue": switch}
+                  "delay": f"{point.tau_ms / 5:g}ms", "cells": True,
+                  "queue": _priority_switch(point, options, vcs) if point.vbr and k == 5
+                  else switch}
                  for k in range(1, 6)]
         links += [{"from": f"ses{i}", "to": f"sw{s}", "rate": RATE, "delay": host,
                    "cells": True, "queue": source_queue}
@@ -306,6 +330,16 @@ def scenario(point: Point, options: Options) -> dict[str, Any]:
             if abr:
                 f["abr"] = _abr_table(point.airf, point.rdff, 1 / 20)
             flows.append(f)
+        if point.vbr:
+            # The VBR sources enter at SW5 and leave after SW6, behind the data flows.
+            nodes += ["vbrsrc", "vbrdes"]
+            links += [{"from": "vbrsrc", "to": "sw5", "rate": RATE, "delay": host, "cells": True,
+                       "queue": source_queue},
+                      {"from": "sw6", "to": "vbrdes", "rate": RATE, "delay": host,
+                       "cells": True, "queue": source_queue}]
+            flows.append({"name": "vbr", "count": VBR_SOURCES, "src": "vbrsrc", "dst": "vbrdes",
+                          "start_spacing": f"{VBR_SPACING_MS:g}ms", "transport": "udp",
+                          "source": VBR_SOURCE})
     return {"simulation": sim, "topology": topology, "flows": flows, "trace": {"events": False},
             "changes": []}
 
@@ -323,13 +357,15 @@ def measure(run_dir: Path, point: Point, options: Options) -> dict[str, Any]:
     queues = pd.read_csv(run_dir / "queues.csv")
     src, dst = ("r0", "r1") if point.net == "single" else ("sw5", "sw6")
     sw = queues[(queues["from"] == src) & (queues["to"] == dst)].iloc[0]
+    if point.vbr:
+        flows = flows.iloc[:-VBR_SOURCES]            # the data connections only
     packets = flows["bytes_delivered"].to_numpy(float) / (PACKET_B - HEADER_B)
     old = packets[:point.n_vc] if point.net == "single" else packets
     row: dict[str, Any] = {
         "net": point.net, "scheme": point.scheme, "tau_ms": point.tau_ms,
         "buffer_kb": point.buffer_kb, "n_vc": point.n_vc, "airf": point.airf,
         "rdff": point.rdff, "join_ms": point.join_ms, "icr": point.icr, "run_s": point.run_s,
-        "figure": point.figure, "label": point.label,
+        "figure": point.figure, "vbr": point.vbr, "label": point.label,
         "throughput": throughput(float(packets.sum()), point.run_s),
         "lost": int(flows["drops"].sum()),
         "timeouts": int(flows["timeouts"].sum()),
@@ -476,9 +512,6 @@ TARGETS: tuple[Target, ...] = (
        "the smallest burst [packets] whose delivery time depends on ICR (Fig 4.20)", 20.0, 10.0),
 )
 
-_VBR = ("needs EPD and EFCI marking inside a priority class: the VBR background has strict "
-        "priority over the data at SW5 (§4.3.3), and flowshare's priority queue can do neither "
-        "in its low class yet")
 _DELAYED_MARK = ("flowshare's switch marks a forward RM cell when it arrives and finds the "
                  "threshold exceeded, so the mark then waits behind that queue (half the "
                  "buffer: {delay:.2f} ms here, against a round-trip propagation time of "
@@ -498,6 +531,7 @@ def _select(rows: pd.DataFrame, **match: Any) -> pd.DataFrame:
     keep = np.ones(len(rows), bool)
     match.setdefault("figure", False)
     match.setdefault("join_ms", 0.0)
+    match.setdefault("vbr", False)
     for k, v in match.items():
         col = rows[k]
         keep &= np.isclose(col.astype(float), float(v)) if isinstance(v, float) \
@@ -574,8 +608,9 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
     v["C4-6b"] = _one(rows, "throughput", **_case("multi", "epd", 1.0, 50))
     v["C4-6c"] = _one(rows, "throughput", **_case("multi", "epda", 1.0, 50))
     v["C4-6d"] = _one(rows, "throughput", **_abr_case("multi", 1.0, 50, 1 / 1024, 8))
-    for k in ("C4-7a", "C4-7b", "C4-7c"):
-        v[k] = (None, _VBR)
+    v["C4-7a"] = _one(rows, "throughput", vbr=True, **_abr_case("multi", 0.01, 300, *MULTI_ABR))
+    v["C4-7b"] = _one(rows, "throughput", vbr=True, **_case("multi", "epd", 0.01, 300))
+    v["C4-7c"] = _one(rows, "throughput", vbr=True, **_abr_case("multi", 0.01, 300, *VBR_ABR))
     hog = _select(rows, **_case("single", "epd", 0.01, 300), figure=True)
     v["C4-8"] = ((float(hog.iloc[0]["hog_10ms"]), "") if len(hog) and "hog_10ms" in hog
                  and math.isfinite(hog.iloc[0]["hog_10ms"]) else (None, "no figure run"))
@@ -633,6 +668,9 @@ def _why(id: str, rows: pd.DataFrame) -> str:
     stem = id[:4]
     if stem in abr_cases:
         return _mark_note(*abr_cases[stem])
+    if id in ("C4-7a", "C4-7c"):
+        return (_mark_note(300, 0.01) + "; the VBR background is a synthetic MPEG-like source "
+                "with the trace's mean and peak, not the trace (hasegawa:A30)")
     return ""
 
 
@@ -827,6 +865,9 @@ MULTI_FIGURES = (
     (dict(scheme="epd", tau_ms=1.0, buffer_kb=50), "Fig 4.26: multihop EPD, τ = 1 ms, 50 Kbyte"),
     (dict(scheme="epda", tau_ms=1.0, buffer_kb=50), "Fig 4.27: multihop EPD/A, τ = 1 ms, 50 Kbyte"),
     (dict(scheme="abr", tau_ms=1.0, buffer_kb=50, airf=1 / 1024, rdff=8.0), "Fig 4.28: multihop ABR (RIF 1/1024, RDF 1/8), τ = 1 ms, 50 Kbyte"),
+    (dict(scheme="abr", tau_ms=0.01, buffer_kb=300, vbr=True), "Fig 4.31: multihop ABR (RIF 1/256, RDF 1/32) with VBR, τ = 0.01 ms, 300 Kbyte"),
+    (dict(scheme="epd", tau_ms=0.01, buffer_kb=300, vbr=True), "Fig 4.32: multihop EPD with VBR, τ = 0.01 ms, 300 Kbyte"),
+    (dict(scheme="abr", tau_ms=0.01, buffer_kb=300, vbr=True, airf=VBR_ABR[0], rdff=VBR_ABR[1]), "Fig 4.33: multihop ABR (RIF 1/512, RDF 1/32) with VBR, τ = 0.01 ms, 300 Kbyte"),
 )
 
 
@@ -890,7 +931,9 @@ def sections(rows: pd.DataFrame) -> list[Section]:
     multi = Section("Chapter 4: multihop (Figs 4.21-4.28)", paragraphs=[
         "Six switches, VC1-VC5 entering at SW1, VC6 at SW2, VC7 at SW3, VC8 at SW4, VC9 and "
         "VC10 at SW5 (hasegawa:A29), all through SW5's output; 353.2 cells/ms everywhere "
-        "(hasegawa:A28). The VBR cases (Figs 4.29-4.33) are not simulated: " + _VBR + "."],
+        "(hasegawa:A28). With VBR (Figs 4.31-4.33), ten synthetic MPEG-like sources (mean 4.5 "
+        "Mbit/s, peak 14.84; hasegawa:A30) enter at SW5 with strict priority over the data at "
+        "SW5's output, whose data class keeps EPD or EFCI marking."],
         parts=[_multi_table(rows)])
     for sel, title in MULTI_FIGURES:
         r = _figure_row(rows, "multi", sel)
