@@ -15,7 +15,7 @@ use crate::net::codel::{Codel, CodelParams};
 use crate::net::red::{Red, RedParams};
 use crate::net::subqueue::exceeds;
 use crate::net::{Limit, Refusal};
-use crate::packet::Meta;
+use crate::packet::{ecn, Meta};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -550,6 +550,10 @@ impl Scheduler {
         debug_assert!(k < self.queues.len());
         self.pkts -= 1;
         self.bytes -= u64::from(q.meta.size);
+        let mut q = q;
+        if self.queues[k].mark_at_departure && self.queues[k].over_mark_threshold(&q.meta) {
+            q.meta.ecn |= ecn::CE;
+        }
         Some(q)
     }
 }

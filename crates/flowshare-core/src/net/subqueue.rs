@@ -68,6 +68,9 @@ pub struct SubQueue {
     /// Step marking: an ECN-capable arrival that finds this many packets or bytes waiting
     /// here is marked (EFCI marking of forward RM cells in a class of a cell link).
     pub mark_threshold: Option<Limit>,
+    /// Apply the step marking when a packet leaves (to the packets it leaves behind) rather
+    /// than when it arrives, so the mark does not wait behind the queue that caused it.
+    pub mark_at_departure: bool,
 }
 
 impl SubQueue {
@@ -115,11 +118,17 @@ impl SubQueue {
                 return Err(Refusal::Overflow);
             }
         }
-        Ok(match self.mark_threshold {
-            Some(Limit::Packets(n)) => q.meta.ect() && self.pkts.len() as u64 >= u64::from(n),
-            Some(Limit::Bytes(b)) => q.meta.ect() && self.bytes >= b,
+        Ok(!self.mark_at_departure && self.over_mark_threshold(&q.meta))
+    }
+
+    /// Whether ECN-capable `meta` finds the step marking's threshold reached by the packets
+    /// waiting here.
+    pub(crate) fn over_mark_threshold(&self, meta: &Meta) -> bool {
+        match self.mark_threshold {
+            Some(Limit::Packets(n)) => meta.ect() && self.pkts.len() as u64 >= u64::from(n),
+            Some(Limit::Bytes(b)) => meta.ect() && self.bytes >= b,
             None => false,
-        })
+        }
     }
 
     /// `q`, admitted by [`SubQueue::admit`], was refused for want of room after all.

@@ -75,6 +75,21 @@ pub struct ClassCfg {
     /// bytes) waiting in the class (EFCI marking of forward RM cells on a cell link).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<LimitCfg>,
+    /// Priority class: when `ecn_threshold` applies, as a packet arrives (default) or as it
+    /// leaves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark: Option<MarkAt>,
+}
+
+/// When a priority class's step marking looks at its queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkAt {
+    /// An arrival that finds the threshold reached is marked.
+    #[default]
+    Arrival,
+    /// A packet that leaves the threshold reached behind it is marked.
+    Departure,
 }
 
 /// `epd` of a priority class: the fields of kind `"epd"`.
@@ -676,6 +691,12 @@ impl QueueCfg {
                         }
                         k => k,
                     };
+                    q.mark_at_departure = match (c.mark, q.mark_threshold) {
+                        (Some(_), None) => {
+                            return Err(ConfigError::new(format!("{cpath}.mark"), "needs ecn_threshold"))
+                        }
+                        (m, _) => m == Some(MarkAt::Departure),
+                    };
                     queues.push(q);
                 }
                 let mut s = Scheduler::new(Discipline::Priority, queues, total);
@@ -730,8 +751,14 @@ impl QueueCfg {
                 let explicit = self.queues.clone().unwrap_or_default();
                 for (k, c) in explicit.iter().enumerate() {
                     let cpath = format!("{path}.queues[{k}]");
-                    if c.epd.is_some() || c.ecn_threshold.is_some() {
-                        let field = if c.epd.is_some() { "epd" } else { "ecn_threshold" };
+                    if c.epd.is_some() || c.ecn_threshold.is_some() || c.mark.is_some() {
+                        let field = if c.epd.is_some() {
+                            "epd"
+                        } else if c.ecn_threshold.is_some() {
+                            "ecn_threshold"
+                        } else {
+                            "mark"
+                        };
                         return Err(ConfigError::new(format!("{cpath}.{field}"), "only priority classes take it"));
                     }
                     if c.flows.is_empty() {

@@ -243,7 +243,13 @@ impl Simulation {
             return;
         };
         self.events.push(end, Event::LinkTransmit(link));
-        let p = *self.arena.get(q.id);
+        let mut p = *self.arena.get(q.id);
+        if q.meta.ecn & !p.ecn & ecn::CE != 0 {
+            // Marked as it leaves (a class's `mark = "departure"`).
+            p.ecn |= ecn::CE;
+            self.arena.get_mut(q.id).ecn = p.ecn;
+            self.net.links[link as usize].stats.marks += 1;
+        }
         if self.trace.is_some() {
             trace_sched(&mut self.trace, self.now, Some(end), &p, link);
         }
