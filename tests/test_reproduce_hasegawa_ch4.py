@@ -39,6 +39,16 @@ def test_tuned_abr_loses_nothing_where_table_4_1s_factors_lose_packets(tmp_path)
     assert default["switch_max_cells"] == 193       # the 10-Kbyte buffer overflows
 
 
+def test_marking_as_rm_cells_leave_restores_the_tuned_300_kbyte_case(tmp_path):
+    # C4-2 (τ = 1 ms, 300 Kbyte, AIRF 1/128, RDF factor 2; thesis 0.9588, no loss): marking as
+    # forward RM cells leave the switch (hasegawa:A59) against marking as they arrive.
+    point = ch4.Point("single", "abr", 1.0, 300, airf=1 / 128, rdff=2.0, run_s=4.0)
+    departure = _run(point, tmp_path / "d")
+    arrival = _run(point, tmp_path / "a", replace(OPTIONS, efci="arrival"))
+    assert departure["throughput"] > 0.9 and departure["lost"] == 0
+    assert arrival["throughput"] < departure["throughput"] - 0.2
+
+
 def test_at_one_ms_epd_beats_abr_at_a_small_buffer(tmp_path):
     # Fig 4.4: at τ = 1 ms the ordering reverses, ABR drops far below EPD at 10 Kbyte.
     epd = _run(ch4.Point("single", "epd", 1.0, 10, run_s=3.0), tmp_path / "e")
@@ -100,6 +110,7 @@ def test_points_cover_every_target_case_once():
     ("make", "needle"),
     [
         (lambda: ch4.Options(recovery="vegas"), "options.ch4.recovery"),
+        (lambda: ch4.Options(efci="later"), "options.ch4.efci"),
         (lambda: ch4.Options(rwnd=15.5), "options.ch4.rwnd"),
         (lambda: ch4.Options(layout=(1, 2, 3)), "options.ch4.layout"),
         (lambda: ch4.Options(threshold_fraction=0), "options.ch4.threshold_fraction"),
