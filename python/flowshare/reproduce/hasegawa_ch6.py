@@ -437,6 +437,14 @@ def _summary(rows: pd.DataFrame) -> str:
                        "Jain min", "max/min rel. largest", "total kbit/s mean", "lost"), body)
 
 
+def _model_miss(frame: pd.DataFrame) -> float | None:
+    """The analysis's mean relative miss of the simulated throughputs of ``frame``, if drawn."""
+    if not len(frame) or "model_thr_bw64" not in frame:
+        return None
+    return float(np.mean([np.abs(frame[f"model_thr_{n}"] / frame[f"thr_{n}"] - 1).mean()
+                          for n in NAMES]))
+
+
 def sections(rows: pd.DataFrame) -> list[Section]:
     """One section per TCP and traffic direction, each scheduler's figure regenerated."""
     if rows.empty:
@@ -477,10 +485,8 @@ def sections(rows: pd.DataFrame) -> list[Section]:
                 + f" (64 to 512 kbit/s), {int(frame['lost_total'].sum())} packets lost after "
                 "the warm-up.")
         if (tcp, direction) == ("reno", "forward"):
-            red = _frame(rows, "reno", "forward", "red")
-            if len(red) and "model_thr_bw64" in red:
-                err = np.mean([np.abs(red[f"model_thr_{n}"] / red[f"thr_{n}"] - 1).mean()
-                               for n in NAMES])
+            err = _model_miss(_frame(rows, "reno", "forward", "red"))
+            if err is not None:
                 section.paragraphs.append(
                     f"Fig 6.8: the RED/Reno analysis (Eqs 6.5-6.12, dashed in Fig 6.5's panel "
                     f"(a)) misses the simulated throughputs by {100 * err:.0f} % on average; "
@@ -493,10 +499,8 @@ def sections(rows: pd.DataFrame) -> list[Section]:
                     f"Enhanced RED's iteration does not reach 1 % of the ideal at BW = {bad} "
                     "kbit/s within 10,000 steps; those runs use its last iterate.")
         if (tcp, direction) == ("vegas", "forward"):
-            red = _frame(rows, "vegas", "forward", "red")
-            if len(red) and "model_thr_bw64" in red:
-                err = np.mean([np.abs(red[f"model_thr_{n}"] / red[f"thr_{n}"] - 1).mean()
-                               for n in NAMES])
+            err = _model_miss(_frame(rows, "vegas", "forward", "red"))
+            if err is not None:
                 section.paragraphs.append(
                     f"Fig 6.17: the Vegas/RED analysis (Eqs 6.13-6.30, dashed in Fig 6.15's "
                     f"panel (a)) misses the simulated throughputs by {100 * err:.0f} % on "
