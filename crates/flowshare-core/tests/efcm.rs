@@ -231,6 +231,8 @@ fn transfers_record_the_window_and_rtt_they_start_with() {
             "initial_rttvar_s",
             "rtt_min_s",
             "sent_bytes",
+            "session",
+            "document",
         ]
     );
     // Rows by transfer number, in order of opening: a's (0), b's first (1), c's (2), b's
