@@ -215,36 +215,31 @@ def _hetero_loss_window(tau1: float, tau2: float) -> float:
 # Targets
 
 
-def _t(id: str, description: str, published: float, tolerance: float, comparison: str = "close",
-       kind: str = "absolute") -> Target:
-    return Target(id, description, published, tolerance, comparison, kind)
-
-
 TARGETS: tuple[Target, ...] = (
-    _t("C2-1a", "Vegas, homogeneous: smallest W1/W2 (mean windows after the join) over the "
+    Target("C2-1a", "Vegas, homogeneous: smallest W1/W2 (mean windows after the join) over the "
        "repeated runs", 1.03, 0.25),
-    _t("C2-1b", "Vegas, homogeneous: largest W1/W2 over the repeated runs", 1.58, 0.25),
-    _t("C2-2a", "Vegas, homogeneous: lower bound of W1/W2 from Eqs 2.24, 2.25, 2.17 "
+    Target("C2-1b", "Vegas, homogeneous: largest W1/W2 over the repeated runs", 1.58, 0.25),
+    Target("C2-2a", "Vegas, homogeneous: lower bound of W1/W2 from Eqs 2.24, 2.25, 2.17 "
        "(models.hasegawa.ch2.vegas_ratio_range)", 0.95, 0.1),
-    _t("C2-2b", "Vegas, homogeneous: upper bound of W1/W2 from Eqs 2.24, 2.25, 2.17", 2.12, 0.1),
-    _t("C2-2c", "Vegas, homogeneous: share of the repeated runs whose W1/W2 lies in the "
+    Target("C2-2b", "Vegas, homogeneous: upper bound of W1/W2 from Eqs 2.24, 2.25, 2.17", 2.12, 0.1),
+    Target("C2-2c", "Vegas, homogeneous: share of the repeated runs whose W1/W2 lies in the "
        "thesis's bounds 0.95-2.12", 1.0, 0.0, "at_least"),
-    _t("C2-3a", "Vegas, homogeneous: smallest mean shared queue l2 over the runs, packets "
+    Target("C2-3a", "Vegas, homogeneous: smallest mean shared queue l2 over the runs, packets "
        "(bound (3+√5)/2·α; tolerance: the packet in transmission)", 5.236, 0.5, "at_least"),
-    _t("C2-3b", "Vegas, homogeneous: largest mean shared queue l2 over the runs, packets "
+    Target("C2-3b", "Vegas, homogeneous: largest mean shared queue l2 over the runs, packets "
        "(bound (3+√5)/2·β)", 10.472, 0.5, "at_most"),
-    _t("C2-4a", "Enhanced Vegas (δ = 3), homogeneous: mean shared queue, packets (l2 = 2δ, "
+    Target("C2-4a", "Enhanced Vegas (δ = 3), homogeneous: mean shared queue, packets (l2 = 2δ, "
        "Eq 2.36)", 6.0, 1.5),
-    _t("C2-4b", "Enhanced Vegas (δ = 3), heterogeneous: mean shared queue, packets (l2 = 2δ)",
+    Target("C2-4b", "Enhanced Vegas (δ = 3), heterogeneous: mean shared queue, packets (l2 = 2δ)",
        6.0, 1.5),
-    _t("C2-4c", "Enhanced Vegas, homogeneous: W1/W2 (fair: the centres of Eqs 2.34, 2.35 are "
+    Target("C2-4c", "Enhanced Vegas, homogeneous: W1/W2 (fair: the centres of Eqs 2.34, 2.35 are "
        "equal)", 1.0, 0.1),
-    _t("C2-4d", "Enhanced Vegas, heterogeneous: W1/W2 against the centres of Eqs 2.34, 2.35 "
-       "(12.8/22.5 packets)", 0.5689, 0.15, kind="relative"),
-    _t("C2-5a", "Tahoe, heterogeneous (τ1 = 4 ms, τ2 = 8 ms): throughput ratio S1/S2 = "
-       "(τ2/τ1)² (Eq 2.9)", 4.0, 0.25, kind="relative"),
-    _t("C2-5b", "Reno, heterogeneous: throughput ratio S1/S2 = (τ2/τ1)²", 4.0, 0.25,
-       kind="relative"),
+    Target("C2-4d", "Enhanced Vegas, heterogeneous: W1/W2 against the centres of Eqs 2.34, 2.35 "
+       "(12.8/22.5 packets)", 0.5689, 0.15, tolerance_kind="relative"),
+    Target("C2-5a", "Tahoe, heterogeneous (τ1 = 4 ms, τ2 = 8 ms): throughput ratio S1/S2 = "
+       "(τ2/τ1)² (Eq 2.9)", 4.0, 0.25, tolerance_kind="relative"),
+    Target("C2-5b", "Reno, heterogeneous: throughput ratio S1/S2 = (τ2/τ1)²", 4.0, 0.25,
+       tolerance_kind="relative"),
 )
 
 WHY_MISSED = {

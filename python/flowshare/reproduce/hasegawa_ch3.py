@@ -302,38 +302,33 @@ def _exp2_measures(run_dir: Path) -> dict[str, Any]:
 # Targets
 
 
-def _t(id: str, description: str, published: float, tolerance: float, comparison: str = "close",
-       kind: str = "absolute") -> Target:
-    return Target(id, description, published, tolerance, comparison, kind)
-
-
 TARGETS: tuple[Target, ...] = (
-    _t("C3-1a", "Exp. 1: time of the mis-retransmission, ms (absolute time: it includes the "
-       "start-up the thesis does not describe, so ±2 %)", 128.5, 0.02, kind="relative"),
-    _t("C3-1b", "Exp. 1: congestion avoidance starts, ms after the mis-retransmission "
+    Target("C3-1a", "Exp. 1: time of the mis-retransmission, ms (absolute time: it includes the "
+       "start-up the thesis does not describe, so ±2 %)", 128.5, 0.02, tolerance_kind="relative"),
+    Target("C3-1b", "Exp. 1: congestion avoidance starts, ms after the mis-retransmission "
        "(130.5 − 128.5)", 2.0, 0.5),
-    _t("C3-1c", "Exp. 1: first duplicate ACK t1, ms after the mis-retransmission "
+    Target("C3-1c", "Exp. 1: first duplicate ACK t1, ms after the mis-retransmission "
        "(132.5 − 128.5)", 4.0, 0.5),
-    _t("C3-1d", "Exp. 1: fast retransmit t2, ms after the mis-retransmission (136.5 − 128.5)",
+    Target("C3-1d", "Exp. 1: fast retransmit t2, ms after the mis-retransmission (136.5 − 128.5)",
        8.0, 0.5),
-    _t("C3-1e", "Exp. 1: the duplicate ACKs acknowledge packet", 518.0, 0.0),
-    _t("C3-1f", "Exp. 1: packet fast-retransmitted", 519.0, 0.0),
-    _t("C3-1g", "Exp. 1: extra delay of the mis-retransmission (completion time against TCP "
+    Target("C3-1e", "Exp. 1: the duplicate ACKs acknowledge packet", 518.0, 0.0),
+    Target("C3-1f", "Exp. 1: packet fast-retransmitted", 519.0, 0.0),
+    Target("C3-1g", "Exp. 1: extra delay of the mis-retransmission (completion time against TCP "
        "without timeout), ms", 6.0, 1.0),
-    _t("C3-2a", "Exp. 2, W = 64 Kbyte, τ = 0.01 ms: RTT before the join, ms", 3.86, 0.02,
-       kind="relative"),
-    _t("C3-2b", "Exp. 2: RTO before the join, ms", 4.06, 0.1),
-    _t("C3-2c", "Exp. 2: RTT after the join (mean over the packets sent in the first round "
-       "trip after it), ms", 4.70, 0.05, kind="relative"),
-    _t("C3-2d", "Exp. 2: time of the mis-retransmission after the join, ms", 501.0, 1.0),
-    _t("C3-2e", "Exp. 2: last_ack stalls at, ms (start of the longest gap between advancing "
+    Target("C3-2a", "Exp. 2, W = 64 Kbyte, τ = 0.01 ms: RTT before the join, ms", 3.86, 0.02,
+       tolerance_kind="relative"),
+    Target("C3-2b", "Exp. 2: RTO before the join, ms", 4.06, 0.1),
+    Target("C3-2c", "Exp. 2: RTT after the join (mean over the packets sent in the first round "
+       "trip after it), ms", 4.70, 0.05, tolerance_kind="relative"),
+    Target("C3-2d", "Exp. 2: time of the mis-retransmission after the join, ms", 501.0, 1.0),
+    Target("C3-2e", "Exp. 2: last_ack stalls at, ms (start of the longest gap between advancing "
        "ACKs in the 100 ms after the join)", 520.0, 5.0),
-    _t("C3-3a", "D (Fig 3.5): share of the (τ, W) series in Eq 3.14's regime (D > rtt at the "
+    Target("C3-3a", "D (Fig 3.5): share of the (τ, W) series in Eq 3.14's regime (D > rtt at the "
        "smallest m) whose simulated D falls as the packet size m grows", 1.0, 0.0, "at_least"),
-    _t("C3-3b", "D: share of the (τ, m) pairs with D larger at W = 128 than at 64 Kbyte", 1.0,
+    Target("C3-3b", "D: share of the (τ, m) pairs with D larger at W = 128 than at 64 Kbyte", 1.0,
        0.0, "at_least"),
-    _t("C3-3c", "D: median of simulated D / D of Eq 3.14 (D = rtt where the halved window "
-       "still fills the pipe, Eq 3.10) over the grid", 1.0, 0.5, kind="relative"),
+    Target("C3-3c", "D: median of simulated D / D of Eq 3.14 (D = rtt where the halved window "
+       "still fills the pipe, Eq 3.10) over the grid", 1.0, 0.5, tolerance_kind="relative"),
 )
 
 _TIMER = ("flowshare's retransmission timer restarts on every ACK of new data (RFC 6298 §5.3), "

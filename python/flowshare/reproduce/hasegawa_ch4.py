@@ -457,20 +457,15 @@ def _time_measures(row: dict[str, Any], point: Point, options: Options) -> dict[
 # Targets
 
 
-def _t(id: str, description: str, published: float, tolerance: float, comparison: str = "close",
-       kind: str = "absolute") -> Target:
-    return Target(id, description, published, tolerance, comparison, kind)
-
-
 def _thr(id: str, what: str, published: float) -> Target:
-    return _t(id, f"{what}: effective throughput", published, 0.05)
+    return Target(id, f"{what}: effective throughput", published, 0.05)
 
 
 def _lost(id: str, what: str, published: float) -> Target:
     if published < 100:
-        return _t(id, f"{what}: lost packets in 50 s (\"almost none\")", published, 100,
+        return Target(id, f"{what}: lost packets in 50 s (\"almost none\")", published, 100,
                   "at_most")
-    return _t(id, f"{what}: lost packets in 50 s", published, 3.0, kind="factor")
+    return Target(id, f"{what}: lost packets in 50 s", published, 3.0, tolerance_kind="factor")
 
 
 _S1 = "single hop, N_VC = 10, τ = 0.01 ms, 10 Kbyte"
@@ -514,12 +509,12 @@ TARGETS: tuple[Target, ...] = (
          "RDF 1/32, Fig 4.31)", 0.569),
     _thr("C4-7b", "multihop with VBR, EPD (Fig 4.32)", 0.614),
     _thr("C4-7c", "multihop with VBR, ABR retuned (RIF 1/512, RDF 1/32, Fig 4.33)", 0.630),
-    _t("C4-8", "EPD hogging, single hop, τ = 0.01 ms, 300 Kbyte: the most packets one VC "
+    Target("C4-8", "EPD hogging, single hop, τ = 0.01 ms, 300 Kbyte: the most packets one VC "
        "delivers within 10 ms, 200-400 ms (Fig 4.8(a); the link carries 38.8 in 10 ms)",
        40.0, 10.0),
-    _t("C4-9", "ABR, single hop, τ = 1 ms, 300 Kbyte, Table 4.1's factors: the time every "
+    Target("C4-9", "ABR, single hop, τ = 1 ms, 300 Kbyte, Table 4.1's factors: the time every "
        "connection's curve goes flat (Fig 4.9(b)) [ms]", 230.0, 30.0),
-    _t("C4-10", "ICR, τ = 1 ms, 300 Kbyte, a new connection at 250 ms with ICR = PCR/20 … PCR: "
+    Target("C4-10", "ICR, τ = 1 ms, 300 Kbyte, a new connection at 250 ms with ICR = PCR/20 … PCR: "
        "the smallest burst [packets] whose delivery time depends on ICR (Fig 4.20)", 20.0, 10.0),
 )
 
@@ -528,7 +523,6 @@ _DELAYED_MARK = ("marked as it arrives (efci = \"arrival\", hasegawa:A59), a for
                  "buffer: {delay:.2f} ms here, against a round-trip propagation time of "
                  "{rtt:.2f} ms) before it reaches the destination; the binary loop reacts late, "
                  "overshoots and undershoots")
-WHY_MISSED: dict[str, str] = {}
 
 
 def targets() -> list[Target]:
@@ -600,6 +594,7 @@ def _c4_10(rows: pd.DataFrame, spread: float) -> tuple[float | None, str]:
 def evaluate(rows: pd.DataFrame) -> list[Target]:
     """Chapter 4's targets against its measured rows."""
     v: dict[str, tuple[float | None, str]] = {}
+    why: dict[str, str] = {}   # explanations of misses measured here
     cases = {
         "C4-1": (_abr_case("single", 0.01, 10, *DEFAULT_ABR), _abr_case("single", 0.01, 10, 1 / 256, 2)),
         "C4-2": (_abr_case("single", 1.0, 300, *DEFAULT_ABR), _abr_case("single", 1.0, 300, 1 / 128, 2)),
@@ -641,7 +636,7 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
                      f"{stall.iloc[0]['run_s']:g} s: every connection's curve keeps rising")
     else:
         v["C4-9"] = (float(stall.iloc[0]["stall_ms"]), "")
-        WHY_MISSED["C4-9"] = (f"every connection is flat over {stall.iloc[0]['stalls']} ms in "
+        why["C4-9"] = (f"every connection is flat over {stall.iloc[0]['stalls']} ms in "
                               "flowshare: the switch overflows, all connections time out and "
                               "restart together, as the thesis describes, but the first "
                               "overflow comes at the end of the connections' slow start")
@@ -650,7 +645,7 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
                     join_ms=250.0)
     if len(burst) > 1 and SERIES_PREFIX + "burst_ms" in burst:
         b = np.vstack([np.asarray(x, float) for x in burst[SERIES_PREFIX + "burst_ms"]])
-        WHY_MISSED["C4-10"] = (
+        why["C4-10"] = (
             f"the new connection's 1st packet arrives {np.nanmin(b[:, 0]):.0f}-"
             f"{np.nanmax(b[:, 0]):.0f} ms after the join over the ICRs, its 10th "
             f"{np.nanmin(b[:, 9]):.0f}-{np.nanmax(b[:, 9]):.0f} ms, its 20th "
@@ -660,7 +655,7 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
             "on ICR (one run per ICR)")
     hog = _select(rows, **_case("single", "epd", 0.01, 300), figure=True)
     if len(hog) and "hog_10ms" in hog:
-        WHY_MISSED["C4-8"] = (
+        why["C4-8"] = (
             "a VC's window is 15 packets (64 Kbyte) and EPD keeps the switch queue near its "
             f"threshold (2,898 cells, 8.2 ms), so one VC can deliver about 15 packets per "
             f"round trip; the busiest VC delivers {hog.iloc[0]['hog_10ms']:.0f} in 10 ms at "
@@ -670,14 +665,14 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
     for target in TARGETS:
         value, note = v[target.id]
         out.append(target.unmeasured(note) if value is None
-                   else target.evaluate(value).explained(_why(target.id, rows)))
+                   else target.evaluate(value).explained(_why(target.id, rows, why)))
     return out
 
 
-def _why(id: str, rows: pd.DataFrame) -> str:
+def _why(id: str, rows: pd.DataFrame, why: dict[str, str]) -> str:
     """The explanation of a miss."""
-    if id in WHY_MISSED:
-        return WHY_MISSED[id]
+    if id in why:
+        return why[id]
     if id in ("C4-3f", "C4-4c", "C4-5b", "C4-5c", "C4-6b", "C4-6c"):
         return ("EPD: flowshare's Reno with 1-µs timers; the thesis's TCP is not named "
                 "(hasegawa:A24) and its loss recovery after a discarded packet sets how much of "

@@ -243,26 +243,21 @@ def measure(run_dir: Path, point: Point, options: Options) -> dict[str, Any]:
 # Targets
 
 
-def _t(id: str, description: str, published: float, tolerance: float, comparison: str = "close",
-       kind: str = "absolute") -> Target:
-    return Target(id, description, published, tolerance, comparison, kind)
-
-
 TARGETS: tuple[Target, ...] = (
-    _t("C5-1", "Tahoe throughput against k (Fig 5.3a): the knee, the k of the highest "
+    Target("C5-1", "Tahoe throughput against k (Fig 5.3a): the knee, the k of the highest "
        "simulated throughput before the drop, at k = B_f = 8", 8.0, 2.0),
-    _t("C5-2a", "Fig 5.3b: the crossover, the largest k at which Vegas (base-RTT refresh) "
+    Target("C5-2a", "Fig 5.3b: the crossover, the largest k at which Vegas (base-RTT refresh) "
        "still delivers at least Tahoe's throughput (0 if at none); the thesis: Vegas above "
        "Tahoe for k ≤ B_f, below beyond", 8.0, 2.0),
-    _t("C5-2b", "Fig 5.3b: the original Vegas's throughput over the refreshed Vegas's, mean "
+    Target("C5-2b", "Fig 5.3b: the original Vegas's throughput over the refreshed Vegas's, mean "
        "over k ≥ 2 (\"very low\")", 0.5, 0.0, "at_most"),
-    _t("C5-3a", "Fig 5.6a (τ = 0.01 ms): what HTTP/1.1 saves of a session's total delay, "
+    Target("C5-3a", "Fig 5.6a (τ = 0.01 ms): what HTTP/1.1 saves of a session's total delay, "
        "(T_1.0 − T_1.1)/T_1.0, mean over Tahoe and Vegas (\"very small\")", 0.1, 0.0,
        "at_most"),
-    _t("C5-3b", "Fig 5.6b (τ = 10 ms): the TCP matters more than the HTTP version, "
+    Target("C5-3b", "Fig 5.6b (τ = 10 ms): the TCP matters more than the HTTP version, "
        "|T_Tahoe − T_Vegas| / |T_1.0 − T_1.1| of the session totals, each averaged over the "
        "other factor", 1.0, 0.0, "at_least"),
-    _t("C5-4", "Fig 5.7 (Table 5.2 mix): share of the simulated delays from 100 µs to 1 ms "
+    Target("C5-4", "Fig 5.7 (Table 5.2 mix): share of the simulated delays from 100 µs to 1 ms "
        "(both HTTP versions) at which Vegas's mean document delay is below Tahoe's", 1.0, 0.0,
        "at_least"),
 )

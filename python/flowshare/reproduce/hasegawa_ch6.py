@@ -280,29 +280,24 @@ def measure(run_dir: Path, point: Point, options: Options) -> dict[str, Any]:
 # Targets
 
 
-def _t(id: str, description: str, published: float, tolerance: float, comparison: str = "close",
-       kind: str = "absolute") -> Target:
-    return Target(id, description, published, tolerance, comparison, kind)
-
-
 TARGETS: tuple[Target, ...] = (
-    _t("C6-1a", "RED/Reno at the smallest BW (400 kbit/s): largest over smallest throughput "
+    Target("C6-1a", "RED/Reno at the smallest BW (400 kbit/s): largest over smallest throughput "
        "(\"almost identical throughput\")", 1.0, 0.25, "at_most"),
-    _t("C6-1b", "RED/Reno at 400 kbit/s: largest over smallest packet loss rate (\"almost "
+    Target("C6-1b", "RED/Reno at 400 kbit/s: largest over smallest packet loss rate (\"almost "
        "equal\")", 1.0, 0.25, "at_most"),
-    _t("C6-2", "FIFO/Reno at 400 kbit/s: throughput of the 64 kbit/s connection over that of "
+    Target("C6-2", "FIFO/Reno at 400 kbit/s: throughput of the 64 kbit/s connection over that of "
        "the 512 kbit/s one (the smaller-bw connection gets more)", 1.0, 0.0, "at_least"),
-    _t("C6-3a", "Vegas/FIFO: packets lost after the warm-up, every BW (\"no packet loss at "
+    Target("C6-3a", "Vegas/FIFO: packets lost after the warm-up, every BW (\"no packet loss at "
        "all\")", 0.0, 0.0, "at_most"),
-    _t("C6-3b", "Vegas/FIFO: relative throughput of the 64 kbit/s connection, smallest over BW "
+    Target("C6-3b", "Vegas/FIFO: relative throughput of the 64 kbit/s connection, smallest over BW "
        "(≈ 100 %)", 1.0, 0.05),
-    _t("C6-4", "Jain's index of the relative throughputs, mean over BW: Vegas/DRR minus "
+    Target("C6-4", "Jain's index of the relative throughputs, mean over BW: Vegas/DRR minus "
        "Reno/DRR (Vegas fairer)", 0.0, 0.0, "at_least"),
-    _t("C6-5a", "Jain's index, mean over BW: enhanced RED minus RED, Reno (Fig 6.9 fairer than "
+    Target("C6-5a", "Jain's index, mean over BW: enhanced RED minus RED, Reno (Fig 6.9 fairer than "
        "Fig 6.5)", 0.0, 0.0, "at_least"),
-    _t("C6-5b", "Jain's index, mean over BW: DRR+ minus DRR with the insufficient buffer "
+    Target("C6-5b", "Jain's index, mean over BW: DRR+ minus DRR with the insufficient buffer "
        "(Fig 6.13(b) fairer than 6.12(b))", 0.0, 0.0, "at_least"),
-    _t("C6-5c", "Jain's index, mean over BW, reverse traffic: enhanced RED minus RED (Fig 6.22 "
+    Target("C6-5c", "Jain's index, mean over BW, reverse traffic: enhanced RED minus RED (Fig 6.22 "
        "fairer than 6.21)", 0.0, 0.0, "at_least"),
 )
 
