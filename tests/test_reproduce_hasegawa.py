@@ -41,6 +41,9 @@ def test_experiment_1_times_out_on_packet_503_and_fast_retransmits_519(exp1):
     # Slow start back to ssthresh = 8 in about 2 ms, duplicate ACKs one window later (4 ms).
     assert abs(r["ca_start_ms"] - r["misrx_ms"] - 2.0) <= 0.5
     assert abs(r["t1_ms"] - r["misrx_ms"] - 4.0) <= 0.5
+    # t2, the end of the fast retransmission: its ACK, one rtt after the duplicate ACKs began.
+    assert abs(r["t2_ms"] - r["misrx_ms"] - 8.0) <= 0.5
+    assert r["t2_ms"] - r["fast_rtx_ms"] == pytest.approx(3.4, abs=0.2)
 
 
 def test_experiment_1_costs_about_6_ms_and_the_detection_recovers_it(exp1):
@@ -64,6 +67,19 @@ def test_experiment_2_rtt_is_the_windows_transmission_time_and_doubles_with_the_
              tmp_path)
     assert r["rtt_before_ms"] == pytest.approx(3.86, rel=0.01)   # 64 Kbyte at 48/53 of 150 Mbit/s
     assert r["rtt_late_ms"] == pytest.approx(2 * r["rtt_before_ms"], rel=0.02)
+
+
+def test_experiment_2_mis_retransmits_after_the_join_only_with_a_timer_per_packet(tmp_path):
+    # hasegawa:A60: the timer runs from the oldest packet's send on a 0.1-ms clock, so the RTO
+    # of the constant RTT is 4.0 ms and the first packet whose RTT outgrows it (1 ms after the
+    # join) times out; restarted by every ACK of new data, the timer never expires.
+    point = hasegawa_ch3.Point("exp2", "original", 0.01)
+    r = _run(hasegawa_ch3, point, hasegawa_ch3.Options(), tmp_path / "per_packet")
+    assert r["rto_before_ms"] == pytest.approx(4.0)
+    assert 500.0 < r["misrx_ms"] <= 502.0
+    restart = _run(hasegawa_ch3, point, hasegawa_ch3.Options(timer="restart"),
+                   tmp_path / "restart")
+    assert restart["timeouts"] == 0 and math.isnan(restart["misrx_ms"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,6 +191,7 @@ def test_tiny_report_and_runs(tiny):
     [
         (lambda: hasegawa_ch3.Options(er_delay="later"), "options.ch3.er_delay"),
         (lambda: hasegawa_ch3.Options(force_after="2ms"), "options.ch3.force_after"),
+        (lambda: hasegawa_ch3.Options(timer="bsd"), "options.ch3.timer"),
         (lambda: hasegawa_ch2.Options(settle_s=0), "options.ch2.settle_s"),
         (lambda: hasegawa_ch2.Options(send_jitter_us=-1), "options.ch2.send_jitter_us"),
         (lambda: hasegawa_ch6.Options(warmup_s="100s"), "options.ch6.warmup_s"),

@@ -433,6 +433,7 @@ const WORDS: &[&str] = &[
     "prr",
     "ns2",
     "every_ack",
+    "oldest_sent",
     "window",
     "before_queue",
     "r0",

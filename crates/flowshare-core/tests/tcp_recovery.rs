@@ -329,6 +329,31 @@ fn every_ack_restarts_the_timer_only_with_rto_restart_every_ack() {
     }
 }
 
+/// With `rto_restart = "oldest_sent"` the timer runs from the last send of the oldest
+/// unacknowledged segment: an ACK moves it only as far as that segment's send time, and the
+/// go-back-N's resend of the segment restarts it.
+#[test]
+fn oldest_sent_times_the_oldest_unacknowledged_segment_from_its_last_send() {
+    let mut deadlines = Vec::new();
+    for restart in ["new_data", "oldest_sent"] {
+        let c = cfg("reno", &format!(r#", initial_window = 4, rto_restart = "{restart}""#));
+        let (mut s, mut cc, mut out) = started(c); // segments 0-3 leave at t = 0
+        s.on_ack(50_000_000, &ack(1), &mut cc, &mut out);
+        let deadline = s.rto_deadline.unwrap();
+        deadlines.push((s, cc, deadline));
+    }
+    let (new_data, oldest) = (deadlines[0].2, deadlines[1].2);
+    // One 50-ms sample in both, so the same RTO: from the ACK, or from segment 1's send at 0.
+    assert_eq!(new_data - oldest, 50_000_000);
+    let rto = oldest; // segment 1 left at 0
+    let (s, cc, _) = &mut deadlines[1];
+    let mut out = Vec::new();
+    s.on_wake(oldest, cc, &mut out);
+    assert_eq!(s.stats.timeouts, 1);
+    assert!(out.iter().any(|p| p.seq == 1 && p.retx()), "segment 1 goes again");
+    assert_eq!(s.rto_deadline, Some(oldest + 2 * rto), "timed from the resend, backed off");
+}
+
 #[test]
 fn the_window_decrease_takes_whole_segments_from_the_window_as_ns2_does() {
     for (decrease, ssthresh) in [("flight", 4.5), ("window", 4.0)] {

@@ -16,8 +16,12 @@ it, the enhanced TCP with mis-retransmission detection (``tcp.misrx_detection``,
   W = 64 and 128 Kbyte, τ = 0.01 and 4 ms (target C3-2).
 - **Extra delay D** (Fig 3.5): Experiment 1's network with τ ∈ {0.1, 1, 2} ms, packets of
   1-8 Kbyte and W = 64 or 128 Kbyte; D is the completion time of a 503 + 60·W/m packet transfer
-  with the forced timeout minus that without timeout, against Eq 3.14
+  with the forced timeout (and no other) minus that without timeout, against Eq 3.14
   (:func:`flowshare.models.hasegawa.ch3.extra_delay`; target C3-3).
+
+Every run has the thesis's timer (resolution ``hasegawa:A60``): a timer per packet, from the
+oldest unacknowledged packet's last send (``tcp.rto_restart = "oldest_sent"``), on a 0.1 ms
+clock.
 """
 
 from __future__ import annotations
@@ -66,10 +70,22 @@ class Options:
     """When the idealised ER switch's halving reaches connection 1 in Experiment 2
     (``hasegawa:A17``): ``rtt``, one round-trip propagation time after the join (the backward
     RM cell); or ``instant``."""
+    timer: str = "per_packet"
+    """The retransmission timer (``hasegawa:A60``): ``per_packet``, running from the last send
+    of the oldest unacknowledged packet (``tcp.rto_restart = "oldest_sent"``), which Experiment
+    2's mis-retransmission 1 ms after the join needs; or ``restart``, restarted by every ACK of
+    new data (RFC 6298 §5.3), under which connection 1's ACKs, still two packet times apart
+    after the join, keep postponing it."""
+    timer_tick: str = "100us"
+    """The clock granularity G (``hasegawa:A60``): the RTO is SRTT + G rounded up to whole
+    ticks once the RTT is constant, 3.86 → 4.0 ms with 0.1 ms, where the thesis reports 4.06.
+    With 1 µs the RTO equals the RTT, and the queue of Experiment 1's own go-back-N
+    retransmissions then times out one packet after another."""
 
     def __post_init__(self) -> None:
         check_choice("options.ch3.force_after", self.force_after, ("oldest", "1ms"))
         check_choice("options.ch3.er_delay", self.er_delay, ("rtt", "instant"))
+        check_choice("options.ch3.timer", self.timer, ("per_packet", "restart"))
 
 
 @dataclass(frozen=True)
@@ -129,8 +145,14 @@ def _transfer_packets(point: Point) -> int:
 def scenario(point: Point, options: Options) -> dict[str, Any]:
     """Experiment 1's single ATM link, or Experiment 2's dumbbell with the ER change."""
     mss = point.packet_kb * KBYTE - HEADER_B
-    extra: dict[str, Any] = {"recover": "less_careful"}
-    if point.variant == "no_timeout":
+    extra: dict[str, Any] = {
+        "recover": "less_careful",
+        "rto_restart": "oldest_sent" if options.timer == "per_packet" else "new_data",
+        "timer_tick": options.timer_tick,
+    }
+    # The D sweep measures the one mis-retransmission that Eqs 3.8-3.15 analyse: apart from
+    # the forced expiry, the timer is off, so that no later expiry adds its own delay.
+    if point.variant == "no_timeout" or point.experiment == "delay":
         extra["rto_enabled"] = False
     if point.variant == "enhanced":
         extra["misrx_detection"] = True
@@ -236,8 +258,13 @@ def _exp1(run_dir: Path) -> dict[str, Any]:
             out["dup_ack_packet"] = int(dups["seq"].iloc[0]) - 1   # ACK seq = next expected
             fast = retx[retx["time_s"] >= t1]
             if len(fast):
-                out["t2_ms"] = float(fast["time_s"].iloc[0]) * 1e3
-                out["fast_rtx_packet"] = int(fast["seq"].iloc[0])
+                t_fast, packet = float(fast["time_s"].iloc[0]), int(fast["seq"].iloc[0])
+                out["fast_rtx_ms"], out["fast_rtx_packet"] = t_fast * 1e3, packet
+                # t2, "the end of the fast retransmission process" (§3.2.3): the first ACK
+                # of the fast-retransmitted packet, one rtt after the duplicate ACKs began.
+                repaired = acks[(acks["time_s"] > t_fast) & (acks["seq"] > packet)]
+                out["t2_ms"] = (float(repaired["time_s"].iloc[0]) * 1e3 if len(repaired)
+                                else math.nan)
     window = (acks["time_s"] >= 0.11) & (acks["time_s"] <= 0.16)
     a = acks[window]
     out[SERIES_PREFIX + "ack_t"] = a["time_s"].to_numpy(float)
@@ -287,7 +314,7 @@ def _exp2_measures(run_dir: Path) -> dict[str, Any]:
     times = a["time_s"].to_numpy(float)
     if times.size > 1:
         gaps = np.diff(times)
-        i = int(np.argmax(gaps))
+        i = int(np.flatnonzero(gaps >= gaps.max() - 1e-6)[0])   # the first of equal stalls
         out["stall_ms"], out["stall_length_ms"] = times[i] * 1e3, float(gaps[i]) * 1e3
     acked = acks[acks["time_s"] <= 0.8]
     out["acked_at_end"] = float(acked["seq"].max()) if len(acked) else math.nan
@@ -309,8 +336,8 @@ TARGETS: tuple[Target, ...] = (
        "(130.5 − 128.5)", 2.0, 0.5),
     Target("C3-1c", "Exp. 1: first duplicate ACK t1, ms after the mis-retransmission "
        "(132.5 − 128.5)", 4.0, 0.5),
-    Target("C3-1d", "Exp. 1: fast retransmit t2, ms after the mis-retransmission (136.5 − 128.5)",
-       8.0, 0.5),
+    Target("C3-1d", "Exp. 1: end of the fast retransmission t2 (the fast-retransmitted packet's "
+       "ACK), ms after the mis-retransmission (136.5 − 128.5)", 8.0, 0.5),
     Target("C3-1e", "Exp. 1: the duplicate ACKs acknowledge packet", 518.0, 0.0),
     Target("C3-1f", "Exp. 1: packet fast-retransmitted", 519.0, 0.0),
     Target("C3-1g", "Exp. 1: extra delay of the mis-retransmission (completion time against TCP "
@@ -321,8 +348,8 @@ TARGETS: tuple[Target, ...] = (
     Target("C3-2c", "Exp. 2: RTT after the join (mean over the packets sent in the first round "
        "trip after it), ms", 4.70, 0.05, tolerance_kind="relative"),
     Target("C3-2d", "Exp. 2: time of the mis-retransmission after the join, ms", 501.0, 1.0),
-    Target("C3-2e", "Exp. 2: last_ack stalls at, ms (start of the longest gap between advancing "
-       "ACKs in the 100 ms after the join)", 520.0, 5.0),
+    Target("C3-2e", "Exp. 2: last_ack stalls at, ms (start of the first of the longest gaps "
+       "between advancing ACKs in the 100 ms after the join)", 520.0, 5.0),
     Target("C3-3a", "D (Fig 3.5): share of the (τ, W) series in Eq 3.14's regime (D > rtt at the "
        "smallest m) whose simulated D falls as the packet size m grows", 1.0, 0.0, "at_least"),
     Target("C3-3b", "D: share of the (τ, m) pairs with D larger at W = 128 than at 64 Kbyte", 1.0,
@@ -331,23 +358,26 @@ TARGETS: tuple[Target, ...] = (
        "still fills the pipe, Eq 3.10) over the grid", 1.0, 0.5, tolerance_kind="relative"),
 )
 
-_TIMER = ("flowshare's retransmission timer restarts on every ACK of new data (RFC 6298 §5.3), "
-          "and after the join connection 1's ACKs keep coming every two packet times, so it "
-          "never expires: no mis-retransmission (the thesis's simulator times each packet from "
-          "its transmission)")
 WHY_MISSED = {
-    "C3-1d": ("flowshare fast-retransmits at the third duplicate ACK, two packet times after "
-              "t1; the thesis's t2 is one RTT after t1"),
-    "C3-2b": ("with a 1 µs timer tick the RTO converges to the constant RTT (Eq 3.7); the "
-              "thesis's 0.2 ms margin is its timer's"),
-    "C3-2d": _TIMER,
+    "C3-1d": ("t2 is one rtt after the fast retransmit, which flowshare sends at the third "
+              "duplicate ACK"),
+    "C3-2b": ("the RTO of a constant RTT is SRTT plus one clock tick, rounded up to whole ticks "
+              "(options.ch3.timer_tick); the thesis's margin is 0.2 ms"),
+    "C3-2c": ("connection 1's RTT climbs one packet time per packet from 3.86 ms towards 7.72 "
+              "ms as its queue drains at half the rate; the thesis's RTT jumps to 4.70 ms at "
+              "once"),
+    "C3-2d": ("with options.ch3.timer = \"restart\" the timer restarts on every ACK of new data "
+              "(RFC 6298 §5.3) and connection 1's ACKs, two packet times apart after the join, "
+              "keep postponing it"),
+    "C3-2e": ("flowshare's last_ack stalls as soon as the go-back-N copies of the "
+              "mis-retransmission bring duplicate ACKs, until the fast retransmit's repair "
+              "returns; the thesis's stall comes about 20 ms after the mis-retransmission"),
     "C3-3a": ("with W = 128 Kbyte and τ = 1 ms the simulated D stays near one rtt for every m: "
               "the window halved by the fast retransmit still fills the pipe, while Eq 3.14 "
               "gives 35.6 and 17.6 rtt for 1- and 2-Kbyte packets (see the table)"),
     "C3-3b": ("with τ = 2 ms a 128-Kbyte window exceeds the pipe (2τ·BW = 68 Kbyte), so the "
               "recovery after the fast retransmit runs at a full pipe and D is smaller than "
               "with 64 Kbyte; in the pipe regime (τ = 0.1 ms) D is one rtt, which grows with W"),
-    "C3-2e": _TIMER,
 }
 
 
@@ -556,7 +586,8 @@ def sections(rows: pd.DataFrame) -> list[Section]:
         "the RTT (or a forced timer) causes a spurious timeout; the go-back-N resending raises "
         "duplicate ACKs and a fast retransmit halves the window again. Experiment 1: "
         "mis-retransmission at 128.5 ms, congestion avoidance from 130.5 ms, duplicate ACKs "
-        "for packet 518 from t1 = 132.5 ms, fast retransmit of 519 at t2 = 136.5 ms, about "
+        "for packet 518 from t1 = 132.5 ms, fast retransmit of 519, which is acknowledged at "
+        "t2 = 136.5 ms, about "
         "6 ms lost. Experiment 2: RTT 3.86 ms and RTO 4.06 ms before the join, 4.70 ms after "
         "it, a mis-retransmission at 501 ms and a stall near 520 ms. The extra delay D falls "
         "with the packet size and grows with the window (Eq 3.14). The detection (k = 0.5) "
@@ -582,7 +613,8 @@ def sections(rows: pd.DataFrame) -> list[Section]:
             f"ms and RTO {exp2['rto_before_ms']:.3f} ms before the join, "
             f"{exp2['rtt_after_join_ms']:.3f} ms over the first round trip after it and "
             f"{exp2['rtt_late_ms']:.3f} ms once the share has halved; {int(exp2['timeouts'])} "
-            "timeouts. " + _TIMER[0].upper() + _TIMER[1:] + ".")
+            "timeouts" + (f", the first at {exp2['misrx_ms']:.2f} ms."
+                          if math.isfinite(exp2["misrx_ms"]) else "."))
     section.parts.append(_plot_exp1(rows))
     if (rows["experiment"] == "exp2").any():
         section.parts.append(_plot_exp2(rows))
@@ -602,6 +634,7 @@ def intro(scale: str, options: Options) -> str:
     return (f"Chapter 3: Experiment 1 over one 150 Mbit/s ATM link (AAL5 cells), the timer of "
             f"packet 503 expiring ({options.force_after}); Experiment 2 with an idealised ER "
             f"share halved at the join ({options.er_delay}) over links at the cells' payload "
-            f"rate ({PAYLOAD_BPS / 1e6:.2f} Mbit/s); the D sweep of Fig 3.5. Fine-grained timers "
-            "(1 µs tick and minimum RTO), one ACK per packet, the thesis's Reno (a fast "
-            "retransmit on the duplicate ACKs the go-back-N raises).")
+            f"rate ({PAYLOAD_BPS / 1e6:.2f} Mbit/s); the D sweep of Fig 3.5. A retransmission "
+            f"timer {options.timer.replace('_', ' ')} on a {options.timer_tick} clock "
+            "(hasegawa:A60), one ACK per packet, the thesis's Reno (a fast retransmit on the "
+            "duplicate ACKs the go-back-N raises).")

@@ -114,7 +114,8 @@ pub struct TcpCfg {
     /// `careful` (RFC 6582 §4, ns-2's `bug_fix_`), `less_careful` or `after_timeout` (ns-2's Sack1).
     #[serde(default)]
     pub recover: RecoverRule,
-    /// `new_data` (RFC 6298) or `every_ack` (ns-2.35's TCP-Linux).
+    /// `new_data` (RFC 6298), `every_ack` (ns-2.35's TCP-Linux) or `oldest_sent` (a timer per
+    /// packet, from the oldest unacknowledged segment's last send).
     #[serde(default)]
     pub rto_restart: RtoRestart,
     /// `every_ack` (timestamps) or `ns2` (one timed segment per round trip, in ticks).

@@ -84,6 +84,12 @@ pub enum RtoRestart {
     /// agent (`renew_timer` in `time_processing`), where a small window waiting for the SACK
     /// marking to find its loss is not cut short by the timer.
     EveryAck,
+    /// Never restarted by an ACK as such: the timer runs from the last send of the oldest
+    /// unacknowledged segment, a timer per packet (RFC 7765's restart rule applied always).
+    /// When the RTT jumps above an RTO that has converged to a constant RTT, a segment's timer
+    /// expires before its ACK returns however closely the ACKs of earlier segments follow:
+    /// the mis-retransmission of G. Hasegawa, PhD thesis, Osaka University, 2000, §3.3.
+    OldestSent,
 }
 
 /// Which RTT measurements feed the retransmission timer.

@@ -223,6 +223,9 @@ pub struct Sender {
     linux: bool,
     /// Something beyond the common path wants to hear of each segment sent.
     send_hooks: bool,
+    /// `rto_restart = "oldest_sent"`: the last send time of each segment from `snd_una` to
+    /// `snd_max` (empty otherwise).
+    sent_times: VecDeque<Time>,
     clock_phase: Time,
     /// With [`Caps::rate`]: delivery-rate estimation (Linux `tcp_rate.c`).
     rate: Option<Box<RateState>>,
@@ -321,7 +324,8 @@ impl Sender {
         Sender {
             ns2_timing,
             linux: cfg.recovery == Recovery::Sack && cfg.sack_recovery.linux_pipe(),
-            send_hooks: ns2_timing || vegas.is_some(),
+            send_hooks: ns2_timing || vegas.is_some() || cfg.rto_restart == RtoRestart::OldestSent,
+            sent_times: VecDeque::new(),
             vegas,
             timing: false,
             timed: None,
@@ -589,10 +593,19 @@ impl Sender {
                 && self.http.as_ref().is_none_or(|h| seq < h.limit()))
     }
 
-    /// Segment `seq` left at `now`, with ns-2's Vegas or `rtt_timing = "ns2"` (out of the
-    /// common path, which tests one flag). Called before `snd_max` moves.
+    /// Segment `seq` left at `now`, with ns-2's Vegas, `rtt_timing = "ns2"` or `rto_restart =
+    /// "oldest_sent"` (out of the common path, which tests one flag). Called before `snd_max`
+    /// moves.
     #[inline(never)]
     fn on_send_hooks(&mut self, now: Time, seq: u64) {
+        if self.cfg.rto_restart == RtoRestart::OldestSent {
+            if seq >= self.snd_max {
+                debug_assert_eq!(seq, self.snd_una + self.sent_times.len() as u64, "send times out of step");
+                self.sent_times.push_back(now);
+            } else {
+                self.sent_times[(seq - self.snd_una) as usize] = now;
+            }
+        }
         if let Some(v) = self.vegas.as_deref_mut() {
             v.on_send(now, seq);
         }
@@ -665,7 +678,10 @@ impl Sender {
                 }
             }
         }
-        if self.rto_deadline.is_none() {
+        // With a timer per packet, resending the oldest segment restarts its timer.
+        if self.rto_deadline.is_none()
+            || (retx && seq == self.snd_una && self.cfg.rto_restart == RtoRestart::OldestSent)
+        {
             self.arm_timer(now, cc);
         }
     }
@@ -1227,7 +1243,11 @@ impl Sender {
     /// [`Sender::arm_timer`] with the member's RTT estimator at hand.
     #[inline]
     fn arm_timer_from(&mut self, now: Time, rtt: &RttEstimator) {
-        let rto = self.cfg.rto_enabled.then(|| now + rtt.timeout(self.backoff));
+        let from = match self.sent_times.front() {
+            Some(&sent) if self.cfg.rto_restart == RtoRestart::OldestSent => sent,
+            _ => now,
+        };
+        let rto = self.cfg.rto_enabled.then(|| (from + rtt.timeout(self.backoff)).max(now));
         self.rto_deadline = match (rto, self.forced_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -1404,6 +1424,9 @@ impl Sender {
             self.record.drain(..newly as usize);
             // Before anything is sent: the loops' windows have room again.
             self.report_delivered(now, ack, cc);
+        }
+        if !self.sent_times.is_empty() {
+            self.sent_times.drain(..newly as usize);
         }
         self.snd_una = ack;
         self.limited_sent = 0;
