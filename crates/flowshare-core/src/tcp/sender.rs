@@ -597,13 +597,17 @@ impl Sender {
     /// "oldest_sent"` (out of the common path, which tests one flag). Called before `snd_max`
     /// moves.
     #[inline(never)]
-    fn on_send_hooks(&mut self, now: Time, seq: u64) {
+    fn on_send_hooks(&mut self, now: Time, seq: u64, cc: &CcHost) {
         if self.cfg.rto_restart == RtoRestart::OldestSent {
             if seq >= self.snd_max {
                 debug_assert_eq!(seq, self.snd_una + self.sent_times.len() as u64, "send times out of step");
                 self.sent_times.push_back(now);
             } else {
                 self.sent_times[(seq - self.snd_una) as usize] = now;
+                if seq == self.snd_una && self.rto_deadline.is_some() {
+                    // A timer per packet: resending the oldest segment restarts its timer.
+                    self.arm_timer(now, cc);
+                }
             }
         }
         if let Some(v) = self.vegas.as_deref_mut() {
@@ -658,7 +662,7 @@ impl Sender {
         }
         out.push(p);
         if self.send_hooks {
-            self.on_send_hooks(now, seq);
+            self.on_send_hooks(now, seq, cc);
         }
         if let Some(r) = self.rate.as_deref_mut() {
             Self::rate_sent(r, now, seq, self.snd_una, self.snd_max);
@@ -678,10 +682,7 @@ impl Sender {
                 }
             }
         }
-        // With a timer per packet, resending the oldest segment restarts its timer.
-        if self.rto_deadline.is_none()
-            || (retx && seq == self.snd_una && self.cfg.rto_restart == RtoRestart::OldestSent)
-        {
+        if self.rto_deadline.is_none() {
             self.arm_timer(now, cc);
         }
     }
@@ -1243,15 +1244,22 @@ impl Sender {
     /// [`Sender::arm_timer`] with the member's RTT estimator at hand.
     #[inline]
     fn arm_timer_from(&mut self, now: Time, rtt: &RttEstimator) {
-        let from = match self.sent_times.front() {
-            Some(&sent) if self.cfg.rto_restart == RtoRestart::OldestSent => sent,
-            _ => now,
-        };
-        let rto = self.cfg.rto_enabled.then(|| (from + rtt.timeout(self.backoff)).max(now));
+        let rto = self.cfg.rto_enabled.then(|| match self.cfg.rto_restart {
+            RtoRestart::OldestSent => self.oldest_sent_deadline(now, rtt),
+            _ => now + rtt.timeout(self.backoff),
+        });
         self.rto_deadline = match (rto, self.forced_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+    }
+
+    /// `rto_restart = "oldest_sent"`: the RTO from the oldest unacknowledged segment's last
+    /// send (from `now` with nothing outstanding), never before `now`.
+    #[cold]
+    fn oldest_sent_deadline(&self, now: Time, rtt: &RttEstimator) -> Time {
+        let from = self.sent_times.front().copied().unwrap_or(now);
+        (from + rtt.timeout(self.backoff)).max(now)
     }
 
     /// A packet arrived from the receiver (an ACK or a SYN-ACK; an HTTP client's SYN or
