@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 import flowshare
 from flowshare._core import ConfigError
 from flowshare.reproduce import hasegawa_ch4 as ch4
+from flowshare.reproduce.hasegawa_runs import SERIES_PREFIX
 
 OPTIONS = ch4.Options()
 
@@ -94,6 +96,10 @@ def test_abr_at_one_ms_stalls_every_connection_after_an_overflow(tmp_path):
     r = _run(point, tmp_path)
     assert r["switch_max_cells"] == 5796
     assert 20 < r["stall_ms"] < 110 and r["timeouts"] >= 5
+    # Each source's ACR (cells/ms) starts at ICR = PCR/20 and stays within [MCR, PCR].
+    acr = np.vstack([r[SERIES_PREFIX + f"acr{i + 1}"] for i in range(10)])
+    assert np.all((acr >= 353.2 / 1000) & (acr <= 353.2 + 1e-9))
+    assert acr.max() > 353.2 / 20 and acr[:, -1].min() < acr.max()
 
 
 def test_points_cover_every_target_case_once():

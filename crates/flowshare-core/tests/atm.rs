@@ -507,6 +507,26 @@ fn abr_feedback_keeps_an_overloaded_switch_from_dropping_most_cells() {
 }
 
 #[test]
+fn the_flow_series_carries_the_abr_sources_allowed_cell_rate() {
+    // PCR 353,207.5 cells/s (149.76 Mbit/s of 53-byte cells), ICR = PCR/20, MCR = PCR/1000.
+    // Offered 100 Mbit/s into a 20 Mbit/s switch that marks above 500 cells, the source's ACR
+    // first climbs from ICR, then the marks bring it down near the bottleneck's 47,170 cells/s.
+    let abr = cbr_over_cells("100Mbps", "3s", ", ecn_threshold = 500", "abr = {}");
+    let unmarked = cbr_over_cells("100Mbps", "3s", "", "abr = {}");
+    let ubr = cbr_over_cells("100Mbps", "3s", "", "");
+    assert!(ubr.flow_series.get("acr_cells_s").is_none(), "no ABR source, no ACR column");
+    let pcr = 149.76e6 / 424.0;
+    let acr = abr.flow_series.f64("acr_cells_s");
+    let time = abr.flow_series.f64("time_s");
+    assert!(acr.iter().all(|&a| (pcr / 1000.0..=pcr).contains(&a)), "within [MCR, PCR]");
+    let late: Vec<f64> = time.iter().zip(acr).filter(|(t, _)| (1.0..3.0).contains(*t)).map(|(_, &a)| a).collect();
+    let mean = late.iter().sum::<f64>() / late.len() as f64;
+    assert!((20_000.0..90_000.0).contains(&mean), "ACR {mean:.0} cells/s against 47,170 at the bottleneck");
+    // Never marked, the source climbs to PCR and stays there.
+    assert_eq!(*unmarked.flow_series.f64("acr_cells_s").last().unwrap(), pcr);
+}
+
+#[test]
 fn tcp_over_abr_with_the_tuned_factors_loses_nothing_and_shares_fairly() {
     // Hasegawa (2000) §4.2.3, τ = 0.01 ms, 10 Kbyte (190 cells) at the switch, marking above
     // half of it: with Table 4.1's factors (AIRF 1/64, RDF factor 16) the sources overshoot

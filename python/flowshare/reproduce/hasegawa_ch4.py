@@ -401,6 +401,8 @@ def measure(run_dir: Path, point: Point, options: Options) -> dict[str, Any]:
             good = f["goodput_bps"].fillna(0.0).to_numpy(float)
             row[SERIES_PREFIX + f"cum{i + 1}"] = np.cumsum(good) * dt / (8 * (PACKET_B - HEADER_B))
             row[SERIES_PREFIX + f"cwnd{i + 1}"] = f["cwnd"].to_numpy(float)
+            if "acr_cells_s" in f:      # an ABR source's allowed cell rate, in cells/ms
+                row[SERIES_PREFIX + f"acr{i + 1}"] = f["acr_cells_s"].to_numpy(float) / 1e3
         q = qs[qs["id"] == int(sw["queue"])].set_index("time_s").reindex(times)
         row[SERIES_PREFIX + "queue"] = q["len_pkts"].to_numpy(float)
         row.update(_time_measures(row, point, options))
@@ -769,7 +771,8 @@ def _fig417(rows: pd.DataFrame) -> str:
 
 def _fig_time(r: pd.Series, title: str, n: int, queue: bool = True, cwnd: bool = False) -> str:
     plt = pyplot()
-    panels = 1 + queue + cwnd
+    acr = r["scheme"] == "abr" and isinstance(r.get(SERIES_PREFIX + "acr1"), np.ndarray)
+    panels = 1 + queue + cwnd + acr
     fig_, axes = plt.subplots(1, panels, figsize=(4.4 * panels, 3.3), squeeze=False)
     axes = axes[0]
     t = np.asarray(r[SERIES_PREFIX + "t"], float) * 1e3
@@ -788,6 +791,12 @@ def _fig_time(r: pd.Series, title: str, n: int, queue: bool = True, cwnd: bool =
         for i in range(n):
             axes[k].plot(t, np.asarray(r[SERIES_PREFIX + f"cwnd{i + 1}"], float), lw=0.7)
         axes[k].set_ylabel("cwnd [packets]")
+        k += 1
+    if acr:
+        for i in range(total):
+            axes[k].plot(t, np.asarray(r[SERIES_PREFIX + f"acr{i + 1}"], float),
+                         lw=0.8 if i < n else 1.8)
+        axes[k].set_ylabel("ACR [cells/ms]")
     for ax in axes:
         ax.set_xlabel("time [ms]")
         ax.grid(alpha=0.3)
@@ -853,7 +862,7 @@ FIGURE_RUNS = (
     (dict(scheme="abr", tau_ms=1.0, buffer_kb=10, airf=1 / 256, rdff=4.0), "Fig 4.16: ABR (1/256, 4), τ = 1 ms, 10 Kbyte", True, False),
     (dict(scheme="abr", tau_ms=1.0, buffer_kb=300, n_vc=30), "Fig 4.18(a): ABR, N_VC = 30, τ = 1 ms, 300 Kbyte", True, False),
     (dict(scheme="abr", tau_ms=1.0, buffer_kb=300, n_vc=30, airf=1 / 128, rdff=4.0), "Fig 4.18(b): ABR tuned (1/128, 4), N_VC = 30", True, False),
-    (dict(scheme="abr", tau_ms=0.01, buffer_kb=300, join_ms=250.0, icr=1.0), "Fig 4.19: ABR, ICR = PCR for a new connection at 250 ms (no ACR panel: flowshare has no ACR series)", True, False),
+    (dict(scheme="abr", tau_ms=0.01, buffer_kb=300, join_ms=250.0, icr=1.0), "Fig 4.19: ABR, ICR = PCR for a new connection at 250 ms", True, False),
 )
 
 
@@ -924,8 +933,8 @@ def sections(rows: pd.DataFrame) -> list[Section]:
     single.parts.append(_fig417(rows))
     out.append(single)
     times = Section("Chapter 4: time plots (Figs 4.5, 4.6, 4.8-4.16, 4.18-4.20)", paragraphs=[
-        "Short runs (0.5-1 s, 1-ms samples). Fig 4.19's ACR panel is not drawn: flowshare "
-        "records no ACR time series."])
+        "Short runs (0.5-1 s, 1-ms samples); ABR runs show each source's allowed cell rate "
+        "(ACR) as its transmitter had it at each sample."])
     for sel, title, queue, cwnd in FIGURE_RUNS:
         r = _figure_row(rows, "single", sel)
         if r is not None:

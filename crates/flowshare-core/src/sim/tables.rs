@@ -80,6 +80,20 @@ pub(super) struct Series {
     pub(super) q_red_avg: Vec<f64>,
 }
 
+/// Set metric `name` of flow-series row `row` (1-based: the row just pushed) to `value`,
+/// adding its column, NaN in earlier rows, the first time it is seen.
+fn push_metric(columns: &mut Vec<(&'static str, Vec<f64>)>, row: usize, name: &'static str, value: f64) {
+    let col = match columns.iter().position(|(n, _)| *n == name) {
+        Some(k) => &mut columns[k].1,
+        None => {
+            columns.push((name, Vec::new()));
+            &mut columns.last_mut().expect("just pushed").1
+        }
+    };
+    col.resize(row - 1, f64::NAN);
+    col.push(value);
+}
+
 impl Simulation {
     /// The time series sampled since the last call: (per-flow, per-queue) tables. Drained
     /// while a run goes on, they keep the core's memory bounded however long the run; what is
@@ -137,6 +151,12 @@ impl Simulation {
             let c = &mut self.counters[i];
             s.f_time.push(t);
             s.f_flow.push(flow);
+            // An ABR source's allowed cell rate, from the transmitter that paces its cells.
+            let abr = self.specs.get(i).and_then(|spec| spec.abr);
+            if let Some(acr) = abr.and_then(|l| self.net.links[l as usize].scheduled()?.abr.as_deref().map(|a| a.acr()))
+            {
+                push_metric(&mut s.f_algo, s.f_time.len(), "acr_cells_s", acr);
+            }
             let (src, dst) = (&self.agents[2 * i], &self.agents[2 * i + 1]);
             let (Agent::TcpSender(snd), Agent::TcpSink(sink)) = (src, dst) else {
                 // No window, no RTT: NaN, as for an algorithm metric a flow does not have.
@@ -170,19 +190,8 @@ impl Simulation {
             c.last_sent_bytes = sent;
             c.last_delivered_bytes = delivered;
             let Some(m) = snd.member() else { continue };
-            let row = s.f_time.len();
-            let columns = &mut s.f_algo;
-            self.cc.metrics(m, &mut |name, value| {
-                let col = match columns.iter().position(|(n, _)| *n == name) {
-                    Some(k) => &mut columns[k].1,
-                    None => {
-                        columns.push((name, Vec::new()));
-                        &mut columns.last_mut().expect("just pushed").1
-                    }
-                };
-                col.resize(row - 1, f64::NAN);
-                col.push(value);
-            });
+            let (row, columns) = (s.f_time.len(), &mut s.f_algo);
+            self.cc.metrics(m, &mut |name, value| push_metric(columns, row, name, value));
         }
         let rows = s.f_time.len();
         for (_, col) in &mut s.f_algo {
