@@ -19,13 +19,17 @@
 //! - when at least `xrm` forward RM cells went since the last backward one:
 //!   `ACR ← max(ACR · (1 − xdf), MCR)` (eq. 4.3);
 //! - when ACR > ICR and the time T since the last forward RM cell exceeds `tof · nrm` cell
-//!   times at ACR: `ACR ← max(ACR · (1 − T · tdf), ICR)`, T in seconds (eq. 4.4; the thesis
-//!   gives no unit, resolution `hasegawa:A23`).
+//!   times at ACR: `ACR ← max(ACR · (1 − T · tdf), ICR)` (eq. 4.4). The thesis gives T no
+//!   unit (resolution `hasegawa:A23`): by default T counts RM periods, `nrm` cell times at
+//!   ACR, the unit of the rule's own condition (T > `tof`), so that TDF = 1/8 cuts a quarter
+//!   of ACR at the time-out and brings it to ICR after eight silent periods; in seconds
+//!   (`tdf_per = "second"`) the rule is all but inert at ATM time scales.
 //!
 //! The spacing is enforced by the transmitter of the circuit's first cell link: it is busy for
 //! 1/ACR after it starts a cell, while the cell itself reaches the far end after its wire time.
 
 use crate::units::{Time, NS_PER_SEC};
+use serde::{Deserialize, Serialize};
 
 /// Parameters of an ABR source; rates in cells per second.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,8 +53,21 @@ pub struct AbrParams {
     /// Time-out factor: the rule of eq. 4.4 applies after `tof · nrm` cell times without a
     /// forward RM cell.
     pub tof: f64,
-    /// Time-out decrease factor, per second.
+    /// Time-out decrease factor, per unit of `tdf_per`.
     pub tdf: f64,
+    /// The unit of T in eq. 4.4.
+    pub tdf_per: TdfPer,
+}
+
+/// The unit of the time T in the time-out rule of eq. 4.4 (resolution `hasegawa:A23`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TdfPer {
+    /// The source's RM period: `nrm` cell times at ACR.
+    #[default]
+    RmPeriod,
+    /// Seconds.
+    Second,
 }
 
 /// State of an ABR source.
@@ -101,8 +118,12 @@ impl Abr {
             self.acr = (self.acr * (1.0 - p.xdf)).max(p.mcr);
         }
         if let Some(last) = self.last_frm {
-            let t = (now - last) as f64 / NS_PER_SEC as f64;
-            if self.acr > p.icr && t * self.acr > p.tof * f64::from(p.nrm) {
+            let periods = (now - last) as f64 / NS_PER_SEC as f64 * self.acr / f64::from(p.nrm);
+            if self.acr > p.icr && periods > p.tof {
+                let t = match p.tdf_per {
+                    TdfPer::RmPeriod => periods,
+                    TdfPer::Second => (now - last) as f64 / NS_PER_SEC as f64,
+                };
                 self.acr = (self.acr * (1.0 - t * p.tdf)).max(p.icr);
             }
         }
@@ -139,6 +160,7 @@ mod tests {
             xdf: 0.5,
             tof: 2.0,
             tdf: 0.125,
+            tdf_per: TdfPer::RmPeriod,
         }
     }
 
@@ -164,7 +186,7 @@ mod tests {
     }
 
     #[test]
-    fn unanswered_forward_rm_cells_and_a_long_silence_cut_the_rate() {
+    fn unanswered_forward_rm_cells_cut_the_rate() {
         let mut a = Abr::new(table_4_1());
         for _ in 0..3 {
             a.on_backward_rm(false);
@@ -179,12 +201,40 @@ mod tests {
         assert_eq!(a.acr(), acr, "32 forward RM cells without an answer: no cut yet");
         a.on_forward_rm(now); // the 33rd finds 32 unanswered: ACR halves (XDF = 1/2)
         assert_eq!(a.acr(), acr / 2.0);
-        // After an unmarked answer (22,626.875 cells/s), 10 ms of silence is 226 cell times
-        // > TOF · N_RM = 64: ACR falls by T · TDF = 0.125 %, here not below ICR.
-        a.on_backward_rm(false);
+    }
+
+    #[test]
+    fn a_long_silence_cuts_the_rate_by_the_rm_periods_it_lasted() {
+        // Ten unmarked answers: 17,660 + 10 · 5,518.75 = 72,847.5 cells/s, an RM period of
+        // 32 / ACR = 0.439 ms. 1 ms of silence is 2.28 periods > TOF = 2: ACR falls by
+        // T · TDF = 28.5 %.
+        let mut a = Abr::new(table_4_1());
+        for _ in 0..10 {
+            a.on_backward_rm(false);
+        }
         let before = a.acr();
-        a.on_forward_rm(now + 10_000_000);
-        assert!((a.acr() - before * (1.0 - 0.01 * 0.125)).abs() < 1e-9, "{} vs {before}", a.acr());
+        assert_eq!(before, 72_847.5);
+        a.on_forward_rm(0);
+        let (mut b, mut c) = (a.clone(), a.clone());
+        a.on_forward_rm(1_000_000);
+        let periods = 0.001 * before / 32.0;
+        assert!((a.acr() - before * (1.0 - periods * 0.125)).abs() < 1e-9, "{}", a.acr());
+        // With T in seconds the same silence cuts 0.0125 %.
+        b.params.tdf_per = TdfPer::Second;
+        b.on_forward_rm(1_000_000);
+        assert!((b.acr() - before * (1.0 - 0.001 * 0.125)).abs() < 1e-9, "{}", b.acr());
+        // Eight periods of silence (3.5 ms) bring ACR down to ICR.
+        c.on_forward_rm(3_600_000);
+        assert_eq!(c.acr(), 17_660.0);
+    }
+
+    #[test]
+    fn a_silence_shorter_than_tof_rm_periods_leaves_the_rate_alone() {
+        let mut a = Abr::new(table_4_1());
+        a.on_backward_rm(false); // 23,178.75 cells/s: an RM period is 1.38 ms
+        a.on_forward_rm(0);
+        a.on_forward_rm(2_700_000); // 1.96 periods
+        assert_eq!(a.acr(), 23_178.75);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! defaults of Table 4.1 of G. Hasegawa, "Congestion and Fairness Control Mechanisms of TCP
 //! for the High-Speed Internet", PhD thesis, Osaka University, 2000.
 
-use crate::net::abr::AbrParams;
+use crate::net::abr::{AbrParams, TdfPer};
 use crate::sim::atm::CELL_BYTES;
 use crate::units::Rate;
 use crate::ConfigError;
@@ -48,9 +48,13 @@ pub struct AbrCfg {
     /// Time-out factor (default 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tof: Option<f64>,
-    /// Time-out decrease factor, per second (default 1/8).
+    /// Time-out decrease factor, per unit of `tdf_per` (default 1/8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tdf: Option<f64>,
+    /// The unit of the time in the time-out rule: `rm_period` (default; `nrm` cell times at
+    /// ACR) or `second` (resolution `hasegawa:A23`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tdf_per: Option<TdfPer>,
 }
 
 impl AbrCfg {
@@ -102,7 +106,7 @@ impl AbrCfg {
         }
         let tdf = self.tdf.unwrap_or(0.125);
         if !(tdf.is_finite() && tdf >= 0.0) {
-            return Err(err("tdf", format!("must be a number ≥ 0 (per second), got {tdf}")));
+            return Err(err("tdf", format!("must be a number ≥ 0, got {tdf}")));
         }
         Ok(AbrParams {
             pcr,
@@ -115,6 +119,7 @@ impl AbrCfg {
             xdf: fraction("xdf", self.xdf, 0.5)?,
             tof,
             tdf,
+            tdf_per: self.tdf_per.unwrap_or_default(),
         })
     }
 }
