@@ -434,6 +434,7 @@ const WORDS: &[&str] = &[
     "ns2",
     "every_ack",
     "oldest_sent",
+    "rm_period",
     "window",
     "before_queue",
     "r0",
