@@ -505,6 +505,12 @@ def build_case_result(case: Case, flowshare: SimRuns, ns2: SimRuns, ns3: SimRuns
     events = _first(flowshare.parsed, "events") if fs_ok else None
     res["flowshare_events"] = events
     res["flowshare_events_per_s"] = _ratio(events, res["flowshare_inprocess_s"])
+    # The engine's cost per event, and events per data packet acknowledged (its send, hops,
+    # ACK and their timers): the two numbers a faster core has to move.
+    res["events"] = events
+    per_event = _ratio(res["flowshare_inprocess_s"], events)
+    res["ns_per_event"] = None if per_event is None else per_event * 1e9
+    res["events_per_packet"] = _ratio(events, res["flowshare_acked_pkts"])
     res["flowshare_sim_s_per_wall_s"] = _ratio(case.duration_s, res["flowshare_inprocess_s"])
     res.update(_peer_fields("ns2", ns2))
     res.update(_peer_fields("ns3", ns3))

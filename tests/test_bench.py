@@ -131,6 +131,9 @@ def test_case_result_with_all_simulators():
     assert res["ns2_peak_mib"] == pytest.approx(19.5)
     assert res["flowshare_inprocess_s"] == pytest.approx(0.18)
     assert res["flowshare_events_per_s"] == pytest.approx(3_000_000 / 0.18)
+    assert res["events"] == 3_000_000
+    assert res["ns_per_event"] == pytest.approx(0.18e9 / 3_000_000)        # 60 ns
+    assert res["events_per_packet"] == pytest.approx(3_000_000 / 489_000)
     assert res["memory_ratio_vs_ns2"] == pytest.approx(12.0 / 19.5)
     assert res["goodput_diff_vs_ns2_pct"] == pytest.approx(100 * (96.0 - 95.0) / 95.0)
     assert res["ns2_drops"] == 1352 and res["ns3_drops"] == 1307
