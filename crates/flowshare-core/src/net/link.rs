@@ -37,6 +37,7 @@ use crate::net::epd::Epd;
 use crate::net::loss::LossProcess;
 use crate::net::red::{Red, Verdict};
 use crate::net::sched::{Queued, Removal, Scheduler};
+use crate::net::subqueue::reaches;
 use crate::net::NodeId;
 use crate::packet::{flags, Meta, PacketId};
 use crate::ring::Ring;
@@ -477,10 +478,7 @@ impl LinkDir {
                     Some(&(_, _, first)) => (f.held.len() - f.gone - 1, f.held_bytes - gone_bytes - u64::from(first)),
                     None => (0, 0),
                 };
-                f.marked = match k {
-                    Limit::Packets(n) => q as u64 >= u64::from(n),
-                    Limit::Bytes(b) => q_bytes >= b,
-                };
+                f.marked = reaches(k, q as u64, q_bytes);
             }
         }
         let early = match &mut f.aqm {

@@ -40,6 +40,15 @@ pub(crate) fn exceeds(limit: Limit, pkts: u32, bytes: u64) -> bool {
     }
 }
 
+/// Whether `pkts` packets of `bytes` bytes reach `limit` (a step marking's threshold).
+#[inline]
+pub(crate) fn reaches(limit: Limit, pkts: u64, bytes: u64) -> bool {
+    match limit {
+        Limit::Packets(n) => pkts >= u64::from(n),
+        Limit::Bytes(b) => bytes >= b,
+    }
+}
+
 /// Admission control of one sub-queue, before its limit.
 #[derive(Clone, Debug, Default)]
 pub enum SubAqm {
@@ -124,11 +133,7 @@ impl SubQueue {
     /// Whether ECN-capable `meta` finds the step marking's threshold reached by the packets
     /// waiting here.
     pub(crate) fn over_mark_threshold(&self, meta: &Meta) -> bool {
-        match self.mark_threshold {
-            Some(Limit::Packets(n)) => meta.ect() && self.pkts.len() as u64 >= u64::from(n),
-            Some(Limit::Bytes(b)) => meta.ect() && self.bytes >= b,
-            None => false,
-        }
+        meta.ect() && self.mark_threshold.is_some_and(|k| reaches(k, self.pkts.len() as u64, self.bytes))
     }
 
     /// `q`, admitted by [`SubQueue::admit`], was refused for want of room after all.
