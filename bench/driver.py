@@ -799,6 +799,7 @@ def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dic
     setup = SETUP_CASE in args.cases and not args.peers_only
     web = WEB_CASE in args.cases and not args.peers_only
     e2e = E2E_CASE in args.cases and not args.peers_only
+    population = POPULATION_CASE in args.cases and not args.peers_only
     timeout = args.peer_timeout if args.peer_timeout and args.peer_timeout > 0 else None
     machine = machine_info()
 
@@ -906,7 +907,7 @@ def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dic
         results[ALGORITHMS_CASE] = _run_algorithms(sim_exec, scen_exec[ALGORITHMS_CASE], args.repeat,
                                                    timeout, root, helper, stack)
         commands.append(f"{PROG} --cases algorithms   # R1 once per algorithm")
-    if (setup or web or e2e) and sim_exec is not None:
+    if (setup or web or e2e or population) and sim_exec is not None:
         tmp = Path(stack.enter_context(bw.temp_dir()))
 
         def measure(argv: list[str]) -> ProcessResult:
@@ -927,6 +928,10 @@ def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dic
                 results[E2E_CASE] = bw.run_e2e(sim_exec, root / r1.scenario, ns2_argv, args.repeat,
                                                measure, _median, _log, tmp)
                 commands.append(f"{PROG} --cases e2e   # flowshare run on R1, files and plot included")
+            if population:
+                results[POPULATION_CASE] = bw.run_population(sim_exec, root / CASES["r1"].scenario,
+                                                             args.repeat, measure, _median, _log, tmp)
+                commands.append(f"{PROG} --cases population   # 10,000 and 100,000 long flows on R1's dumbbell")
         except (OSError, RuntimeError, ValueError, subprocess.CalledProcessError) as exc:
             raise BenchError(str(exc)) from None
 
@@ -1118,12 +1123,13 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         "(largest over its runs). Ratios divide the peer's median wall time by flowshare's.")
     lines.append("")
     for name, res in report.items():
-        if name not in ("meta", ALGORITHMS_CASE, SETUP_CASE, WEB_CASE, E2E_CASE) and isinstance(res, Mapping):
+        if name not in ("meta", *FLOWSHARE_ONLY_CASES) and isinstance(res, Mapping):
             lines += _case_markdown(name, res)
     if ALGORITHMS_CASE in report:
         algos = report[ALGORITHMS_CASE]
         lines += ba.render(algos["rows"], algos["repeat"])
-    lines += bw.render(report.get(SETUP_CASE), report.get(WEB_CASE), report.get(E2E_CASE))
+    lines += bw.render(report.get(SETUP_CASE), report.get(WEB_CASE), report.get(E2E_CASE),
+                       report.get(POPULATION_CASE))
     lines += ["### Commands", "", "Run from the repository root:", "", "```sh"]
     if meta.get("ns3_build_command"):
         lines.append(meta["ns3_build_command"])
@@ -1174,7 +1180,11 @@ SETUP_CASE = "setup"
 WEB_CASE = "web"
 #: ``flowshare run`` on R1 as a whole process beside the simulation alone and ns-2.
 E2E_CASE = "e2e"
-CASE_CHOICES = (*CASES, ALGORITHMS_CASE, SETUP_CASE, WEB_CASE, E2E_CASE)
+#: Many long flows at once: time per event against R1's, memory per flow.
+POPULATION_CASE = "population"
+#: The cases that are not races against the peers.
+FLOWSHARE_ONLY_CASES = (ALGORITHMS_CASE, SETUP_CASE, WEB_CASE, E2E_CASE, POPULATION_CASE)
+CASE_CHOICES = (*CASES, *FLOWSHARE_ONLY_CASES)
 
 
 def _cases_arg(text: str) -> list[str]:
@@ -1218,12 +1228,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ns3-repeat", type=_positive_int, default=DEFAULT_NS3_REPEAT,
                         metavar="N", help=f"runs of ns-3 per case (default {DEFAULT_NS3_REPEAT})")
     parser.add_argument("--cases", type=_cases_arg, default=list(CASE_CHOICES),
-                        metavar="r1,r2,algorithms,setup,web,e2e",
+                        metavar="r1,r2,algorithms,setup,web,e2e,population",
                         help="which cases to run; `algorithms` reruns R1 with each "
                              "congestion-control algorithm, `setup` builds 1,000 to 100,000 "
                              "flows, `web` runs a million web transfers, all three flowshare "
                              "only; `e2e` times `flowshare run` on R1 beside the simulation "
-                             "and ns-2 (default: all)")
+                             "and ns-2; `population` runs 10,000 and 100,000 long flows "
+                             "(default: all)")
     parser.add_argument("--peer-timeout", type=_nonneg_float, default=DEFAULT_PEER_TIMEOUT_S,
                         metavar="SECONDS",
                         help=f"stop a simulator run after this long; 0 = no limit "
@@ -1293,13 +1304,16 @@ def _print_summary(report: Mapping[str, Any]) -> None:
     for row in report.get(WEB_CASE, {}).get("rows", []):
         print(f"web workload, {row['transfers']:,} transfers: {_fmt(row['wall_s'], 2, ' s')}, "
               f"peak {_fmt(row['peak_mib'], 1, ' MiB')}, {row['slots']:,} slots")
+    for row in report.get(POPULATION_CASE, {}).get("rows", []):
+        print(f"{row['flows']:,} long flows: {_fmt(row['ns_per_event'], 0, ' ns')} per event "
+              f"({_fmt(row['vs_r1'], 2, 'x')} R1's), {_fmt(row['bytes_per_flow'], 0, ' B')} per flow")
     e2e = report.get(E2E_CASE)
     if e2e:
         print(f"flowshare run on R1: {_fmt(e2e['run_s'], 3, ' s')}, peak "
               f"{_fmt(e2e['run_peak_mib'], 1, ' MiB')}; simulation {_fmt(e2e['sim_s'], 3, ' s')}; "
               f"overhead {_fmt(e2e['overhead_s'], 3, ' s')}; ns-2 {_fmt(e2e['ns2_s'], 3, ' s')}")
     for name, res in report.items():
-        if name in ("meta", ALGORITHMS_CASE, SETUP_CASE, WEB_CASE, E2E_CASE):
+        if name in ("meta", *FLOWSHARE_ONLY_CASES):
             continue
         def t(key: str) -> str:
             v = res.get(key)

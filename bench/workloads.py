@@ -9,6 +9,9 @@ many flows takes to build, and how memory behaves under a web workload of a mill
   and after 1,000,000 transfers, with the per-transfer table streamed to a file: peak memory
   should not grow with the transfers made, only with the connections open at a time
   (``slots``).
+* ``population``: R1's dumbbell with 10,000 and 100,000 long flows at once, the bottleneck
+  and its queue scaled with the flows (1 Mbit/s and R1's 30 ms of buffer per flow), for 2 s:
+  time per event against R1's, measured in the same invocation, and peak memory per flow.
 * ``e2e``: ``flowshare run`` on R1, every output file and the plot included, as a whole
   process, beside the simulation alone (``flowshare-sim``'s own event-loop time and process)
   and ns-2 on the same network: what the command adds to the simulation
@@ -33,6 +36,19 @@ SETUP_FLOWS = (1_000, 8_000, 26_000, 100_000)
 SETUP_TARGET_S = 1.0
 SETUP_TARGET_FLOWS = 26_000
 
+#: Flow counts of the population case, its bottleneck share per flow, its length, and the
+#: interval over which its flows start (evenly spaced).
+POPULATION_FLOWS = (10_000, 100_000)
+POPULATION_MBPS_PER_FLOW = 1
+POPULATION_DURATION = "2s"
+POPULATION_START_WINDOW_US = 100_000
+#: R1's queue (250 packets at 100 Mbit/s, 30 ms), kept in time as the bottleneck grows.
+R1_QUEUE_PER_MBPS = 2.5
+#: The targets of the largest population: time per event at most this many times R1's,
+#: peak memory per flow at most this many bytes.
+POPULATION_TARGET_EVENT_RATIO = 2.0
+POPULATION_TARGET_BYTES_PER_FLOW = 2048
+
 WEB_SCENARIO = Path("scenarios/web-closed-loop.toml")
 WEB_LIMITS = (100_000, 1_000_000)
 
@@ -52,6 +68,68 @@ def setup_scenario(r1_text: str, flows: int) -> str:
         raise ValueError("R1's scenario has no single `count = N` line")
     text = re.sub(r'(?m)^duration = "[^"]*"$', 'duration = "1ms"', text)
     return re.sub(r'(?m)^sample_interval = "[^"]*"$', 'sample_interval = "0s"', text)
+
+
+def population_scenario(r1_text: str, flows: int) -> str:
+    """R1's scenario text with ``flows`` long flows started over the first 100 ms, the
+    bottleneck at 1 Mbit/s per flow with R1's 30 ms of queue, run for 2 s without time
+    series."""
+    text = setup_scenario(r1_text, flows)
+    text = re.sub(r'(?m)^duration = "[^"]*"$', f'duration = "{POPULATION_DURATION}"', text)
+    mbps = flows * POPULATION_MBPS_PER_FLOW
+    limit = round(mbps * R1_QUEUE_PER_MBPS)
+    text, n = re.subn(r'(?m)^(bottleneck = \{ rate = )"[^"]*"(, delay = "[^"]*", queue = \{ limit = )\d+( \} \})$',
+                      rf'\g<1>"{mbps}Mbps"\g<2>{limit}\g<3>', text)
+    if n != 1:
+        raise ValueError("R1's scenario has no single `bottleneck = { rate, delay, queue }` line")
+    spacing_ns = POPULATION_START_WINDOW_US * 1000 // flows
+    text, n = re.subn(r'(?m)^start_spacing = "[^"]*"$', f'start_spacing = "{spacing_ns}ns"', text)
+    if n != 1:
+        raise ValueError("R1's scenario has no single `start_spacing` line")
+    return text
+
+
+def _ns_per_event(stdout: str) -> tuple[int, float]:
+    """Events and in-process nanoseconds per event from flowshare-sim's JSON line."""
+    out = json.loads(stdout.strip().splitlines()[-1])
+    events = int(out["events"])
+    return events, float(out["wall_s"]) * 1e9 / events
+
+
+def run_population(sim: Path, r1: Path, repeat: int, measure: Callable[..., Any],
+                   median: Callable[[Sequence[float]], float | None], log: Callable[[str], None],
+                   tmp: Path) -> dict[str, Any]:
+    """The population case: R1's own time per event (median of ``repeat`` runs), then per
+    flow count one run's events, time per event, its ratio to R1's and peak memory per
+    flow."""
+    def run(path: Path, what: str) -> Any:
+        res = measure([str(sim), str(path)])
+        if not res.ok:
+            raise RuntimeError(f"flowshare-sim {what} failed: {res.stderr.strip()[-200:]}")
+        return res
+
+    r1_ns = median([_ns_per_event(run(r1, "on R1").stdout)[1] for _ in range(repeat)])
+    base = r1.read_text()
+    rows = []
+    for flows in POPULATION_FLOWS:
+        path = tmp / f"population-{flows}.toml"
+        path.write_text(population_scenario(base, flows))
+        res = run(path, f"with {flows} flows")
+        events, ns = _ns_per_event(res.stdout)
+        out = json.loads(res.stdout.strip().splitlines()[-1])
+        per_flow = None if res.peak_mib is None else res.peak_mib * 2**20 / flows
+        rows.append({"flows": flows, "events": events, "ns_per_event": ns,
+                     "vs_r1": None if not r1_ns else ns / r1_ns,
+                     "wall_s": res.wall_s, "peak_mib": res.peak_mib, "bytes_per_flow": per_flow,
+                     "goodput_mbps": out.get("goodput_mbps"), "drops": out.get("drops")})
+        log(f"population {flows:,} flows: {ns:.0f} ns per event, "
+            f"{_f(per_flow, 0)} bytes per flow")
+    largest = rows[-1]
+    meets = None
+    if largest["vs_r1"] is not None and largest["bytes_per_flow"] is not None:
+        meets = (largest["vs_r1"] <= POPULATION_TARGET_EVENT_RATIO
+                 and largest["bytes_per_flow"] <= POPULATION_TARGET_BYTES_PER_FLOW)
+    return {"repeat": repeat, "r1_ns_per_event": r1_ns, "rows": rows, "meets_target": meets}
 
 
 def web_scenario(text: str, limit: int) -> str:
@@ -192,7 +270,8 @@ def _f(x: float | None, digits: int = 3) -> str:
 
 
 def render(setup: Mapping[str, Any] | None, web: Mapping[str, Any] | None,
-           e2e: Mapping[str, Any] | None = None) -> list[str]:
+           e2e: Mapping[str, Any] | None = None,
+           population: Mapping[str, Any] | None = None) -> list[str]:
     """The markdown sections of docs/performance.md."""
     out: list[str] = []
     if e2e:
@@ -230,6 +309,30 @@ def render(setup: Mapping[str, Any] | None, web: Mapping[str, Any] | None,
         verdict = verdicts[setup["meets_target"]]
         out += ["", f"Target: {SETUP_TARGET_FLOWS:,} flows built in at most {SETUP_TARGET_S:g} s: "
                 f"{verdict}.", ""]
+    if population:
+        out += ["### Many concurrent flows", "",
+                f"R1's dumbbell with N long flows started evenly over the first "
+                f"{POPULATION_START_WINDOW_US // 1000} ms, the bottleneck at "
+                f"{POPULATION_MBPS_PER_FLOW} Mbit/s per flow with R1's 30 ms of queue "
+                f"({R1_QUEUE_PER_MBPS:g} packets per Mbit/s), {POPULATION_DURATION} simulated, "
+                "one run each. Time per event is the event loop's own time divided by its "
+                f"events; R1's ({_f(population['r1_ns_per_event'], 0)} ns, median of "
+                f"{population['repeat']}) is measured in the same invocation. Memory per flow "
+                "is the process's peak resident memory divided by the flows.", "",
+                "| flows | events | time per event | vs R1 | wall time | peak memory "
+                "| per flow | goodput | bottleneck drops |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        for r in population["rows"]:
+            peak = "–" if r["peak_mib"] is None else f"{r['peak_mib']:,.1f} MiB"
+            per_flow = "–" if r["bytes_per_flow"] is None else f"{r['bytes_per_flow']:,.0f} B"
+            out.append(f"| {r['flows']:,} | {r['events']:,} | {r['ns_per_event']:.0f} ns "
+                       f"| {_f(r['vs_r1'], 2)}× | {r['wall_s']:.1f} s | {peak} | {per_flow} "
+                       f"| {_f(r['goodput_mbps'], 0)} Mbit/s | {r['drops']:,} |")
+        verdicts = {True: "**met**", False: "**not met**", None: "not measured"}
+        out += ["", f"Target for {POPULATION_FLOWS[-1]:,} flows: time per event at most "
+                f"{POPULATION_TARGET_EVENT_RATIO:g}× R1's and at most "
+                f"{POPULATION_TARGET_BYTES_PER_FLOW:,} bytes per flow: "
+                f"{verdicts[population['meets_target']]}.", ""]
     if web:
         out += ["### Connections at run time: a million web transfers", "",
                 "`scenarios/web-closed-loop.toml`: 26,000 closed-loop users (think time "

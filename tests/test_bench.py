@@ -680,6 +680,42 @@ def test_workload_cases_derive_their_scenarios_and_render() -> None:
     assert "**met**" in md and "| 10 | 0.10 s | 9.0 MiB | 3 | 1,000 |" in md
 
 
+def test_population_case_scales_r1_and_judges_the_largest(tmp_path) -> None:
+    from bench import workloads as bw
+
+    root = Path(__file__).resolve().parent.parent
+    r1 = (root / "scenarios" / "r1-dumbbell.toml").read_text()
+    text = bw.population_scenario(r1, 10_000)
+    assert "count = 10000" in text and 'duration = "2s"' in text
+    assert 'rate = "10000Mbps", delay = "20ms", queue = { limit = 25000 }' in text
+    assert 'start_spacing = "10000ns"' in text and 'sample_interval = "0s"' in text
+    with pytest.raises(ValueError, match="bottleneck"):
+        bw.population_scenario(r1.replace("bottleneck = {", "bottleneck  = {"), 5)
+
+    def measure(argv):
+        flows = 16 if argv[1].endswith("r1.toml") else int(Path(argv[1]).stem.split("-")[1])
+        ns = 100 if flows == 16 else 150 * (2 if flows > 10_000 else 1)
+        out = json.dumps({"events": 1000, "wall_s": ns * 1000 / 1e9, "goodput_mbps": 5.0,
+                          "drops": 7})
+        return driver.ProcessResult(argv, 0, 1.0, flows * 1500 / 2**20, out + "\n", "")
+
+    res = bw.run_population(Path("sim"), _write(tmp_path / "r1.toml", r1), 3, measure,
+                            lambda xs: sorted(xs)[len(xs) // 2], lambda _m: None, tmp_path)
+    assert res["r1_ns_per_event"] == pytest.approx(100)
+    small, large = res["rows"]
+    assert small["vs_r1"] == pytest.approx(1.5) and large["vs_r1"] == pytest.approx(3.0)
+    assert large["bytes_per_flow"] == pytest.approx(1500)
+    assert res["meets_target"] is False  # 3× R1's time per event, although 1,500 B per flow
+    md = "\n".join(bw.render(None, None, None, res))
+    assert "### Many concurrent flows" in md and "| 100,000 | 1,000 | 300 ns | 3.00× |" in md
+    assert "**not met**" in md
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
 # --- the end-to-end case: flowshare run on R1 beside the simulation and ns-2 -------------------
 
 

@@ -195,4 +195,46 @@ mod tests {
         );
         assert_eq!(q.popped(), 5);
     }
+
+    proptest::proptest! {
+        /// Any mix of pushes (times never before the last popped one), pops and top
+        /// replacements pops exactly what a sorted reference of `(time, seq)` gives.
+        #[test]
+        fn pops_what_a_sorted_reference_pops(ops in proptest::collection::vec((0u8..4, 0u64..50), 1..400)) {
+            let mut q = EventQueue::new();
+            let mut reference = std::collections::BTreeSet::new();
+            let (mut now, mut seq) = (0u64, 0u32);
+            for (op, dt) in ops {
+                match op {
+                    0 | 1 => {
+                        q.push(now + dt, Event::Start(seq));
+                        reference.insert((now + dt, seq));
+                        seq += 1;
+                    }
+                    2 => {
+                        let got = q.pop();
+                        let want = reference.pop_first();
+                        proptest::prop_assert_eq!(got, want.map(|(t, s)| (t, Event::Start(s))));
+                        if let Some((t, _)) = want {
+                            now = t;
+                        }
+                    }
+                    _ => {
+                        if let Some((t, s)) = reference.pop_first() {
+                            proptest::prop_assert_eq!(q.peek(), Some((t, Event::Start(s))));
+                            now = t;
+                            q.replace_top(now + dt, Event::Start(seq));
+                            reference.insert((now + dt, seq));
+                            seq += 1;
+                        }
+                    }
+                }
+                proptest::prop_assert_eq!(q.len(), reference.len());
+            }
+            while let Some((t, s)) = reference.pop_first() {
+                proptest::prop_assert_eq!(q.pop(), Some((t, Event::Start(s))));
+            }
+            proptest::prop_assert!(q.is_empty());
+        }
+    }
 }
