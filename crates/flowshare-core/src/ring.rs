@@ -13,15 +13,18 @@ pub struct Ring<T: Copy> {
 }
 
 impl<T: Copy + Default> Default for Ring<T> {
+    /// Empty, without an allocation: most links never use some of their rings (the record of
+    /// losses on the wire is kept only by a link with a loss model).
     fn default() -> Self {
-        Ring { buf: vec![T::default(); 4], head: 0, len: 0 }
+        Ring { buf: Vec::new(), head: 0, len: 0 }
     }
 }
 
 impl<T: Copy + Default> Ring<T> {
+    /// Index mask; never used while `buf` is empty, as then `len` is 0.
     #[inline]
     fn mask(&self) -> usize {
-        self.buf.len() - 1
+        self.buf.len().wrapping_sub(1)
     }
 
     /// Number of items.
@@ -85,9 +88,10 @@ impl<T: Copy + Default> Ring<T> {
     #[cold]
     fn grow(&mut self) {
         let old = std::mem::take(&mut self.buf);
-        let mut buf = Vec::with_capacity(old.len() * 2);
+        let cap = (old.len() * 2).max(4);
+        let mut buf = Vec::with_capacity(cap);
         buf.extend((0..self.len).map(|i| old[(self.head + i) & (old.len() - 1)]));
-        buf.resize(old.len() * 2, T::default());
+        buf.resize(cap, T::default());
         self.buf = buf;
         self.head = 0;
     }
@@ -100,6 +104,7 @@ mod tests {
     #[test]
     fn behaves_as_a_fifo_across_wraps_and_growth() {
         let mut r: Ring<u32> = Ring::default();
+        assert!(r.is_empty() && r.front().is_none() && r.pop_front().is_none() && r.iter().next().is_none());
         let mut reference = std::collections::VecDeque::new();
         for i in 0..1000u32 {
             r.push_back(i);
