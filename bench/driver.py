@@ -919,8 +919,9 @@ def _run_benchmark(args: argparse.Namespace, stack: contextlib.ExitStack) -> dic
                                                    measure, _median, _log, tmp)
                 commands.append(f"{PROG} --cases setup   # R1's dumbbell with 1,000 to 100,000 flows")
             if web:
-                results[WEB_CASE] = bw.run_web(sim_exec, root / bw.WEB_SCENARIO, measure, _log, tmp)
-                commands.append(f"{PROG} --cases web   # {bw.WEB_SCENARIO}, 100,000 and 1,000,000 transfers")
+                results[WEB_CASE] = bw.run_web(sim_exec, root, measure, _log, tmp)
+                commands.append(f"{PROG} --cases web   # {bw.WEB_SCENARIO} and {bw.WEB_THREE_TIER}, "
+                                "up to 1,000,000 transfers")
             if e2e:
                 r1 = CASES["r1"]
                 ns2_argv = None if ns2 is None else [ns2, str(root / NS2_SCRIPT), *r1.peer_args(),
@@ -1302,7 +1303,8 @@ def _print_summary(report: Mapping[str, Any]) -> None:
         print(f"set-up of {row['flows']:,} flows: flowshare-sim {_fmt(row['sim_s'], 3, ' s')}, "
               f"flowshare.run {_fmt(row['python_s'], 3, ' s')}")
     for row in report.get(WEB_CASE, {}).get("rows", []):
-        print(f"web workload, {row['transfers']:,} transfers: {_fmt(row['wall_s'], 2, ' s')}, "
+        print(f"web workload {Path(row.get('scenario', 'web')).stem}, {row['transfers']:,} transfers: "
+              f"{_fmt(row['wall_s'], 2, ' s')}, "
               f"peak {_fmt(row['peak_mib'], 1, ' MiB')}, {row['slots']:,} slots")
     for row in report.get(POPULATION_CASE, {}).get("rows", []):
         print(f"{row['flows']:,} long flows: {_fmt(row['ns_per_event'], 0, ' ns')} per event "

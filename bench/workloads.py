@@ -8,7 +8,8 @@ many flows takes to build, and how memory behaves under a web workload of a mill
 * ``web``: ``scenarios/web-closed-loop.toml`` (26,000 closed-loop users) stopped after 100,000
   and after 1,000,000 transfers, with the per-transfer table streamed to a file: peak memory
   should not grow with the transfers made, only with the connections open at a time
-  (``slots``).
+  (``slots``); and ``scenarios/web-three-tier.toml``, the same users across a three-tier
+  network, stopped after 1,000,000 transfers: many short transfers over multi-hop routes.
 * ``population``: R1's dumbbell with 10,000 and 100,000 long flows at once, the bottleneck
   and its queue scaled with the flows (1 Mbit/s and R1's 30 ms of buffer per flow), for 2 s:
   time per event against R1's, measured in the same invocation, and peak memory per flow.
@@ -50,7 +51,10 @@ POPULATION_TARGET_EVENT_RATIO = 2.0
 POPULATION_TARGET_BYTES_PER_FLOW = 2048
 
 WEB_SCENARIO = Path("scenarios/web-closed-loop.toml")
-WEB_LIMITS = (100_000, 1_000_000)
+#: The same population over a three-tier network of 28 routers, in 16 groups.
+WEB_THREE_TIER = Path("scenarios/web-three-tier.toml")
+#: The web case's runs: a scenario and the transfers after which it stops opening more.
+WEB_RUNS = ((WEB_SCENARIO, 100_000), (WEB_SCENARIO, 1_000_000), (WEB_THREE_TIER, 1_000_000))
 
 #: Runs `flowshare.run` on a scenario file and prints the seconds it took.
 _PY_TIMER = (
@@ -133,11 +137,13 @@ def run_population(sim: Path, r1: Path, repeat: int, measure: Callable[..., Any]
 
 
 def web_scenario(text: str, limit: int) -> str:
-    """The web scenario's text stopped after ``limit`` transfers."""
-    out, n = re.subn(r"(?m)^limit = \d+$", f"limit = {limit}", text)
-    if n != 1:
-        raise ValueError(f"{WEB_SCENARIO} has no single `limit = N` line")
-    return out
+    """A web scenario's text stopped after ``limit`` transfers, shared equally by its groups
+    (each has a `limit = N` line)."""
+    groups = len(re.findall(r"(?m)^limit = \d+$", text))
+    if groups == 0 or limit % groups:
+        raise ValueError(f"a web scenario needs `limit = N` lines, one per group, that can share "
+                         f"{limit:,} transfers equally; it has {groups}")
+    return re.sub(r"(?m)^limit = \d+$", f"limit = {limit // groups}", text)
 
 
 def python_can_run() -> bool:
@@ -184,26 +190,28 @@ def run_setup(sim: Path, r1: Path, repeat: int, measure: Callable[..., Any],
             "meets_target": None if slowest is None else slowest <= SETUP_TARGET_S}
 
 
-def run_web(sim: Path, web: Path, measure: Callable[..., Any], log: Callable[[str], None],
+def run_web(sim: Path, root: Path, measure: Callable[..., Any], log: Callable[[str], None],
             tmp: Path) -> dict[str, Any]:
-    """The web case: per transfer limit, wall time, peak memory, transfers and slots."""
-    base = web.read_text()
+    """The web case: per scenario and transfer limit, wall time, peak memory, transfers,
+    slots, events and the event loop's time per event."""
     rows = []
-    for limit in WEB_LIMITS:
-        path = tmp / f"web-{limit}.toml"
-        path.write_text(web_scenario(base, limit))
-        table = tmp / f"transfers-{limit}.csv"
+    for scenario, limit in WEB_RUNS:
+        path = tmp / f"{scenario.stem}-{limit}.toml"
+        path.write_text(web_scenario((root / scenario).read_text(), limit))
+        table = tmp / f"transfers-{scenario.stem}-{limit}.csv"
         res = measure([str(sim), "--transfers", str(table), str(path)])
         if not res.ok:
             tail = res.stderr.strip()[-200:]
             raise RuntimeError(f"flowshare-sim on the web workload failed: {tail}")
         out = json.loads(res.stdout.strip().splitlines()[-1])
-        rows.append({"limit": limit, "wall_s": res.wall_s, "peak_mib": res.peak_mib,
-                     "transfers": out.get("transfers"), "slots": out.get("slots"),
-                     "events": out.get("events")})
+        events = out.get("events")
+        rows.append({"scenario": str(scenario), "limit": limit, "wall_s": res.wall_s,
+                     "peak_mib": res.peak_mib, "transfers": out.get("transfers"),
+                     "slots": out.get("slots"), "events": events,
+                     "ns_per_event": float(out["wall_s"]) * 1e9 / events if events else None})
         table.unlink(missing_ok=True)
-        log(f"web {limit} transfers: {res.wall_s:.2f} s, {res.peak_mib or float('nan'):.1f} MiB, "
-            f"{out.get('slots')} slots")
+        log(f"web {scenario.stem}, {limit} transfers: {res.wall_s:.2f} s, "
+            f"{res.peak_mib or float('nan'):.1f} MiB, {out.get('slots')} slots")
     return {"rows": rows}
 
 
@@ -335,17 +343,20 @@ def render(setup: Mapping[str, Any] | None, web: Mapping[str, Any] | None,
                 f"{verdicts[population['meets_target']]}.", ""]
     if web:
         out += ["### Connections at run time: a million web transfers", "",
-                "`scenarios/web-closed-loop.toml`: 26,000 closed-loop users (think time "
+                f"`{WEB_SCENARIO}`: 26,000 closed-loop users (think time "
                 "exponential, mean 5 s; Pareto object sizes, mean 20 KB) over a 1 Gbit/s "
-                "bottleneck, stopped after the given number of transfers, with the "
+                f"bottleneck; `{WEB_THREE_TIER}`: the same users in 16 groups across a "
+                "three-tier network (backbone ring, POPs, access routers; up to seven links a "
+                "route). Each is stopped after the given number of transfers, with the "
                 "per-transfer table streamed to a file (`flowshare-sim --transfers`). Slots are "
-                "the most connections open at once.", "",
-                "| transfers | wall time | peak memory | slots | events |",
-                "|---|---|---|---|---|"]
+                "the most connections open at once; time per event is the event loop's.", "",
+                "| scenario | transfers | wall time | peak memory | slots | events | time per event |",
+                "|---|---|---|---|---|---|---|"]
         for r in web["rows"]:
             peak = "–" if r["peak_mib"] is None else f"{r['peak_mib']:,.1f} MiB"
-            out.append(f"| {r['transfers']:,} | {r['wall_s']:.2f} s | {peak} | {r['slots']:,} "
-                       f"| {r['events']:,} |")
+            name = Path(r.get("scenario", WEB_SCENARIO)).stem
+            out.append(f"| `{name}` | {r['transfers']:,} | {r['wall_s']:.2f} s | {peak} "
+                       f"| {r['slots']:,} | {r['events']:,} | {_f(r.get('ns_per_event'), 0)} ns |")
         out.append("")
     return out
 

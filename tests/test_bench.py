@@ -665,6 +665,10 @@ def test_workload_cases_derive_their_scenarios_and_render() -> None:
     assert 'sample_interval = "0s"' in text
     web = bw.web_scenario((root / bw.WEB_SCENARIO).read_text(), 100_000)
     assert "limit = 100000" in web
+    tiers = bw.web_scenario((root / bw.WEB_THREE_TIER).read_text(), 1_000_000)
+    assert tiers.count("limit = 62500\n") == 16
+    with pytest.raises(ValueError, match="share"):
+        bw.web_scenario((root / bw.WEB_THREE_TIER).read_text(), 1_000_001)
     with pytest.raises(ValueError, match="count"):
         bw.setup_scenario("no count here", 5)
     setup = {
@@ -673,11 +677,12 @@ def test_workload_cases_derive_their_scenarios_and_render() -> None:
         "meets_target": True,
         "rows": [{"flows": 26_000, "sim_s": 0.3, "peak_mib": 200.0, "python_s": 0.45}],
     }
-    web_res = {"rows": [{"limit": 10, "transfers": 10, "wall_s": 0.1, "peak_mib": 9.0,
-                         "slots": 3, "events": 1000}]}
+    web_res = {"rows": [{"scenario": "scenarios/web-three-tier.toml", "limit": 10,
+                         "transfers": 10, "wall_s": 0.1, "peak_mib": 9.0, "slots": 3,
+                         "events": 1000, "ns_per_event": 120.0}]}
     md = "\n".join(bw.render(setup, web_res))
     assert "| 26,000 | 0.300 s | 200.0 MiB | 0.450 s |" in md
-    assert "**met**" in md and "| 10 | 0.10 s | 9.0 MiB | 3 | 1,000 |" in md
+    assert "**met**" in md and "| `web-three-tier` | 10 | 0.10 s | 9.0 MiB | 3 | 1,000 | 120 ns |" in md
 
 
 def test_population_case_scales_r1_and_judges_the_largest(tmp_path) -> None:
