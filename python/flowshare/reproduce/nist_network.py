@@ -1,0 +1,129 @@
+"""Provisioning of the three-tier network of Mills et al. (2010), "Comparing Congestion Control
+Regimes in a Heterogeneous Network", ch. 8 of K. Mills et al., *Study of Proposed Internet
+Congestion Control Mechanisms*, NIST SP 500-282: router speeds from the base speed x1
+(Table 8-8, Table 8-15 in Gbit/s), buffers of RTT × C × x3 (Table 8-18), and the shares of
+sources and receivers by access-router class (Tables 8-9 to 8-11).
+
+Speeds are in packets per millisecond of 1500-byte packets, as the study gives them. The
+study's own simulator, MesoNet, is not public; what this module holds is what the chapter
+states, and the tests check it against the chapter's printed tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PACKET_B = 1500
+"""The packet size that Table 8-15's Gbit/s imply: 3200 packets/ms × 12,000 bit = 38.4 Gbit/s."""
+
+BASE_SPEEDS = (800, 1600)
+"""x1, the base network speed, at −1 and +1 (Table 8-2), packets/ms."""
+DELAY_MULTIPLIERS = (1, 2)
+"""x2, the propagation-delay multiplier, at −1 and +1 (Table 8-2)."""
+BUFFER_FACTORS = (0.5, 1.0)
+"""x3, the buffer scaling factor, at −1 and +1 (Table 8-2)."""
+
+BB_SPEEDUP = 2
+"""Backbone router speed = x1 × BBspeedup (Table 8-8)."""
+R2 = 4
+"""POP router speed = x1 / R2 (Table 8-8)."""
+R3 = 10
+"""Normal access router speed = x1 / R2 / R3 (Table 8-8)."""
+B_DIRECT = 10
+"""An access router directly connected to a backbone router: normal speed × Bdirect."""
+B_FAST = 2
+"""A fast access router: normal speed × Bfast. At x1 = −1 that is 40 packets/ms (480 Mbit/s),
+where Table 8-15 prints 720 Mbit/s; Table 8-8 and the access buffers of Table 8-18 agree with
+480 (resolution ``nist:A2``)."""
+HOST_BASIC = 8
+"""A host's interface, packets/ms (Table 8-8, "e.g., 100 Mbps")."""
+HOST_FAST = 80
+"""A fast host's interface, packets/ms ("e.g., 1 Gbps")."""
+
+RTT_MS = 40.6908
+"""The round-trip time of the buffer rule at x2 = 1. Table 8-18's backbone and POP rows are
+RTT × C × x3 with one RTT for every router, the mean propagation delay of Table 8-17
+(41 ms): 65,105 = 1600 × 40.6906, 260,422 = 3200 × 2 × 40.6909, 146,487 = 3600 × 40.6908."""
+
+ROUTER_CLASSES = ("backbone", "pop", "direct", "fast", "normal")
+
+
+def speeds(x1: float) -> dict[str, float]:
+    """Router speeds in packets/ms for base speed ``x1`` (Table 8-8)."""
+    if x1 <= 0:
+        raise ValueError(f"x1: the base speed must be positive packets/ms, got {x1}")
+    normal = x1 / R2 / R3
+    return {"backbone": x1 * BB_SPEEDUP, "pop": x1 / R2, "direct": normal * B_DIRECT,
+            "fast": normal * B_FAST, "normal": normal}
+
+
+def gbps(packets_per_ms: float) -> float:
+    """A speed in packets/ms as Gbit/s of 1500-byte packets (Table 8-15)."""
+    return packets_per_ms * PACKET_B * 8 * 1000 / 1e9
+
+
+def buffer_packets(capacity: float, x2: float, x3: float, rtt_ms: float = RTT_MS) -> float:
+    """A router's buffer, RTT × C × x3 packets (§8.1.1.2, "QszAlg"), with the RTT scaled by
+    the propagation-delay multiplier ``x2``."""
+    if capacity <= 0 or x2 <= 0 or x3 <= 0:
+        raise ValueError(f"capacity, x2 and x3 must be positive, got {capacity}, {x2}, {x3}")
+    return x3 * capacity * rtt_ms * x2
+
+
+@dataclass(frozen=True)
+class BufferRange:
+    """Smallest, mean and largest buffer of a router class over the four (x1, x2) pairs."""
+
+    min: float
+    avg: float
+    max: float
+
+
+def buffer_table(capacity_at: dict[float, float], x3: float) -> BufferRange:
+    """Table 8-18's row for a router class whose speed at base speed x1 is
+    ``capacity_at[x1]``: its buffer over the four combinations of x1 and x2, at ``x3``."""
+    sizes = [buffer_packets(capacity_at[x1], x2, x3) for x1 in BASE_SPEEDS for x2 in DELAY_MULTIPLIERS]
+    return BufferRange(min(sizes), sum(sizes) / len(sizes), max(sizes))
+
+
+SOURCE_PLACEMENT = {"normal": 0.1, "fast": 0.6, "direct": 0.3}
+"""P(Ns), P(Nsf), P(Nsd): the probability that a source is put under an access router of each
+class (Table 8-9)."""
+RECEIVER_PLACEMENT = {"normal": 0.6, "fast": 0.2, "direct": 0.2}
+"""P(Nr), P(Nrf), P(Nrd) (Table 8-9)."""
+SOURCE_SHARES = {"direct": 0.06, "fast": 0.58, "normal": 0.36}
+"""The resulting shares of sources by access class (Table 8-10); they depend on how many
+routers of each class the topology has, which the chapter does not give."""
+RECEIVER_SHARES = {"direct": 0.02, "fast": 0.08, "normal": 0.90}
+"""The resulting shares of receivers (Table 8-10)."""
+PATH_CLASS_P = {"VF": 1.070e-3, "F": 61.479e-3, "T": 937.451e-3}
+"""P(path class) of a flow (Table 8-11): very fast (both ends under directly connected access
+routers), fast (direct or fast at both ends, not both direct), typical (a normal one at
+either end)."""
+BASE_SOURCES = 100
+"""Bsources: the basic unit of sources per access router, multiplied by x9; receivers are
+four times as many (Table 8-9)."""
+SOURCES = {2: 17_355, 3: 26_085}
+"""Sources in all, by x9 (Table 8-16); receivers are four times as many."""
+
+
+def path_class(src: str, dst: str) -> str:
+    """The path class of a flow between access routers of classes ``src`` and ``dst``
+    (``direct``, ``fast`` or ``normal``; §8.1.1, Table 8-5): DD very fast, DF or FF fast,
+    anything with a normal router typical."""
+    for c in (src, dst):
+        if c not in SOURCE_PLACEMENT:
+            raise ValueError(f"access class {c!r}: expected one of direct, fast, normal")
+    if "normal" in (src, dst):
+        return "T"
+    return "VF" if src == dst == "direct" else "F"
+
+
+def path_class_from_shares(sources: dict[str, float], receivers: dict[str, float]) -> dict[str, float]:
+    """P(path class) if a flow's source and receiver were drawn independently from the given
+    shares by access class."""
+    p = {"VF": 0.0, "F": 0.0, "T": 0.0}
+    for s, ps in sources.items():
+        for r, pr in receivers.items():
+            p[path_class(s, r)] += ps * pr
+    return p
