@@ -142,3 +142,24 @@ def test_types_fill_minima_first_and_respect_maxima_otherwise():
     with pytest.raises(ValueError, match="draw_type"):
         nw.choose_type(met, minima, {}, maxima, lambda: "X")
     assert nw.type_probabilities(1)["M"] == 2e-4  # nist:A1
+
+
+def test_flow_groups_of_table_8_6():
+    assert nw.flow_group("M", "VF", True) == 1 and nw.flow_group("SP", "VF", True) == 7
+    assert nw.flow_group("D", "F", False) == 16 and nw.group_label(16) == "F-N D"
+    assert nw.flow_group("WO", "T", False) == 24 and nw.group_label(19) == "VF-F WO"
+    groups = [nw.flow_group(t, pc, fast) for t in nw.TYPES for pc, fast in nw.GROUP_ORDER]
+    assert groups == list(range(1, 25))
+    assert all(nw.flow_group(*_parse(nw.group_label(g))) == g for g in groups)
+    with pytest.raises(ValueError, match="path class"):
+        nw.flow_group("D", "X", True)
+    with pytest.raises(ValueError, match="file type"):
+        nw.flow_group("Z", "T", True)
+    with pytest.raises(ValueError, match="flow group"):
+        nw.group_label(25)
+
+
+def _parse(label: str) -> tuple[str, str, bool]:
+    path, kind = label.split(" ")
+    pc, iface = path.split("-")
+    return kind, pc, iface == "F"

@@ -29,6 +29,33 @@ MIN_SHARE = 0.1
 """The minima are this share of the maximum, spread over the flow groups (Table 8-7)."""
 
 
+GROUP_ORDER = (("VF", True), ("VF", False), ("F", True), ("F", False), ("T", True), ("T", False))
+"""(path class, FAST interface) within a file type, in Table 8-6's order: VF-F, VF-N, F-F,
+F-N, T-F, T-N (also the column order of the rank matrices)."""
+
+
+def flow_group(file_type: str, path_class: str, fast_interface: bool) -> int:
+    """The flow group of Table 8-6, 1 to 24: movies 1–6, service packs 7–12, documents 13–18,
+    Web objects 19–24, each in :data:`GROUP_ORDER`. A flow's interface is FAST only when both
+    its source and its receiver are fast (§8.1.1)."""
+    if file_type not in MULTIPLIER:
+        raise ValueError(f"file type {file_type!r}: expected one of {', '.join(TYPES)}")
+    key = (path_class, fast_interface)
+    if key not in GROUP_ORDER:
+        raise ValueError(f"path class {path_class!r}: expected VF, F or T")
+    return TYPES.index(file_type) * len(GROUP_ORDER) + GROUP_ORDER.index(key) + 1
+
+
+def group_label(group: int) -> str:
+    """Table 8-6's label of flow group ``group``, e.g. 16 is ``"F-N D"`` (fast path, normal
+    interface, document)."""
+    if not 1 <= group <= len(TYPES) * len(GROUP_ORDER):
+        raise ValueError(f"flow group {group}: expected 1 to 24")
+    t, k = divmod(group - 1, len(GROUP_ORDER))
+    path_class, fast = GROUP_ORDER[k]
+    return f"{path_class}-{'F' if fast else 'N'} {TYPES[t]}"
+
+
 def type_probabilities(x6: int) -> dict[str, float]:
     """P(D), P(SP), P(M) for large-file distribution ``x6`` = 1 or 2 (Table 8-3; the movie
     probability at x6 = 1 is Table 8-14's 2·10⁻⁴, where Table 8-3 prints 4·10⁻⁴, resolution
