@@ -41,7 +41,7 @@ SETUP_TARGET_FLOWS = 26_000
 #: interval over which its flows start (evenly spaced).
 POPULATION_FLOWS = (10_000, 100_000)
 POPULATION_MBPS_PER_FLOW = 1
-POPULATION_DURATION = "2s"
+POPULATION_DURATION_S = 2
 POPULATION_START_WINDOW_US = 100_000
 #: R1's queue (250 packets at 100 Mbit/s, 30 ms), kept in time as the bottleneck grows.
 R1_QUEUE_PER_MBPS = 2.5
@@ -79,7 +79,7 @@ def population_scenario(r1_text: str, flows: int) -> str:
     bottleneck at 1 Mbit/s per flow with R1's 30 ms of queue, run for 2 s without time
     series."""
     text = setup_scenario(r1_text, flows)
-    text = re.sub(r'(?m)^duration = "[^"]*"$', f'duration = "{POPULATION_DURATION}"', text)
+    text = re.sub(r'(?m)^duration = "[^"]*"$', f'duration = "{POPULATION_DURATION_S}s"', text)
     mbps = flows * POPULATION_MBPS_PER_FLOW
     limit = round(mbps * R1_QUEUE_PER_MBPS)
     text, n = re.subn(r'(?m)^(bottleneck = \{ rate = )"[^"]*"(, delay = "[^"]*", queue = \{ limit = )\d+( \} \})$',
@@ -322,7 +322,7 @@ def render(setup: Mapping[str, Any] | None, web: Mapping[str, Any] | None,
                 f"R1's dumbbell with N long flows started evenly over the first "
                 f"{POPULATION_START_WINDOW_US // 1000} ms, the bottleneck at "
                 f"{POPULATION_MBPS_PER_FLOW} Mbit/s per flow with R1's 30 ms of queue "
-                f"({R1_QUEUE_PER_MBPS:g} packets per Mbit/s), {POPULATION_DURATION} simulated, "
+                f"({R1_QUEUE_PER_MBPS:g} packets per Mbit/s), {POPULATION_DURATION_S} s simulated, "
                 "one run each. Time per event is the event loop's own time divided by its "
                 f"events; R1's ({_f(population['r1_ns_per_event'], 0)} ns, median of "
                 f"{population['repeat']}) is measured in the same invocation. Memory per flow "
@@ -333,9 +333,10 @@ def render(setup: Mapping[str, Any] | None, web: Mapping[str, Any] | None,
         for r in population["rows"]:
             peak = "–" if r["peak_mib"] is None else f"{r['peak_mib']:,.1f} MiB"
             per_flow = "–" if r["bytes_per_flow"] is None else f"{r['bytes_per_flow']:,.0f} B"
-            out.append(f"| {r['flows']:,} | {r['events']:,} | {r['ns_per_event']:.0f} ns "
+            goodput = "–" if r["goodput_mbps"] is None else f"{r['goodput_mbps']:,.0f} Mbit/s"
+            out.append(f"| {r['flows']:,} | {r['events']:,} | {r['ns_per_event']:,.0f} ns "
                        f"| {_f(r['vs_r1'], 2)}× | {r['wall_s']:.1f} s | {peak} | {per_flow} "
-                       f"| {_f(r['goodput_mbps'], 0)} Mbit/s | {r['drops']:,} |")
+                       f"| {goodput} | {r['drops']:,} |")
         verdicts = {True: "**met**", False: "**not met**", None: "not measured"}
         out += ["", f"Target for {POPULATION_FLOWS[-1]:,} flows: time per event at most "
                 f"{POPULATION_TARGET_EVENT_RATIO:g}× R1's and at most "
