@@ -93,11 +93,15 @@ def population_scenario(r1_text: str, flows: int) -> str:
     return text
 
 
-def _ns_per_event(stdout: str) -> tuple[int, float]:
-    """Events and in-process nanoseconds per event from flowshare-sim's JSON line."""
-    out = json.loads(stdout.strip().splitlines()[-1])
-    events = int(out["events"])
-    return events, float(out["wall_s"]) * 1e9 / events
+def _sim_json(stdout: str) -> dict[str, Any]:
+    """flowshare-sim's JSON line (its last)."""
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+def _ns_per_event(out: Mapping[str, Any]) -> float | None:
+    """The event loop's nanoseconds per event from flowshare-sim's JSON line."""
+    events = out.get("events")
+    return float(out["wall_s"]) * 1e9 / events if events else None
 
 
 def run_population(sim: Path, r1: Path, repeat: int, measure: Callable[..., Any],
@@ -112,21 +116,22 @@ def run_population(sim: Path, r1: Path, repeat: int, measure: Callable[..., Any]
             raise RuntimeError(f"flowshare-sim {what} failed: {res.stderr.strip()[-200:]}")
         return res
 
-    r1_ns = median([_ns_per_event(run(r1, "on R1").stdout)[1] for _ in range(repeat)])
+    r1_times = [_ns_per_event(_sim_json(run(r1, "on R1").stdout)) for _ in range(repeat)]
+    r1_ns = median([t for t in r1_times if t is not None])
     base = r1.read_text()
     rows = []
     for flows in POPULATION_FLOWS:
         path = tmp / f"population-{flows}.toml"
         path.write_text(population_scenario(base, flows))
         res = run(path, f"with {flows} flows")
-        events, ns = _ns_per_event(res.stdout)
-        out = json.loads(res.stdout.strip().splitlines()[-1])
+        out = _sim_json(res.stdout)
+        ns = _ns_per_event(out)
         per_flow = None if res.peak_mib is None else res.peak_mib * 2**20 / flows
-        rows.append({"flows": flows, "events": events, "ns_per_event": ns,
-                     "vs_r1": None if not r1_ns else ns / r1_ns,
+        rows.append({"flows": flows, "events": out["events"], "ns_per_event": ns,
+                     "vs_r1": None if ns is None or not r1_ns else ns / r1_ns,
                      "wall_s": res.wall_s, "peak_mib": res.peak_mib, "bytes_per_flow": per_flow,
                      "goodput_mbps": out.get("goodput_mbps"), "drops": out.get("drops")})
-        log(f"population {flows:,} flows: {ns:.0f} ns per event, "
+        log(f"population {flows:,} flows: {_f(ns, 0)} ns per event, "
             f"{_f(per_flow, 0)} bytes per flow")
     largest = rows[-1]
     meets = None
@@ -203,12 +208,11 @@ def run_web(sim: Path, root: Path, measure: Callable[..., Any], log: Callable[[s
         if not res.ok:
             tail = res.stderr.strip()[-200:]
             raise RuntimeError(f"flowshare-sim on the web workload failed: {tail}")
-        out = json.loads(res.stdout.strip().splitlines()[-1])
-        events = out.get("events")
+        out = _sim_json(res.stdout)
         rows.append({"scenario": str(scenario), "limit": limit, "wall_s": res.wall_s,
                      "peak_mib": res.peak_mib, "transfers": out.get("transfers"),
-                     "slots": out.get("slots"), "events": events,
-                     "ns_per_event": float(out["wall_s"]) * 1e9 / events if events else None})
+                     "slots": out.get("slots"), "events": out.get("events"),
+                     "ns_per_event": _ns_per_event(out)})
         table.unlink(missing_ok=True)
         log(f"web {scenario.stem}, {limit} transfers: {res.wall_s:.2f} s, "
             f"{res.peak_mib or float('nan'):.1f} MiB, {out.get('slots')} slots")
@@ -242,7 +246,7 @@ def run_e2e(sim: Path, r1: Path, ns2: Sequence[str] | None, repeat: int,
     for i in range(repeat):
         res = measure([str(sim), str(r1)])
         record("sim", res, "flowshare-sim on R1")
-        runs["sim"]["sim"].append(float(json.loads(res.stdout.strip().splitlines()[-1])["wall_s"]))
+        runs["sim"]["sim"].append(float(_sim_json(res.stdout)["wall_s"]))
         if with_python:
             out = tmp / f"e2e-{i}"
             record("run", measure([sys.executable, "-m", "flowshare", "run", str(r1), "--out",
@@ -334,7 +338,8 @@ def render(setup: Mapping[str, Any] | None, web: Mapping[str, Any] | None,
             peak = "–" if r["peak_mib"] is None else f"{r['peak_mib']:,.1f} MiB"
             per_flow = "–" if r["bytes_per_flow"] is None else f"{r['bytes_per_flow']:,.0f} B"
             goodput = "–" if r["goodput_mbps"] is None else f"{r['goodput_mbps']:,.0f} Mbit/s"
-            out.append(f"| {r['flows']:,} | {r['events']:,} | {r['ns_per_event']:,.0f} ns "
+            ns = "–" if r["ns_per_event"] is None else f"{r['ns_per_event']:,.0f} ns"
+            out.append(f"| {r['flows']:,} | {r['events']:,} | {ns} "
                        f"| {_f(r['vs_r1'], 2)}× | {r['wall_s']:.1f} s | {peak} | {per_flow} "
                        f"| {goodput} | {r['drops']:,} |")
         verdicts = {True: "**met**", False: "**not met**", None: "not measured"}
