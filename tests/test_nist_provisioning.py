@@ -163,3 +163,25 @@ def _parse(label: str) -> tuple[str, str, bool]:
     path, kind = label.split(" ")
     pc, iface = path.split("-")
     return kind, pc, iface == "F"
+
+
+def test_one_mix_of_access_routers_fits_four_tables():
+    fitted, misfit = nn.fit_access_routers()
+    assert fitted == nn.ACCESS_ROUTERS
+    assert misfit < 1e-4
+    p = nn.placement(nn.ACCESS_ROUTERS)
+    # Table 8-11, within 0.5 %.
+    assert p.path_classes["VF"] == pytest.approx(nn.PATH_CLASS_P["VF"], rel=0.005)
+    assert p.path_classes["F"] == pytest.approx(nn.PATH_CLASS_P["F"], rel=0.005)
+    # Table 8-16, within 0.5 %.
+    assert p.sources[3] == pytest.approx(26_085, rel=0.005)
+    assert p.sources[2] == pytest.approx(17_355, rel=0.005)
+    # Table 8-10, within half a percentage point.
+    for got, want in ((p.source_shares, nn.SOURCE_SHARES), (p.receiver_shares, nn.RECEIVER_SHARES)):
+        for c in want:
+            assert got[c] == pytest.approx(want[c], abs=0.005), c
+    # Table 8-18's access row: the mean access speed, within 0.5 %.
+    assert p.mean_access_speed == pytest.approx(nn.MEAN_ACCESS_SPEED, rel=0.005)
+    # A mix off by a few routers is visibly worse.
+    worse = nn.placement(nn.AccessRouters(direct=12, fast=84, normal=313))
+    assert worse.path_classes["VF"] < 0.8 * nn.PATH_CLASS_P["VF"]

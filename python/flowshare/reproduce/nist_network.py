@@ -127,3 +127,82 @@ def path_class_from_shares(sources: dict[str, float], receivers: dict[str, float
         for r, pr in receivers.items():
             p[path_class(s, r)] += ps * pr
     return p
+
+
+MEAN_ACCESS_SPEED = 1_294 / RTT_MS
+"""The mean access-router speed at x1 = −1 that Table 8-18's smallest access buffer implies
+(31.80 packets/ms): one buffer rule for every access router, over the mix of classes."""
+
+
+@dataclass(frozen=True)
+class AccessRouters:
+    """How many access routers of each class the network has. The chapter does not give the
+    counts (its topology, Fig. 6-1 of SP 500-282, is not reproduced in it); :data:`ACCESS_ROUTERS`
+    is fitted to the tables that depend on them (:func:`fit_access_routers`)."""
+
+    direct: int
+    fast: int
+    normal: int
+
+    def count(self, access_class: str) -> int:
+        return {"direct": self.direct, "fast": self.fast, "normal": self.normal}[access_class]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What a mix of access routers gives when each router of class c holds Bsources · x9 ·
+    P(source under c) sources and receivers in proportion to P(receiver under c) (Table 8-9)."""
+
+    sources: dict[int, float]
+    """Sources in all, by x9 (Table 8-16)."""
+    source_shares: dict[str, float]
+    receiver_shares: dict[str, float]
+    path_classes: dict[str, float]
+    mean_access_speed: float
+    """Mean access-router speed at x1 = −1, packets/ms."""
+
+
+def placement(routers: AccessRouters) -> Placement:
+    """The placement that ``routers`` gives (Tables 8-10, 8-11, 8-16 and the access row of
+    Table 8-18 are what it is compared with)."""
+    classes = tuple(SOURCE_PLACEMENT)
+    n = {c: routers.count(c) for c in classes}
+    units = sum(SOURCE_PLACEMENT[c] * n[c] for c in classes)
+    rx = sum(RECEIVER_PLACEMENT[c] * n[c] for c in classes)
+    src = {c: SOURCE_PLACEMENT[c] * n[c] / units for c in classes}
+    dst = {c: RECEIVER_PLACEMENT[c] * n[c] / rx for c in classes}
+    speed = speeds(BASE_SPEEDS[0])
+    mean = sum(speed[c] * n[c] for c in classes) / sum(n.values())
+    return Placement({x9: BASE_SOURCES * x9 * units for x9 in SOURCES}, src, dst,
+                     path_class_from_shares(src, dst), mean)
+
+
+def _misfit(p: Placement) -> float:
+    """Sum of squared relative errors against Tables 8-11, 8-16 and 8-18 (access row), and of
+    squared absolute errors of the shares of Table 8-10."""
+    rel = [p.sources[x9] / SOURCES[x9] - 1 for x9 in SOURCES]
+    rel += [p.path_classes[k] / PATH_CLASS_P[k] - 1 for k in ("VF", "F")]
+    rel.append(p.mean_access_speed / MEAN_ACCESS_SPEED - 1)
+    shares = [p.source_shares[c] - SOURCE_SHARES[c] for c in SOURCE_SHARES]
+    shares += [p.receiver_shares[c] - RECEIVER_SHARES[c] for c in RECEIVER_SHARES]
+    return float(sum(e * e for e in rel + shares))
+
+
+def fit_access_routers(direct: range = range(10, 30), fast: range = range(70, 100),
+                       normal: range = range(270, 360)) -> tuple[AccessRouters, float]:
+    """The counts of access routers, within the given ranges, that best reproduce the
+    published placement (the least :func:`_misfit`), and their misfit. The defaults bracket
+    the counts that Table 8-10's source shares and Table 8-16's total give alone (about 17,
+    84 and 313)."""
+    fits = ((_misfit(placement(r)), r) for r in
+            (AccessRouters(d, f, n) for d in direct for f in fast for n in normal))
+    cost, best = min(fits, key=lambda x: x[0])
+    return best, cost
+
+
+ACCESS_ROUTERS = AccessRouters(direct=18, fast=84, normal=313)
+"""The access routers of the reconstructed network: the counts :func:`fit_access_routers`
+finds. With them Table 8-11's path classes come out as 1.072·10⁻³ and 61.70·10⁻³ (published
+1.070 and 61.479), the sources as 26,130 and 17,420 (26,085 and 17,355), the source shares as
+6.2 / 57.9 / 35.9 % (6 / 58 / 36) and the mean access speed as 31.86 packets/ms (31.80): four
+tables agree on one mix of routers (resolution ``nist:A18``)."""
