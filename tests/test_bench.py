@@ -468,6 +468,8 @@ def test_render_markdown_reports_verdicts():
     assert "ns-3 libraries (libns3*.so) not installed" in text
     assert "489,109" in text and "1,352" in text
     assert "ns bench/peers/ns2_dumbbell.tcl 16 60 100 20 250 Newreno" in text
+    # The generated commands need the peers: the page's command check skips them.
+    assert driver.DOCS_TEST_SKIP + "\n\n```sh\n" in text
 
 
 # ---------------------------------------------------------------------------------------------
