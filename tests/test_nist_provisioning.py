@@ -1,10 +1,12 @@
-"""The NIST study's provisioning and workload rules against the chapter's printed tables
-(Mills et al. 2010, NIST SP 500-282 ch. 8: Tables 8-3, 8-7, 8-8, 8-11, 8-15, 8-18, §8.1.1.1)."""
+"""The NIST study's provisioning, workload and population rules against the chapter's printed
+tables (Mills et al. 2010, NIST SP 500-282 ch. 8: Tables 8-3 to 8-11, 8-15, 8-16, 8-18,
+§8.1.1.1)."""
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from flowshare.reproduce import nist_network as nn
@@ -185,3 +187,41 @@ def test_one_mix_of_access_routers_fits_four_tables():
     # A mix off by a few routers is visibly worse.
     worse = nn.placement(nn.AccessRouters(direct=12, fast=84, normal=313))
     assert worse.path_classes["VF"] < 0.8 * nn.PATH_CLASS_P["VF"]
+
+
+def test_population_of_a_condition():
+    from flowshare.reproduce import nist_population as npop
+
+    classes = npop.router_classes()
+    assert len(classes) == 18 + 84 + 313
+    for x9 in (2, 3):
+        pop = npop.populate(0.7, 0.3, x9)
+        n = pop.sources.router.size
+        assert n == pytest.approx(nn.SOURCES[x9], rel=0.005)  # Table 8-16
+        assert pop.receivers.router.size == pytest.approx(4 * n, rel=0.002)
+        for hosts, shares in ((pop.sources, nn.SOURCE_SHARES), (pop.receivers, nn.RECEIVER_SHARES)):
+            for c, share in shares.items():
+                assert (classes[hosts.router] == c).mean() == pytest.approx(share, abs=0.005), c
+        assert pop.sources.fast.mean() == pytest.approx(0.7, abs=0.01)
+        assert pop.receivers.fast.mean() == pytest.approx(0.7, abs=0.01)
+        assert pop.alternate.mean() == pytest.approx(0.3, abs=0.01)
+
+
+def test_population_streams_are_per_aspect_and_reproducible():
+    from flowshare.reproduce import nist_population as npop
+
+    a, b = npop.populate(0.3, 0.3, 3), npop.populate(0.3, 0.7, 3)
+    # Common random numbers: the algorithm mix does not move the interface draws.
+    assert np.array_equal(a.sources.fast, b.sources.fast)
+    assert np.array_equal(a.receivers.router, b.receivers.router)
+    assert not np.array_equal(a.alternate, b.alternate)
+    again = npop.populate(0.3, 0.3, 3)
+    assert np.array_equal(a.alternate, again.alternate) and np.array_equal(a.sources.fast, again.sources.fast)
+    shifted = npop.populate(0.3, 0.3, 3, offset=1)
+    assert not np.array_equal(a.sources.fast, shifted.sources.fast)
+    with pytest.raises(ValueError, match="x7"):
+        npop.populate(1.2, 0.3, 3)
+    with pytest.raises(ValueError, match="x9"):
+        npop.populate(0.3, 0.3, 0)
+    with pytest.raises(ValueError, match="aspect"):
+        npop.aspect_rng("XX")
