@@ -80,8 +80,7 @@ def populate(x7: float, x8: float, x9: int, routers: AccessRouters = ACCESS_ROUT
         raise ValueError(f"x9: the multiplier of sources is at least 1, got {x9}")
     per_src = _per_router({c: BASE_SOURCES * x9 * p for c, p in SOURCE_PLACEMENT.items()}, routers)
     n_sources = int(per_src.sum())
-    weight = sum(RECEIVER_PLACEMENT[c] * n for c, n in
-                 (("direct", routers.direct), ("fast", routers.fast), ("normal", routers.normal)))
+    weight = sum(p * routers.count(c) for c, p in RECEIVER_PLACEMENT.items())
     per_rx = _per_router({c: RECEIVERS_PER_SOURCE * n_sources * p / weight
                           for c, p in RECEIVER_PLACEMENT.items()}, routers)
     src_router = np.repeat(np.arange(per_src.size), per_src)
