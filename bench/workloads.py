@@ -127,7 +127,9 @@ def run_population(sim: Path, r1: Path, repeat: int, measure: Callable[..., Any]
         out = _sim_json(res.stdout)
         ns = _ns_per_event(out)
         per_flow = None if res.peak_mib is None else res.peak_mib * 2**20 / flows
+        acked = out.get("acked_pkts")
         rows.append({"flows": flows, "events": out["events"], "ns_per_event": ns,
+                     "events_per_packet": out["events"] / acked if acked else None,
                      "vs_r1": None if ns is None or not r1_ns else ns / r1_ns,
                      "wall_s": res.wall_s, "peak_mib": res.peak_mib, "bytes_per_flow": per_flow,
                      "goodput_mbps": out.get("goodput_mbps"), "drops": out.get("drops")})

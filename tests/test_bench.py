@@ -703,7 +703,7 @@ def test_population_case_scales_r1_and_judges_the_largest(tmp_path) -> None:
         flows = 16 if argv[1].endswith("r1.toml") else int(Path(argv[1]).stem.split("-")[1])
         ns = 100 if flows == 16 else 150 * (2 if flows > 10_000 else 1)
         out = json.dumps({"events": 1000, "wall_s": ns * 1000 / 1e9, "goodput_mbps": 5.0,
-                          "drops": 7})
+                          "drops": 7, "acked_pkts": 250})
         return driver.ProcessResult(argv, 0, 1.0, flows * 1500 / 2**20, out + "\n", "")
 
     res = bw.run_population(Path("sim"), _write(tmp_path / "r1.toml", r1), 3, measure,
@@ -712,6 +712,7 @@ def test_population_case_scales_r1_and_judges_the_largest(tmp_path) -> None:
     small, large = res["rows"]
     assert small["vs_r1"] == pytest.approx(1.5) and large["vs_r1"] == pytest.approx(3.0)
     assert large["bytes_per_flow"] == pytest.approx(1500)
+    assert large["events_per_packet"] == pytest.approx(4.0)
     assert res["meets_target"] is False  # 3× R1's time per event, although 1,500 B per flow
     md = "\n".join(bw.render(None, None, None, res))
     assert "### Many concurrent flows" in md and "| 100,000 | 1,000 | 300 ns | 3.00× |" in md
