@@ -354,7 +354,7 @@ def render(setup: Mapping[str, Any] | None, web: Mapping[str, Any] | None,
                 f"`{WEB_SCENARIO}`: 26,000 closed-loop users (think time "
                 "exponential, mean 5 s; Pareto object sizes, mean 20 KB) over a 1 Gbit/s "
                 f"bottleneck; `{WEB_THREE_TIER}`: the same users in 16 groups across a "
-                "three-tier network (backbone ring, POPs, access routers; up to seven links a "
+                "three-tier network (backbone ring, POPs, access routers; five or six links a "
                 "route). Each is stopped after the given number of transfers, with the "
                 "per-transfer table streamed to a file (`flowshare-sim --transfers`). Slots are "
                 "the most connections open at once; time per event is the event loop's.", "",

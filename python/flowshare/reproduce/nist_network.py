@@ -48,6 +48,13 @@ RTT × C × x3 with one RTT for every router, the mean propagation delay of Tabl
 ROUTER_CLASSES = ("backbone", "pop", "direct", "fast", "normal")
 
 
+def check_probabilities(**factors: float) -> None:
+    """Refuse a factor that should be a probability (x7, x8) and is not, naming it."""
+    for name, p in factors.items():
+        if not 0 <= p <= 1:
+            raise ValueError(f"{name}: a probability in [0, 1], got {p}")
+
+
 def speeds(x1: float) -> dict[str, float]:
     """Router speeds in packets/ms for base speed ``x1`` (Table 8-8)."""
     if x1 <= 0:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .nist_network import (ACCESS_ROUTERS, BASE_SOURCES, RECEIVER_PLACEMENT, SOURCE_PLACEMENT,
-                           AccessRouters)
+                           AccessRouters, check_probabilities)
 
 RECEIVERS_PER_SOURCE = 4
 """Receivers are four times the sources (Table 8-9's base unit of 400, Table 8-16)."""
@@ -73,9 +73,7 @@ def populate(x7: float, x8: float, x9: int, routers: AccessRouters = ACCESS_ROUT
     source in all (Table 8-9; ``nist:A18``). Each host is fast with probability ``x7`` (the HS
     stream, sources first), each source runs the alternate algorithm with probability ``x8``
     (the CC stream)."""
-    for name, p in (("x7", x7), ("x8", x8)):
-        if not 0 <= p <= 1:
-            raise ValueError(f"{name}: a probability in [0, 1], got {p}")
+    check_probabilities(x7=x7, x8=x8)
     if x9 < 1:
         raise ValueError(f"x9: the multiplier of sources is at least 1, got {x9}")
     per_src = _per_router({c: BASE_SOURCES * x9 * p for c, p in SOURCE_PLACEMENT.items()}, routers)

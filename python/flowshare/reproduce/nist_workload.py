@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 
-from .nist_network import PATH_CLASS_P
+from .nist_network import PATH_CLASS_P, check_probabilities
 
 TYPES = ("M", "SP", "D", "WO")
 """Movie, service pack, document, Web object: the order in which §8.1.1.1 fills minima."""
@@ -81,9 +81,7 @@ def min_active(maximum: int, path_class: str, fast_interface: bool, alternate: b
     """The target minimum of active flows of a large type in one flow group (Table 8-7):
     ⌈max · 0.1 · P(path class) · (x7 or 1 − x7) · (x8 or 1 − x8)⌉, at least 1. As printed,
     a fast interface counts with x7 although it needs both ends fast (resolution ``nist:A11``)."""
-    for name, v in (("x7", x7), ("x8", x8)):
-        if not 0 <= v <= 1:
-            raise ValueError(f"{name}: a probability in [0, 1], got {v}")
+    check_probabilities(x7=x7, x8=x8)
     share = (x7 if fast_interface else 1 - x7) * (x8 if alternate else 1 - x8)
     return max(math.ceil(maximum * MIN_SHARE * PATH_CLASS_P[path_class] * share), 1)
 
