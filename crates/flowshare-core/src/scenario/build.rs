@@ -2,7 +2,7 @@
 //! of a checked scenario.
 
 use super::changes::LinkChange;
-use super::flows::{ArrivalSpec, ConnSpec, Direction};
+use super::flows::{ArrivalSpec, ConnSpec, Direction, Placed};
 use super::tcp::TcpCfg;
 use super::topology::{add_lan_cfg, add_link_cfg, link_dirs, LinkCfg, LinkOverride, TopologyKind};
 use super::{FlowGroup, Scenario};
@@ -12,6 +12,7 @@ use crate::engine::{stream, uniform_delay};
 use crate::net::abr::Abr;
 use crate::net::sched::{Discipline, Scheduler, SubAqm, SubQueue};
 use crate::net::{Aqm, Network, NodeId, RouteId, RouteTable, Router};
+use crate::traffic::arrivals::{ArrivalKind, Process};
 use crate::traffic::Transport;
 use crate::units::{Bytes, Dur};
 use crate::ConfigError;
@@ -240,6 +241,13 @@ impl Scenario {
                     Some(src.resolve(&format!("{path}.source"))?)
                 }
             };
+            let is_population = group.arrivals.as_ref().is_some_and(|a| a.process == ArrivalKind::Population);
+            if is_population && !is_graph {
+                return Err(ConfigError::new(
+                    format!("{path}.arrivals.process"),
+                    format!("\"population\" needs topology kind \"graph\", this is \"{kind}\""),
+                ));
+            }
             // Endpoints of the group's flows are the same routers or nodes for every flow.
             let (ingress, egress) = match topo.kind {
                 TopologyKind::Dumbbell => match group.direction.unwrap_or_default() {
@@ -262,6 +270,19 @@ impl Scenario {
                         return Err(ConfigError::new(format!("{path}.to"), "must differ from `from`"));
                     }
                     (routers[from as usize], routers[to as usize])
+                }
+                TopologyKind::Graph if is_population => {
+                    // Its transfers run between the nodes of its population.
+                    for (field, given) in [("src", group.src.is_some()), ("dst", group.dst.is_some())] {
+                        if given {
+                            return Err(ConfigError::new(
+                                format!("{path}.{field}"),
+                                "not used with process = \"population\": its transfers run between the nodes \
+                                 of arrivals.population",
+                            ));
+                        }
+                    }
+                    (0, 0)
                 }
                 TopologyKind::Graph => {
                     let nodes = topo.nodes.as_ref().expect("checked");
@@ -331,7 +352,7 @@ impl Scenario {
                     ));
                 }
                 let (process, limit) = arr.resolve(&format!("{path}.arrivals"), self.base_dir.as_deref())?;
-                if matches!(process, crate::traffic::arrivals::Process::Http(_)) {
+                if matches!(process, Process::Http(_)) {
                     // The HTTP client opens its connections itself (SYN, SYN-ACK, request).
                     for (field, set) in [("handshake", tcp.handshake), ("syn_segment", tcp.syn_segment)] {
                         if set {
@@ -352,13 +373,30 @@ impl Scenario {
                     None => (ingress, egress),
                 };
                 let mut route = |a: NodeId, b: NodeId| route_between(&mut routes, &mut router, &net, &path, a, b);
-                let group_routes = [route(src, dst)?, route(dst, src)?];
+                let placed = match &process {
+                    Process::Population { hosts, .. } => {
+                        let field = format!("{path}.arrivals.population");
+                        let mut nodes = Vec::with_capacity(hosts.names.len());
+                        for name in &hosts.names {
+                            nodes.push(net.node(name).ok_or_else(|| {
+                                ConfigError::new(&field, format!("unknown node \"{name}\" holds hosts"))
+                            })?);
+                        }
+                        Some(Arc::new(Placed::new(nodes, &mut route)?))
+                    }
+                    _ => None,
+                };
+                let (src, dst, group_routes) = match &placed {
+                    Some(p) => (p.nodes[0], p.nodes[1], p.pairs[0]),
+                    None => (src, dst, [route(src, dst)?, route(dst, src)?]),
+                };
                 arrivals.push(ArrivalSpec {
                     name: group.name.clone(),
                     group: g as u32,
                     src,
                     dst,
                     routes: group_routes,
+                    placed,
                     tcp,
                     cc: group.tcp.cc,
                     ensemble,
@@ -449,7 +487,7 @@ impl Scenario {
                 let crosses = |routes: &[u32; 2]| !self.changes.is_empty() || routes.iter().any(|&r| on[r as usize]);
                 let here: Vec<bool> = conns.iter().map(|c| crosses(&c.routes)).collect();
                 let arrival: Vec<(u32, &str, bool)> =
-                    arrivals.iter().map(|a| (a.group, a.name.as_str(), crosses(&a.routes))).collect();
+                    arrivals.iter().map(|a| (a.group, a.name.as_str(), a.routes_used().iter().any(&crosses))).collect();
                 s.sched.bind_flows(&groups, &here, &arrival)?;
             }
         }
@@ -476,7 +514,7 @@ impl Scenario {
             return Ok(());
         }
         let mut users = vec![0u32; net.links.len()];
-        for r in conns.iter().map(|c| c.routes).chain(arrivals.iter().map(|a| a.routes)) {
+        for r in conns.iter().map(|c| c.routes).chain(arrivals.iter().flat_map(|a| a.routes_used().iter().copied())) {
             for &l in r.iter().flat_map(|&r| routes.links(r)) {
                 users[l as usize] += 1;
             }

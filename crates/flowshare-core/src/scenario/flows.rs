@@ -216,4 +216,55 @@ pub struct ArrivalSpec {
     pub limit: Option<u64>,
     /// Base name of its random streams: `flow/<group name>`.
     pub key: String,
+    /// A population: its nodes and the routes between them (`src`, `dst` and `routes` are
+    /// then its first pair's).
+    pub placed: Option<Arc<Placed>>,
+}
+
+impl ArrivalSpec {
+    /// Every pair of forward and reverse routes its connections may take.
+    pub fn routes_used(&self) -> &[[RouteId; 2]] {
+        match &self.placed {
+            Some(p) => &p.pairs,
+            None => std::slice::from_ref(&self.routes),
+        }
+    }
+}
+
+/// A population's nodes in the network, and the routes between every two of them.
+#[derive(Clone, Debug)]
+pub struct Placed {
+    /// The population's nodes, in its order.
+    pub nodes: Vec<NodeId>,
+    /// Forward and reverse routes of each ordered pair of distinct nodes.
+    pub pairs: Vec<[RouteId; 2]>,
+    /// `pairs` index of the pair (i, j) at `i · n + j` (unused for i = j).
+    index: Vec<u32>,
+}
+
+impl Placed {
+    /// Routes between population nodes `nodes`, from `route(a, b)`.
+    pub fn new<E>(
+        nodes: Vec<NodeId>,
+        mut route: impl FnMut(NodeId, NodeId) -> Result<RouteId, E>,
+    ) -> Result<Placed, E> {
+        let n = nodes.len();
+        let mut pairs = Vec::with_capacity(n * n.saturating_sub(1));
+        let mut index = vec![u32::MAX; n * n];
+        for (i, &a) in nodes.iter().enumerate() {
+            for (j, &b) in nodes.iter().enumerate() {
+                if i != j {
+                    index[i * n + j] = pairs.len() as u32;
+                    pairs.push([route(a, b)?, route(b, a)?]);
+                }
+            }
+        }
+        Ok(Placed { nodes, pairs, index })
+    }
+
+    /// The routes from population node `i` to population node `j` (distinct).
+    pub fn routes(&self, i: usize, j: usize) -> [RouteId; 2] {
+        debug_assert_ne!(i, j, "a transfer leaves its source's node");
+        self.pairs[self.index[i * self.nodes.len() + j] as usize]
+    }
 }

@@ -22,7 +22,7 @@ pub use abr::AbrCfg;
 pub use build::Built;
 pub use changes::{ChangeCfg, ChangeDirection, LinkChange};
 pub use ensemble::{Ensemble, EnsembleCfg, EnsembleController, EnsembleKey, EnsembleParams};
-pub use flows::{AggregateCfg, ArrivalSpec, ConnSpec, Direction, FlowGroup, JoinCfg};
+pub use flows::{AggregateCfg, ArrivalSpec, ConnSpec, Direction, FlowGroup, JoinCfg, Placed};
 pub use queues::{AutoF64, ClassCfg, LimitCfg, MarkAt, OverflowCfg, QueueCfg, QueueKind, RedMode, SubAqmKind};
 pub use tcp::{ForceTimeout, TcpCfg};
 pub use topology::{GraphLink, LanCfg, LinkCfg, LinkOverride, ReverseCfg, Topology, TopologyKind};

@@ -22,7 +22,9 @@ use crate::traffic::sessions::SourceState;
 use crate::units::{secs, Time, NS_PER_SEC};
 
 mod http;
+mod population;
 use http::{HttpConn, HttpUser};
+use population::{Pick, PopulationRun};
 
 /// An arrival process at run time.
 #[derive(Debug)]
@@ -36,6 +38,8 @@ pub(super) struct Arrivals {
     next: usize,
     /// Connections opened so far.
     opened: u64,
+    /// A population: its hosts and active transfers.
+    population: Option<Box<PopulationRun>>,
 }
 
 /// A closed-loop user, or a sessions group's source: it alternates a transfer and a pause (a
@@ -65,6 +69,8 @@ pub(super) struct Transfer {
     done: bool,
     /// An HTTP connection: its documents are recorded one by one as the client receives them.
     http: Option<HttpConn>,
+    /// A population's transfer: its file type and flow group ([`Pick::label`]).
+    label: Option<u16>,
 }
 
 impl Transfer {
@@ -195,6 +201,12 @@ impl Simulation {
                 sizes: stream(self.seed, &format!("{}/sizes", spec.key)),
                 next: 0,
                 opened: 0,
+                population: match (&spec.process, &spec.placed) {
+                    (Process::Population { hosts, .. }, Some(placed)) => {
+                        Some(Box::new(PopulationRun::new(self.seed, &spec.key, &spec.name, spec.cc, hosts, placed)))
+                    }
+                    _ => None,
+                },
                 spec,
             };
             match &arr.spec.process {
@@ -208,21 +220,28 @@ impl Simulation {
                     self.arrivals.push(arr);
                     self.schedule_arrival(a, first);
                 }
-                Process::ClosedLoop { .. } | Process::Sessions(_) | Process::Http(_) => {
+                Process::ClosedLoop { .. } | Process::Sessions(_) | Process::Http(_) | Process::Population { .. } => {
                     // Each user starts after a first think time of its own, each source after a
-                    // first session gap; HTTP clients start at once.
+                    // first session gap (a population's after its `first` time, drawn from one
+                    // stream); HTTP clients start at once.
                     let (n, prefix) = match &arr.spec.process {
                         Process::ClosedLoop { users, .. } => (*users, "user"),
                         Process::Sessions(m) => (m.sources, "source"),
                         Process::Http(h) => (h.clients, "client"),
+                        Process::Population { hosts, .. } => (hosts.total_sources() as u32, "source"),
                         _ => unreachable!("users or sources"),
                     };
+                    let mut firsts = stream(self.seed, &format!("{}/first", arr.spec.key));
                     for u in 0..n {
                         let mut rng = stream(self.seed, &format!("{}/{prefix}{u}", arr.spec.key));
                         let delay = match &arr.spec.process {
                             Process::ClosedLoop { think, .. } => think.sample(&mut rng),
                             Process::Sessions(m) => m.first(&mut rng),
                             Process::Http(_) => 0.0,
+                            Process::Population { think, hosts, .. } => match &hosts.first {
+                                Some(first) => first.sample(&mut firsts),
+                                None => think.sample(&mut rng),
+                            },
                             _ => unreachable!("users or sources"),
                         };
                         let first = arr.spec.start.saturating_add(whole_ns(delay));
@@ -266,7 +285,7 @@ impl Simulation {
                 arr.next += 1;
                 (s, list.get(arr.next).map(|e| arr.spec.start.saturating_add(e.0)))
             }
-            Process::ClosedLoop { .. } | Process::Sessions(_) | Process::Http(_) => {
+            Process::ClosedLoop { .. } | Process::Sessions(_) | Process::Http(_) | Process::Population { .. } => {
                 unreachable!("users, sources and clients open their own connections")
             }
         };
@@ -274,7 +293,7 @@ impl Simulation {
         if let Some(t) = next {
             self.schedule_arrival(a, t);
         }
-        self.open_transfer(a, size, None, None);
+        self.open_transfer(a, size, None, None, None);
     }
 
     /// User (or source) `u` ends its pause: it opens its next transfer, unless its process
@@ -290,17 +309,32 @@ impl Simulation {
             Process::ClosedLoop { size, .. } => size.sample(&mut user.rng),
             Process::Sessions(m) => m.open_page(&mut user.session, &mut user.rng),
             Process::Http(_) => return self.open_http(u),
+            Process::Population { size, .. } => {
+                let run = arr.population.as_mut().expect("a population's hosts");
+                let pick = run.next(user.index, size);
+                arr.opened += 1;
+                return self.open_transfer(a, pick.size, Some(u), None, Some(pick));
+            }
             _ => unreachable!("a closed loop, sessions or HTTP"),
         };
         let size = whole_bytes(size);
         arr.opened += 1;
-        self.open_transfer(a, size, Some(u), None);
+        self.open_transfer(a, size, Some(u), None, None);
     }
 
     /// Open a transfer of `size` bytes for process `a` (and user `user`) now, in a free slot;
-    /// for an HTTP client, a connection carrying the documents of `http`.
-    fn open_transfer(&mut self, a: u32, size: u64, user: Option<u32>, http: Option<(HttpConn, Vec<u64>)>) {
+    /// for an HTTP client, a connection carrying the documents of `http`; for a population's
+    /// source, the transfer `pick` plans.
+    fn open_transfer(
+        &mut self,
+        a: u32,
+        size: u64,
+        user: Option<u32>,
+        http: Option<(HttpConn, Vec<u64>)>,
+        pick: Option<Pick>,
+    ) {
         let spec = &self.arrivals[a as usize].spec;
+        let routes = pick.map_or(spec.routes, |p| p.routes);
         let id = self.next_transfer;
         self.next_transfer =
             id.checked_add(1).expect("transfer numbers are 32-bit: at most 4,294,967,295 flows and transfers in a run");
@@ -314,12 +348,7 @@ impl Simulation {
                     "more than {} connections open at once",
                     crate::engine::WakeTag::MAX_SLOTS / 2
                 );
-                self.conns.push(Conn::new(
-                    spec.routes.map(|r| self.routes.shared(r)),
-                    spec.group,
-                    spec.routes,
-                    &self.net,
-                ));
+                self.conns.push(Conn::new(routes.map(|r| self.routes.shared(r)), spec.group, routes, &self.net));
                 self.agents.extend([Agent::Vacant, Agent::Vacant]);
                 self.wakes.extend([super::Wake::default(), super::Wake::default()]);
                 self.counters.push(ConnCounters::default());
@@ -337,10 +366,21 @@ impl Simulation {
                 let ends = (spec.src, spec.dst, spec.routes[0]);
                 Controller::Group(self.ensembles.group(&mut self.cc, &self.net, &self.routes, ends, setting))
             }
-            None => Controller::Solo(spec.cc.build_solo_for(self.seed, &format!("{}/t{id}", spec.key))),
+            None => {
+                let cc = match (pick, &spec.process) {
+                    (Some(p), Process::Population { hosts, .. }) if p.alternate => {
+                        hosts.alternate.expect("an alternate algorithm").0
+                    }
+                    _ => spec.cc,
+                };
+                Controller::Solo(cc.build_solo_for(self.seed, &format!("{}/t{id}", spec.key)))
+            }
         };
         let slot = c as usize;
         let mut sender = Sender::new(c, tcp, Some(total), last, ctl);
+        if let Some(p) = pick {
+            sender.set_interface_rate(p.rate_bps);
+        }
         super::set_clock_phase(&mut sender, self.seed, &format!("{}/t{id}", spec.key), &tcp);
         let mut sink = Sink::new(c, &tcp, Some(total), last);
         if let (Some((_, docs)), Process::Http(h)) = (&http, &spec.process) {
@@ -354,7 +394,7 @@ impl Simulation {
         }
         let conn = &mut self.conns[slot];
         debug_assert_eq!(conn.in_network, 0, "a reused slot holds no packet");
-        *conn = Conn::new(spec.routes.map(|r| self.routes.shared(r)), spec.group, spec.routes, &self.net);
+        *conn = Conn::new(routes.map(|r| self.routes.shared(r)), spec.group, routes, &self.net);
         self.counters[slot] = ConnCounters::default();
         self.jitter[slot] = (tcp.send_jitter > 0).then(|| {
             let rng = stream(self.seed, &format!("{}/t{id}/send_jitter", spec.key));
@@ -368,6 +408,7 @@ impl Simulation {
             size,
             done: false,
             http: http.as_ref().map(|h| h.0),
+            label: pick.map(|p| p.label),
         });
         self.concurrency_opened(c, self.arrivals[a as usize].spec.group);
         if let Some(t) = &mut self.trace {
@@ -407,9 +448,14 @@ impl Simulation {
             self.concurrency_completed(c);
             if let Some(u) = t.user {
                 let user = &mut self.users[u as usize];
-                let arr = &self.arrivals[user.arrivals as usize];
+                let arr = &mut self.arrivals[user.arrivals as usize];
+                if let (Some(run), Some(label)) = (&mut arr.population, t.label) {
+                    run.completed(label);
+                }
                 let pause = match &arr.spec.process {
-                    Process::ClosedLoop { think, .. } => think.sample(&mut user.rng),
+                    Process::ClosedLoop { think, .. } | Process::Population { think, .. } => {
+                        think.sample(&mut user.rng)
+                    }
                     Process::Sessions(m) => m.after_page(&user.session, &mut user.rng),
                     _ => unreachable!("a closed loop or sessions (HTTP clients move on by document)"),
                 };
@@ -454,7 +500,11 @@ impl Simulation {
         let completion = row.fct.map(secs);
         let log = &mut self.transfer_log;
         log.transfer.push(i64::from(t.id));
-        log.name.push(self.arrivals[t.arrivals as usize].spec.name.clone());
+        let arr = &self.arrivals[t.arrivals as usize];
+        log.name.push(match (&arr.population, t.label) {
+            (Some(run), Some(label)) => run.label(label).to_string(),
+            _ => arr.spec.name.clone(),
+        });
         log.user.push(t.user.map_or(-1, |u| i64::from(self.users[u as usize].index)));
         log.start.push(secs(row.start));
         log.size.push(row.size as i64);

@@ -166,6 +166,10 @@ impl Estimate {
                     let pause = mean(&h.think, &mut rng) / h.documents.per_session() as f64;
                     (f64::from(h.clients) / (pause + 2.5 * rtt).max(1e-3), h.documents.mean_size())
                 }
+                Process::Population { think, size, hosts } => (
+                    hosts.total_sources() as f64 / (mean(think, &mut rng) + rtt).max(1e-3),
+                    mean(size, &mut rng) * hosts.mean_multiplier(),
+                ),
                 Process::Trace(t) => {
                     let span = t.last().map_or(1.0, |l| secs(l.0).max(1.0));
                     (t.len() as f64 / span, t.iter().map(|x| x.1 as f64).sum::<f64>() / t.len().max(1) as f64)

@@ -198,7 +198,8 @@ fn check_cell_routes(built: &crate::scenario::Built) -> Result<(), ConfigError> 
             "link changes are not available in a network with cell links (cells = true)",
         ));
     }
-    let routes = built.conns.iter().map(|c| c.routes).chain(built.arrivals.iter().map(|a| a.routes));
+    let routes =
+        built.conns.iter().map(|c| c.routes).chain(built.arrivals.iter().flat_map(|a| a.routes_used().iter().copied()));
     for r in routes.flat_map(|r| r.into_iter()) {
         let links = built.routes.links(r);
         let entries = links
@@ -234,7 +235,11 @@ impl Simulation {
         let mut users = vec![0u32; built.net.links.len()];
         // An arrival group's connections share one pair of routes: they arrive at each link in
         // the order of the link before, as one connection's packets do.
-        let routes_used = built.conns.iter().map(|c| c.routes).chain(built.arrivals.iter().map(|a| a.routes));
+        let routes_used = built
+            .conns
+            .iter()
+            .map(|c| c.routes)
+            .chain(built.arrivals.iter().flat_map(|a| a.routes_used().iter().copied()));
         for r in routes_used {
             for &l in r.iter().flat_map(|&r| built.routes.links(r)) {
                 users[l as usize] += 1;

@@ -22,8 +22,8 @@ use super::lost::LostMarks;
 use super::{Decrease, MisRxReference, RecoverRule, Recovery, RtoRestart, RttTiming, SackRecovery, TcpConfig};
 use crate::cc::host::GroupId;
 use crate::cc::{
-    AckSample, Caps, CcHost, CcState, Delivered, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Phase,
-    RateSample, RttEstimator, Tag,
+    AckSample, Caps, CcHost, CcState, Delivered, GroupControl, LossKind, LossSignal, LostSegment, MemberId, Pacing,
+    Phase, RateSample, RttEstimator, Tag,
 };
 use crate::packet::{ecn, Kind, Packet, MAX_SACK_BLOCKS};
 use crate::units::Time;
@@ -211,6 +211,9 @@ pub struct Sender {
     pace_next: Time,
     /// When the pacing timer releases the next segment.
     pace_wake: Option<Time>,
+    /// The sending host's interface ([`Sender::set_interface_rate`]): segments leave no
+    /// faster than it sends them, whatever the controller paces.
+    interface: Option<Pacing>,
     /// ns-2's Vegas agent (`vegas` variant `ns2`), which does its own ACK processing.
     vegas: Option<Box<ns2_vegas::Ns2VegasState>>,
     /// `rtt_timing = "ns2"`: the segment being timed and when it left (ns-2's `rtt_seq_`,
@@ -376,6 +379,7 @@ impl Sender {
             pace_left: 0,
             pace_next: 0,
             pace_wake: None,
+            interface: None,
             rate: None,
             rate_now: None,
         }
@@ -446,6 +450,14 @@ impl Sender {
         self.member
     }
 
+    /// Send from a host whose interface runs at `rate_bps` bits per second: segments of the
+    /// full size leave at most at that rate (a host's NIC, as the MesoNet populations of Mills
+    /// et al. (2010) have). Set before [`Sender::start`].
+    pub fn set_interface_rate(&mut self, rate_bps: f64) {
+        debug_assert!(self.member == NOT_A_MEMBER, "the interface is set before the sender starts");
+        self.interface = Some(Pacing::rate(rate_bps, self.cfg.mss + self.cfg.header));
+    }
+
     /// Begin: join the congestion-control host, send a SYN or the first window.
     pub fn start(&mut self, now: Time, cc: &mut CcHost, out: &mut Vec<Packet>) {
         let (group, solo) = match self.controller.take().expect("a sender starts once") {
@@ -459,6 +471,7 @@ impl Sender {
         self.stats.initial_ssthresh = st.ssthresh;
         self.stats.initial_rtt = (st.rtt.samples > 0).then_some((st.rtt.srtt, st.rtt.rttvar));
         self.caps = cc.caps(m);
+        self.caps.pacing |= self.interface.is_some();
         if self.caps.rate {
             self.rate = Some(Box::default());
         }
@@ -760,11 +773,20 @@ impl Sender {
 
     #[inline(never)]
     fn paced_ready(&mut self, now: Time, cc: &mut CcHost) -> bool {
-        if self.pace_left > 0 || now >= self.pace_next || cc.pacing(self.m()).is_none() {
+        if self.pace_left > 0 || now >= self.pace_next || self.pacing(cc).is_none() {
             return true;
         }
         self.pace_wake = Some(self.pace_next);
         false
+    }
+
+    /// The pacing in force: the controller's or the interface's, whichever spaces segments
+    /// further apart.
+    fn pacing(&self, cc: &mut CcHost) -> Option<Pacing> {
+        match (cc.pacing(self.m()), self.interface) {
+            (Some(p), Some(i)) => Some(if i.gap * u64::from(p.burst) > p.gap { i } else { p }),
+            (p, i) => p.or(i),
+        }
     }
 
     /// With pacing: a segment left at `now`; a new burst starts if the last one is used up.
@@ -777,7 +799,7 @@ impl Sender {
 
     #[inline(never)]
     fn paced_sent(&mut self, now: Time, cc: &mut CcHost) {
-        if let Some(p) = cc.pacing(self.m()) {
+        if let Some(p) = self.pacing(cc) {
             if self.pace_left == 0 {
                 self.pace_left = p.burst.max(1);
                 self.pace_next = now + p.gap;

@@ -19,6 +19,7 @@
 //! runs that differ only in the algorithm under test see the same sizes in the same order.
 
 use super::http::{DocumentsCfg, Http, HttpVersion};
+use super::population::{Population, PopulationCfg};
 use super::sessions::{Count, PageRounding, SessionPreset, Sessions};
 use crate::engine::Stream;
 use crate::units::{Bytes, Dur, Time, NS_PER_SEC};
@@ -29,6 +30,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A quantity a distribution can be given in: sizes in bytes, times in seconds.
 pub trait Quantity: Copy + fmt::Display + Serialize + for<'de> Deserialize<'de> {
@@ -280,7 +282,12 @@ impl<Q: Quantity> DistCfg<Q> {
                 Dist::Gamma(Gamma::new(shape, sd * sd / m).map_err(|e| bad("sd", &e))?)
             }
             DistKind::Uniform => {
-                let (lo, hi) = (need("min", t.min)?, need("max", t.max)?);
+                // The lower bound may be zero: a first start anywhere from the group's start on.
+                let lo = match t.min {
+                    Some(q) if q.base() == 0.0 => 0.0,
+                    m => need("min", m)?,
+                };
+                let hi = need("max", t.max)?;
                 if hi < lo {
                     return err(
                         "max",
@@ -307,6 +314,8 @@ pub enum ArrivalKind {
     Sessions,
     /// `users` HTTP clients fetching sessions of documents.
     Http,
+    /// Sources under access routers sending to receivers drawn at random (`population`).
+    Population,
 }
 
 impl ArrivalKind {
@@ -317,6 +326,7 @@ impl ArrivalKind {
             ArrivalKind::Trace => "trace",
             ArrivalKind::Sessions => "sessions",
             ArrivalKind::Http => "http",
+            ArrivalKind::Population => "population",
         }
     }
 }
@@ -385,6 +395,10 @@ pub struct ArrivalsCfg {
     /// HTTP: the wire size of a request (default: an ACK's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_size: Option<Bytes>,
+    /// Population: its hosts, interfaces, algorithms and file types
+    /// ([`crate::traffic::population`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub population: Option<PopulationCfg>,
 }
 
 /// The most users of a closed-loop group (each is allocated when the run is built).
@@ -415,6 +429,16 @@ pub enum Process {
     Sessions(Sessions),
     /// HTTP clients.
     Http(Http),
+    /// A population of sources and receivers: `think` between a source's transfers, `size`
+    /// of a Web object.
+    Population {
+        /// Think time, seconds.
+        think: Dist,
+        /// Web-object size, bytes.
+        size: Dist,
+        /// The hosts.
+        hosts: Arc<Population>,
+    },
 }
 
 impl ArrivalsCfg {
@@ -440,8 +464,8 @@ impl ArrivalsCfg {
     pub fn resolve(&self, path: &str, base_dir: Option<&Path>) -> Result<(Process, Option<u64>), ConfigError> {
         let kind = self.process;
         let err = |field: &str, msg: String| Err(ConfigError::new(format!("{path}.{field}"), msg));
-        use ArrivalKind::{ClosedLoop, Http as H, Poisson, Sessions as Sess};
-        let fields: [(&str, bool, &[ArrivalKind]); 16] = [
+        use ArrivalKind::{ClosedLoop, Http as H, Poisson, Population as Pop, Sessions as Sess};
+        let fields: [(&str, bool, &[ArrivalKind]); 17] = [
             ("rate", self.rate.is_some(), &[Poisson]),
             ("users", self.users.is_some(), &[ClosedLoop, H]),
             ("sources", self.sources.is_some(), &[Sess]),
@@ -449,8 +473,8 @@ impl ArrivalsCfg {
             ("session_gap", self.session_gap.is_some(), &[Sess]),
             ("pages", self.pages.is_some(), &[Sess]),
             ("pages_rounding", self.pages_rounding.is_some(), &[Sess]),
-            ("think", self.think.is_some(), &[ClosedLoop, Sess, H]),
-            ("size", self.size.is_some(), &[Poisson, ClosedLoop, Sess]),
+            ("think", self.think.is_some(), &[ClosedLoop, Sess, H, Pop]),
+            ("size", self.size.is_some(), &[Poisson, ClosedLoop, Sess, Pop]),
             ("transfers", self.transfers.is_some(), &[ArrivalKind::Trace]),
             ("file", self.file.is_some(), &[ArrivalKind::Trace]),
             ("version", self.version.is_some(), &[H]),
@@ -458,6 +482,7 @@ impl ArrivalsCfg {
             ("sessions", self.sessions.is_some(), &[H]),
             ("persistent_cwnd", self.persistent_cwnd.is_some(), &[H]),
             ("request_size", self.request_size.is_some(), &[H]),
+            ("population", self.population.is_some(), &[Pop]),
         ];
         for (name, present, kinds) in fields {
             if present && !kinds.contains(&kind) {
@@ -595,6 +620,17 @@ impl ArrivalsCfg {
                     persistent_cwnd: self.persistent_cwnd.unwrap_or(false),
                     request_size,
                 })
+            }
+            ArrivalKind::Population => {
+                let think = match &self.think {
+                    Some(t) => t.resolve_time(&format!("{path}.think"))?,
+                    None => return err("think", "is required: the think time between a source's transfers".into()),
+                };
+                let hosts = match &self.population {
+                    Some(p) => Arc::new(p.resolve(&format!("{path}.population"))?),
+                    None => return err("population", "is required: the sources, receivers and their nodes".into()),
+                };
+                Process::Population { think, size: size(&self.size)?, hosts }
             }
             ArrivalKind::Trace => {
                 let mut list = match (&self.transfers, &self.file) {
@@ -757,6 +793,7 @@ mod tests {
             sessions: None,
             persistent_cwnd: None,
             request_size: None,
+            population: None,
         };
         let (p, _) = cfg.resolve("flows[0].arrivals", Some(&dir)).unwrap();
         assert_eq!(p, Process::Trace(vec![(500_000_000, 20_000), (1_250_000_000, 1460)]));

@@ -13,6 +13,7 @@ pub mod cbr;
 pub mod http;
 pub mod onoff;
 pub mod poisson;
+pub mod population;
 pub mod schedule;
 pub mod sessions;
 pub mod vbr;

@@ -90,7 +90,7 @@ impl Simulation {
         st.next += n;
         self.arrivals[a as usize].opened += 1;
         let size = docs.iter().sum();
-        self.open_transfer(a, size, Some(u), Some((conn, docs)));
+        self.open_transfer(a, size, Some(u), Some((conn, docs)), None);
     }
 
     /// After an endpoint of HTTP connection `t` in slot `c` ran: record the documents its
