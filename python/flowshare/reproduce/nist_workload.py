@@ -7,14 +7,13 @@ A flow carries a Web object unless a large type (document, service pack, movie) 
 keep that type's active flows in a flow group at their minimum, or is drawn at the type's
 probability while the network holds fewer active flows of the type than its maximum. Every
 large type's size is a Web object's size drawn from the Pareto distribution times the type's
-multiplier. Sizes are in 1500-byte packets.
+multiplier. Sizes are in 1500-byte packets. The simulation applies the rule (`process =
+"population"`); this module gives its parameters.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-
 from .nist_network import PATH_CLASS_P, check_probabilities
 
 TYPES = ("M", "SP", "D", "WO")
@@ -93,22 +92,3 @@ def web_object_size(mean: float, u: float) -> int:
         raise ValueError(f"u: a uniform draw in (0, 1], got {u}")
     scale = mean * (WO_SHAPE - 1) / WO_SHAPE
     return max(math.ceil(scale * u ** (-1 / WO_SHAPE)), 1)
-
-
-def choose_type(group_active: Mapping[str, int], group_min: Mapping[str, int],
-                total_active: Mapping[str, int], total_max: Mapping[str, int],
-                draw_type: Callable[[], str]) -> str:
-    """The type of a new flow in a flow group (§8.1.1.1): the first large type, movies
-    first, whose active flows in the group are below its minimum (the minima bypass the
-    maxima: movie minima alone can exceed the movie maximum); otherwise the type
-    ``draw_type()`` gives at Table 8-3's probabilities, a large one only while the network has
-    fewer active flows of it than its maximum, and a Web object otherwise."""
-    for t in TYPES[:-1]:
-        if group_active.get(t, 0) < group_min[t]:
-            return t
-    t = draw_type()
-    if t not in MULTIPLIER:
-        raise ValueError(f"draw_type gave {t!r}; expected one of {', '.join(TYPES)}")
-    if t != "WO" and total_active.get(t, 0) >= total_max[t]:
-        return "WO"
-    return t
