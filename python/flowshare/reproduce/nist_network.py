@@ -11,7 +11,12 @@ states, and the tests check it against the chapter's printed tables.
 
 from __future__ import annotations
 
+import functools
+import math
+from collections import deque
 from dataclasses import dataclass
+
+import numpy as np
 
 PACKET_B = 1500
 """The packet size that Table 8-15's Gbit/s imply: 3200 packets/ms × 12,000 bit = 38.4 Gbit/s."""
@@ -213,3 +218,239 @@ finds. With them Table 8-11's path classes come out as 1.072·10⁻³ and 61.70�
 1.070 and 61.479), the sources as 26,130 and 17,420 (26,085 and 17,355), the source shares as
 6.2 / 57.9 / 35.9 % (6 / 58 / 36) and the mean access speed as 31.86 packets/ms (31.80): four
 tables agree on one mix of routers (resolution ``nist:A18``)."""
+
+
+# --- The network: backbone, POPs and access routers -------------------------------------------
+
+BACKBONE_SITES = {
+    "SEA": (47.61, -122.33), "SNV": (37.37, -122.04), "LAX": (34.05, -118.24),
+    "DEN": (39.74, -104.99), "KSC": (39.10, -94.58), "HOU": (29.76, -95.37),
+    "CHI": (41.88, -87.63), "IND": (39.77, -86.16), "ATL": (33.75, -84.39),
+    "WAS": (38.91, -77.04), "NYC": (40.71, -74.01),
+}
+"""The backbone routers and their cities (latitude, longitude): the eleven nodes of the
+Abilene research backbone (Internet2, 2003–2007), the "Abilene-like" layout of the study's
+topology (SP 500-282, Fig. 6-1, which the chapter does not reproduce; ``nist:A19``)."""
+BACKBONE_LINKS = (
+    ("SEA", "SNV"), ("SEA", "DEN"), ("SNV", "LAX"), ("SNV", "DEN"), ("LAX", "HOU"),
+    ("DEN", "KSC"), ("KSC", "HOU"), ("KSC", "IND"), ("HOU", "ATL"), ("IND", "ATL"),
+    ("IND", "CHI"), ("CHI", "NYC"), ("ATL", "WAS"), ("NYC", "WAS"),
+)
+"""Abilene's fourteen backbone links, in the order they are declared (routes are fewest hops,
+ties to the link declared first)."""
+POPS_PER_SITE = 2
+"""POP routers per backbone router: 22 in all, each in its backbone router's city."""
+EARTH_RADIUS_KM = 6371.0
+
+DELAY_TARGETS_MS = {"min": 6.0, "avg": RTT_MS, "max": 100.0}
+"""Table 8-17 at x2 = 1: the round-trip propagation delay of a flow, smallest, mean (41 ms,
+40.69 by the buffers of Table 8-18) and largest. x2 = 2 doubles them."""
+
+
+def great_circle_km(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """The great-circle distance between two (latitude, longitude) points in degrees."""
+    (la1, lo1), (la2, lo2) = (tuple(map(math.radians, p)) for p in (a, b))
+    h = math.sin((la2 - la1) / 2) ** 2 + math.cos(la1) * math.cos(la2) * math.sin((lo2 - lo1) / 2) ** 2
+    return 2 * EARTH_RADIUS_KM * math.asin(math.sqrt(h))
+
+
+def backbone_routes() -> dict[tuple[str, str], tuple[int, float]]:
+    """Hops and great-circle km of the fewest-hop route between every ordered pair of backbone
+    sites, found as the simulator finds it: breadth-first from the source, each router's links
+    in declaration order, so that ties go to the link declared first. An access router hangs
+    off one router, so its routes are its uplinks followed by these."""
+    adj: dict[str, list[str]] = {s: [] for s in BACKBONE_SITES}
+    for a, b in BACKBONE_LINKS:
+        adj[a].append(b)
+        adj[b].append(a)
+    out = {}
+    for src in BACKBONE_SITES:
+        via: dict[str, str | None] = {src: None}
+        frontier = deque([src])
+        while frontier:
+            u = frontier.popleft()
+            for v in adj[u]:
+                if v not in via:
+                    via[v] = u
+                    frontier.append(v)
+        for dst in BACKBONE_SITES:
+            hops, km, at = 0, 0.0, dst
+            while (prev := via[at]) is not None:
+                hops, km, at = hops + 1, km + great_circle_km(BACKBONE_SITES[prev], BACKBONE_SITES[at]), prev
+            out[src, dst] = (hops, km)
+    return out
+
+
+@dataclass(frozen=True)
+class AccessRouter:
+    """An access router: its class and where it hangs (a POP, or a backbone router for a
+    directly connected one)."""
+
+    name: str
+    access_class: str
+    site: str
+    parent: str
+
+
+def access_layout(routers: AccessRouters = ACCESS_ROUTERS) -> list[AccessRouter]:
+    """The access routers, dealt out in turn: directly connected ones over the backbone sites,
+    fast and normal ones over the POPs, so that every site and POP gets as even a share of each
+    class as the counts allow."""
+    sites = list(BACKBONE_SITES)
+    pops = [(s, k) for s in sites for k in range(1, POPS_PER_SITE + 1)]
+    out = []
+    for i in range(routers.direct):
+        s = sites[i % len(sites)]
+        out.append(AccessRouter(f"d{i}-{s}", "direct", s, f"bb-{s}"))
+    for c, n in (("fast", routers.fast), ("normal", routers.normal)):
+        for i in range(n):
+            s, k = pops[i % len(pops)]
+            out.append(AccessRouter(f"{c[0]}{i}-{s}", c, s, f"pop{k}-{s}"))
+    return out
+
+
+@dataclass(frozen=True)
+class Delays:
+    """One-way propagation delays in ms at x2 = 1 (``nist:A19``)."""
+
+    access: float
+    """A fast or normal access router to its POP."""
+    direct: float
+    """A directly connected access router to its backbone router."""
+    pop: float
+    """A POP to its backbone router (same city)."""
+    per_km: float
+    """A backbone link, per great-circle km."""
+
+
+@dataclass(frozen=True)
+class DelayFit:
+    delays: Delays
+    min: float
+    avg: float
+    max: float
+    """Round-trip propagation delays of flows at x2 = 1, ms (Table 8-17)."""
+
+
+def _flow_weights(routers: AccessRouters, layout: list[AccessRouter]) -> np.ndarray:
+    """P(a flow goes from access router i to j): the source in proportion to the sources under
+    i, the receiver to the receivers under j ≠ i (the population draws receivers under
+    another router)."""
+    from .nist_population import hosts_per_router
+
+    src, dst = (np.asarray(v, dtype=float) for v in hosts_per_router(3, routers))
+    w = np.outer(src, dst)
+    np.fill_diagonal(w, 0.0)
+    w /= w.sum(axis=1, keepdims=True)
+    return w * (src / src.sum())[:, None]
+
+
+def _rtt_terms(layout: list[AccessRouter]) -> tuple[np.ndarray, ...]:
+    """For every pair of access routers, the round trip's count of access, direct and POP
+    links and its backbone km, so that a round trip is their dot product with the delays."""
+    routes = backbone_routes()
+    n = len(layout)
+    access, direct, pop, km = (np.zeros((n, n)) for _ in range(4))
+    for i, a in enumerate(layout):
+        for j, b in enumerate(layout):
+            ends = (a, b)
+            access[i, j] = 2 * sum(r.access_class != "direct" for r in ends)
+            direct[i, j] = 2 * sum(r.access_class == "direct" for r in ends)
+            same_pop = a.parent == b.parent and a.access_class != "direct"
+            pop[i, j] = 0 if same_pop else access[i, j]
+            km[i, j] = routes[a.site, b.site][1] + routes[b.site, a.site][1]
+    return access, direct, pop, km
+
+
+def fit_delays(routers: AccessRouters = ACCESS_ROUTERS, pop_ms: float = 0.0) -> DelayFit:
+    """Delays that give Table 8-17 exactly for the flows of the population: the smallest round
+    trip (two access routers under one POP) sets the access links at a quarter of 6 ms; a
+    direct link's delay and the backbone's ms per km then solve the mean and the largest round
+    trip together (the largest is between directly connected routers at the two ends of the
+    longest route). A POP is in its backbone router's city, ``pop_ms`` away."""
+    layout = access_layout(routers)
+    w = _flow_weights(routers, layout)
+    access, direct, pop, km = _rtt_terms(layout)
+    a = DELAY_TARGETS_MS["min"] / 4
+    mean = {k: float((w * t).sum()) for k, t in (("access", access), ("direct", direct),
+                                                 ("pop", pop), ("km", km))}
+    fixed_mean = a * mean["access"] + pop_ms * mean["pop"]
+    # Unknowns (direct, per_km): mean and max of the round trip.
+    far = np.unravel_index(np.argmax(np.where(direct == 4, km, -1)), km.shape)
+    lhs = np.array([[mean["direct"], mean["km"]], [4.0, km[far]]])
+    rhs = np.array([DELAY_TARGETS_MS["avg"] - fixed_mean, DELAY_TARGETS_MS["max"]])
+    d, per_km = np.linalg.solve(lhs, rhs)
+    if d < a or per_km <= 0:
+        raise ValueError(f"no delays fit Table 8-17 with these routers: direct {d:.3f} ms, {per_km:.6f} ms/km")
+    delays = Delays(a, float(d), pop_ms, float(per_km))
+    rtt = a * access + d * direct + pop_ms * pop + per_km * km
+    np.fill_diagonal(rtt, np.nan)
+    return DelayFit(delays, float(np.nanmin(rtt)), float((w * np.nan_to_num(rtt)).sum()), float(np.nanmax(rtt)))
+
+
+@functools.lru_cache(maxsize=4)
+def delays(routers: AccessRouters = ACCESS_ROUTERS) -> Delays:
+    """The fitted delays (:func:`fit_delays`), computed once."""
+    return fit_delays(routers).delays
+
+
+@dataclass(frozen=True)
+class Link:
+    a: str
+    b: str
+    rate: float
+    """Packets/ms of 1500 bytes."""
+    delay_us: int
+    queue: int
+    """Packets, in each direction."""
+
+
+@dataclass(frozen=True)
+class Topology:
+    """The three-tier network of one condition, as a flowshare graph topology."""
+
+    nodes: tuple[str, ...]
+    links: tuple[Link, ...]
+    access: dict[str, str]
+    """Access router → its class (``direct``, ``fast``, ``normal``)."""
+
+    def table(self) -> dict:
+        """The ``[topology]`` table of a scenario."""
+        return {"kind": "graph", "nodes": list(self.nodes), "links": [
+            {"from": k.a, "to": k.b, "rate": f"{round(k.rate * PACKET_B * 8 * 1000)}bps",
+             "delay": f"{k.delay_us}us", "queue": {"limit": k.queue}} for k in self.links]}
+
+
+def topology(x1: float, x2: float, x3: float, *, scale: float = 1.0,
+             routers: AccessRouters = ACCESS_ROUTERS) -> Topology:
+    """The network at base speed ``x1`` (packets/ms), delay multiplier ``x2`` and buffer factor
+    ``x3``: every link runs at the speed of the router of the lower tier it joins (Table 8-8),
+    its delay is the fitted one (:func:`fit_delays`) times x2, and its buffer in each direction
+    is RTT × C × x3 for that speed (Table 8-18). ``scale`` multiplies every speed (and so every
+    buffer) for a smaller run of the same network."""
+    if not 0 < scale <= 1:
+        raise ValueError(f"scale: a fraction in (0, 1], got {scale}")
+    if x2 <= 0:
+        raise ValueError(f"x2: the delay multiplier must be positive, got {x2}")
+    speed = {c: v * scale for c, v in speeds(x1).items()}
+    dl = delays(routers)
+
+    def link(a: str, b: str, tier: str, delay_ms: float) -> Link:
+        return Link(a, b, speed[tier], round(delay_ms * x2 * 1000),
+                    max(1, round(buffer_packets(speed[tier], x2, x3))))
+
+    links = []
+    for a, b in BACKBONE_LINKS:
+        km = great_circle_km(BACKBONE_SITES[a], BACKBONE_SITES[b])
+        links.append(link(f"bb-{a}", f"bb-{b}", "backbone", dl.per_km * km))
+    for s in BACKBONE_SITES:
+        for k in range(1, POPS_PER_SITE + 1):
+            links.append(link(f"pop{k}-{s}", f"bb-{s}", "pop", dl.pop))
+    layout = access_layout(routers)
+    for r in layout:
+        links.append(link(r.name, r.parent, r.access_class,
+                          dl.direct if r.access_class == "direct" else dl.access))
+    nodes = ([f"bb-{s}" for s in BACKBONE_SITES]
+             + [f"pop{k}-{s}" for s in BACKBONE_SITES for k in range(1, POPS_PER_SITE + 1)]
+             + [r.name for r in layout])
+    return Topology(tuple(nodes), tuple(links), {r.name: r.access_class for r in layout})

@@ -1,0 +1,147 @@
+"""The three-tier network of Mills et al. (2010), NIST SP 500-282 ch. 8: its tiers and speeds
+(Table 8-8), buffers (Table 8-18) and round-trip propagation delays (Table 8-17), checked on
+the links of the built topology with routes found independently of the fit, and in a short
+run of the simulator."""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+
+import numpy as np
+import pytest
+
+from flowshare import sim
+from flowshare.reproduce import nist_network as nn
+from flowshare.reproduce import nist_population as npop
+from flowshare.reproduce import nist_scenario as ns
+
+
+def tier(link: nn.Link, topo: nn.Topology) -> str:
+    """The router class a link's rate belongs to: an access router's class, else POP or
+    backbone."""
+    for end in (link.a, link.b):
+        if end in topo.access:
+            return topo.access[end]
+    return "pop" if link.a.startswith("pop") or link.b.startswith("pop") else "backbone"
+
+
+def test_three_tiers_with_the_fitted_access_routers():
+    topo = nn.topology(800, 1, 1)
+    assert Counter(topo.access.values()) == {"direct": 18, "fast": 84, "normal": 313}
+    assert sum(n.startswith("bb-") for n in topo.nodes) == 11
+    assert sum(n.startswith("pop") for n in topo.nodes) == 22
+    assert len(topo.nodes) == len(set(topo.nodes)) == 11 + 22 + 415
+    # A tree of POPs and access routers under a meshed backbone: one uplink per POP and access router.
+    assert len(topo.links) == len(nn.BACKBONE_LINKS) + 22 + 415
+    table = topo.table()
+    assert table["kind"] == "graph" and len(table["links"]) == len(topo.links)
+
+
+@pytest.mark.parametrize("x1", nn.BASE_SPEEDS)
+def test_link_speeds_are_table_8_8s_router_speeds(x1):
+    topo = nn.topology(x1, 1, 1)
+    expected = {"backbone": 2 * x1, "pop": x1 / 4, "normal": x1 / 40, "fast": x1 / 20, "direct": x1 / 4}
+    for link in topo.links:
+        assert link.rate == expected[tier(link, topo)]
+    # A quarter-scale network runs every link at a quarter of the speed.
+    small = nn.topology(x1, 1, 1, scale=0.25)
+    assert [k.rate for k in small.links] == [k.rate / 4 for k in topo.links]
+
+
+@pytest.mark.parametrize("x3, published", [
+    (1.0, {"backbone": (65_105, 146_487, 260_422), "pop": (8_138, 18_311, 32_553),
+           "access": (1_294, 2_912, 5_176)}),
+    (0.5, {"backbone": (32_553, 73_244, 130_211), "pop": (4_069, 9_155, 16_276),
+           "access": (647, 1_456, 2_588)}),
+])
+def test_link_buffers_reproduce_table_8_18(x3, published):
+    """Over the four (x1, x2) pairs: the backbone and POP buffers, and the mean buffer of the
+    access routers (the access row is one figure per condition)."""
+    per_condition: dict[str, list[float]] = {"backbone": [], "pop": [], "access": []}
+    for x1 in nn.BASE_SPEEDS:
+        for x2 in nn.DELAY_MULTIPLIERS:
+            topo = nn.topology(x1, x2, x3)
+            by_tier: dict[str, list[int]] = {"backbone": [], "pop": [], "access": []}
+            for link in topo.links:
+                t = tier(link, topo)
+                by_tier[t if t in ("backbone", "pop") else "access"].append(link.queue)
+            for t, queues in by_tier.items():
+                assert t == "access" or len(set(queues)) == 1
+                per_condition[t].append(float(np.mean(queues)))
+    for t, (lo, avg, hi) in published.items():
+        got = per_condition[t]
+        tol = 0.002 if t != "access" else 0.01
+        assert min(got) == pytest.approx(lo, rel=tol), t
+        assert np.mean(got) == pytest.approx(avg, rel=tol), t
+        assert max(got) == pytest.approx(hi, rel=tol), t
+
+
+def round_trips(topo: nn.Topology) -> tuple[list[str], np.ndarray]:
+    """Round-trip propagation delay (ms) between every pair of access routers, by breadth-first
+    search over the topology's own links, each node's links in declaration order (as the
+    simulator routes): independent of the fit's composition of uplinks and backbone routes."""
+    adj: dict[str, list[tuple[str, float]]] = {n: [] for n in topo.nodes}
+    for k in topo.links:
+        adj[k.a].append((k.b, k.delay_us / 1000))
+        adj[k.b].append((k.a, k.delay_us / 1000))
+    names = list(topo.access)
+    index = {n: i for i, n in enumerate(names)}
+    one_way = np.zeros((len(names), len(names)))
+    for src in names:
+        dist = {src: 0.0}
+        frontier = deque([src])
+        while frontier:
+            u = frontier.popleft()
+            for v, d in adj[u]:
+                if v not in dist:
+                    dist[v] = dist[u] + d
+                    frontier.append(v)
+        for dst in names:
+            one_way[index[src], index[dst]] = dist[dst]
+    return names, one_way + one_way.T
+
+
+@pytest.mark.parametrize("x2", nn.DELAY_MULTIPLIERS)
+def test_round_trips_of_flows_reproduce_table_8_17(x2):
+    topo = nn.topology(800, x2, 1)
+    names, rtt = round_trips(topo)
+    # Flows: a source in proportion to the sources under a router, a receiver under another one.
+    order = sorted(names, key=lambda n: (("direct", "fast", "normal").index(topo.access[n]), n))
+    src, dst = (np.asarray(v, dtype=float) for v in npop.hosts_per_router(3))
+    pos = [order.index(n) for n in names]
+    src, dst = src[pos], dst[pos]
+    w = np.outer(src, dst)
+    np.fill_diagonal(w, 0)
+    w = w / w.sum(axis=1, keepdims=True) * (src / src.sum())[:, None]
+    off = ~np.eye(len(names), dtype=bool)
+    assert rtt[off].min() == pytest.approx(6 * x2, abs=0.01)
+    assert (w * rtt).sum() == pytest.approx(nn.RTT_MS * x2, abs=0.01)
+    assert rtt[off].max() == pytest.approx(100 * x2, abs=0.01)
+
+
+def test_the_fit_refuses_routers_it_cannot_fit():
+    with pytest.raises(ValueError, match="no delays fit Table 8-17"):
+        nn.fit_delays(nn.AccessRouters(direct=11, fast=22, normal=22), pop_ms=20)
+
+
+@pytest.mark.parametrize("bad, match", [
+    ({"scale": 0}, "scale: a fraction"), ({"scale": 1.5}, "scale: a fraction"),
+])
+def test_bad_scale_is_refused(bad, match):
+    with pytest.raises(ValueError, match=match):
+        nn.topology(800, 1, 1, **bad)
+
+
+@pytest.mark.parametrize("k, x2", [(1, 1), (32, 2)])
+def test_a_short_run_sees_the_fitted_round_trips(k, x2):
+    """Two simulated seconds of a twentieth-scale condition: every flow's smallest RTT is at
+    least its path's propagation delay, and the flows' mean is Table 8-17's (queueing and
+    serialisation add a little; short flows sample few RTTs), and the longest paths are used."""
+    assert ns.condition(k)["x2"] == x2
+    t = sim.run(ns.scenario(k, "BIC", "HIGH", duration_s=2, seed=3, scale=0.05)).transfers
+    rtt_ms = t.rtt_min_s.dropna() * 1000
+    assert len(rtt_ms) > 300
+    assert 6 * x2 <= rtt_ms.min() < 6.5 * x2
+    assert 40.69 * x2 <= rtt_ms.mean() < 44 * x2
+    assert rtt_ms.quantile(0.95) < 100 * x2
+    assert rtt_ms.max() > 90 * x2
