@@ -36,17 +36,6 @@ def test_unknown_study_is_refused_with_the_list_of_studies(tmp_path, capsys):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("study", ["nist"])
-def test_unavailable_study_says_so_and_writes_nothing(tmp_path, capsys, study):
-    out = tmp_path / "x"
-    status, _, err = run_cli(["reproduce", study, "--out", str(out), "--quick"], capsys)
-    assert status == 1
-    assert err.count("\n") == 1
-    assert f"{study} is not available yet" in err
-    assert "multfrc" in err
-    assert not out.exists()
-
-
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [

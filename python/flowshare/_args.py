@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["event_count", "memory_size", "output_dir", "positive_int", "seed"]
+__all__ = ["event_count", "fraction", "memory_size", "output_dir", "positive_int", "seed"]
 
 
 def positive_int(text: str) -> int:
@@ -15,6 +15,17 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """A number in (0, 1] (``--scale``); argparse reports the error."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1], got {text}")
     return value
 
 

@@ -30,7 +30,7 @@ from typing import Any, NoReturn
 
 from . import __version__, sim
 from . import scenario as sc
-from ._args import event_count, flow_id, memory_size, output_dir, positive_int, seed
+from ._args import event_count, flow_id, fraction, memory_size, output_dir, positive_int, seed
 from ._core import ConfigError
 from ._files import atomic_directory
 from .guard import DEFAULT_MAX_EVENTS, Budget, check, cost
@@ -295,6 +295,11 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "--quick", action="store_true", help="a reduced version: fewer, shorter runs"
     )
     reproduce.add_argument(
+        "--scale", type=fraction, metavar="S",
+        help="nist only: the size of each run relative to the study's, speeds and hosts "
+        "together (0 < S <= 1; default 1, or 0.005 with --quick)",
+    )
+    reproduce.add_argument(
         "--workers", type=positive_int, metavar="N",
         help="local worker processes (default: every core)",
     )
@@ -316,10 +321,17 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     check_study(args.study)  # before anything is written
     if args.dask is not None and args.workers is not None:
         raise _UsageError("--workers applies to local runs; drop it with --dask")
+    options = None
+    if args.scale is not None:
+        if args.study != "nist":
+            raise _UsageError(f"--scale applies to nist only; {args.study} has --quick")
+        from .reproduce.nist import Options
+
+        options = Options(population_scale=args.scale)
     try:
         done = reproduce(
             args.study, args.out, scale="quick" if args.quick else "full",
-            workers=args.workers, dask=args.dask, progress=_progress(args),
+            workers=args.workers, dask=args.dask, progress=_progress(args), options=options,
             names={"out": "--out", "scale": "--quick", "workers": "--workers",
                    "dask": "--dask"},
         )

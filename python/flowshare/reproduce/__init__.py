@@ -13,6 +13,7 @@ writes ``DIR/targets.csv``, ``DIR/runs.csv`` and ``DIR/report.html``.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
@@ -24,13 +25,10 @@ from .._core import ConfigError
 from .._files import atomic_directory, interrupts_deferred
 from .targets import Target, counts, write_targets
 
-__all__ = ["AVAILABLE", "STUDIES", "Reproduction", "reproduce"]
+__all__ = ["STUDIES", "Reproduction", "reproduce"]
 
 STUDIES = ("efcm", "pamultcp", "multfrc", "nist", "hasegawa")
 """Every study flowshare reproduces, by key (``docs/references.md``)."""
-
-AVAILABLE = ("efcm", "pamultcp", "multfrc", "hasegawa")
-"""The studies whose reproduction is implemented in this version."""
 
 MANIFEST = "reproduce.json"
 STORE = "store"
@@ -64,14 +62,9 @@ class Reproduction:
 
 
 def check_study(study: str) -> None:
-    """Raise :class:`ConfigError` for an unknown study or one not available yet."""
+    """Raise :class:`ConfigError` for an unknown study."""
     if study not in STUDIES:
         raise ConfigError(f"study: unknown study {study!r}; one of {', '.join(STUDIES)}")
-    if study not in AVAILABLE:
-        raise ConfigError(
-            f"study: {study} is not available yet in this version; available: "
-            f"{', '.join(AVAILABLE)}"
-        )
 
 
 def reproduce(
@@ -90,7 +83,7 @@ def reproduce(
     Parameters
     ----------
     study : str
-        One of :data:`STUDIES`; only those in :data:`AVAILABLE` run.
+        One of :data:`STUDIES`.
     out : str or path-like
         Output directory: ``targets.csv``, ``runs.csv``, ``report.html``, ``reproduce.json``
         and the run store ``store/``.
@@ -107,7 +100,8 @@ def reproduce(
         ``Options``: :class:`flowshare.reproduce.multfrc.Options`,
         :class:`flowshare.reproduce.efcm_network.Options`,
         :class:`flowshare.reproduce.pamultcp_network.Options`,
-        :class:`flowshare.reproduce.hasegawa.Options`); default the documented
+        :class:`flowshare.reproduce.hasegawa.Options`,
+        :class:`flowshare.reproduce.nist.Options`); default the documented
         resolutions.
     names : dict, optional
         How errors name the arguments (the command line passes its option names).
@@ -115,14 +109,15 @@ def reproduce(
     Raises
     ------
     ConfigError
-        For an unknown or unavailable study, a bad scale, or an ``out`` that holds something
+        For an unknown study, a bad scale, or an ``out`` that holds something
         else (nothing is written then).
     """
-    from . import efcm, hasegawa, multfrc, pamultcp
+    from . import efcm, hasegawa, multfrc, nist, pamultcp
 
     names = names or {"out": "out", "scale": "scale", "workers": "workers", "dask": "dask"}
     check_study(study)
-    module = {"efcm": efcm, "multfrc": multfrc, "pamultcp": pamultcp, "hasegawa": hasegawa}[study]
+    module = {"efcm": efcm, "multfrc": multfrc, "pamultcp": pamultcp, "nist": nist,
+              "hasegawa": hasegawa}[study]
     if scale not in module.SCALES:
         raise ConfigError(
             f"{names['scale']}: expected one of {', '.join(module.SCALES)}, got {scale!r}"
@@ -171,7 +166,9 @@ def _run(module: Any, out: Path, manifest: dict[str, Any], scale: str, options: 
     from ..study.sweep import load_sweep
     from .report import render
 
-    plan = module.plan(scale)
+    # A study whose run sizes are among its choices (nist's population scale) plans with them.
+    takes_options = "options" in inspect.signature(module.plan).parameters
+    plan = module.plan(scale, options) if takes_options else module.plan(scale)
     sweep = load_sweep(module.sweep_document(plan, options))
     out.mkdir(parents=True, exist_ok=True)
     _write_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")

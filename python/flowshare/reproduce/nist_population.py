@@ -20,10 +20,22 @@ def router_classes(routers: AccessRouters = ACCESS_ROUTERS) -> np.ndarray:
 
 
 def _per_router(counts: dict[str, float], routers: AccessRouters) -> np.ndarray:
-    """Hosts per access router, ``counts[c]`` under each router of class c, rounded to whole
-    hosts."""
+    """Hosts per access router, ``counts[c]`` under each router of class c on average: the
+    class's total rounded to whole hosts and dealt out evenly over its routers, so that a
+    small population (``scale`` ≪ 1) keeps the shares of the classes even when a router's
+    share is under one host."""
     classes = router_classes(routers)
-    return np.rint(np.array([counts[c] for c in classes])).astype(np.int64)
+    out = np.zeros(len(classes), dtype=np.int64)
+    for c in ("direct", "fast", "normal"):
+        where = np.flatnonzero(classes == c)
+        if where.size == 0:
+            continue
+        total = int(np.rint(counts[c] * where.size))
+        base, extra = divmod(total, where.size)
+        out[where] = base
+        # The remainder goes to routers spread evenly over the class.
+        out[where[(np.arange(extra) * where.size) // max(extra, 1)]] += 1
+    return out
 
 
 def hosts_per_router(x9: int, routers: AccessRouters = ACCESS_ROUTERS, *,

@@ -28,6 +28,9 @@ STATISTICS = ("N", "mean", "sd", "min", "max", *(f"p{10 * i}" for i in range(1, 
 def label_columns(transfers: pd.DataFrame) -> pd.DataFrame:
     """``transfers`` with ``group`` (Table 8-6's 1–24), ``file_type`` (M, SP, D, WO) and
     ``tcp`` (a Reno flow) parsed from each transfer's name."""
+    if transfers.empty:
+        return transfers.assign(group=pd.Series(dtype=int), file_type=pd.Series(dtype=str),
+                                tcp=pd.Series(dtype=bool))
     parts = transfers["name"].str.split("/", expand=True)
     if parts.shape[1] != 4:
         raise ValueError("transfers: names must be <group>/<file type>/<path>-<interface>/<algorithm>")

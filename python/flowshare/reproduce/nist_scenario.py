@@ -66,10 +66,14 @@ def _rate(packets_per_ms: float) -> str:
     return f"{round(packets_per_ms * nn.PACKET_B * 8 * 1000)}bps"
 
 
-def file_types(x: dict[str, float], sources: int) -> list[dict[str, Any]]:
-    """The large file types of condition ``x`` with ``sources`` sources: Table 8-3's
-    probabilities, Table 8-4's multipliers, the maxima of §8.1.1.1 and the minima of Table 8-7
-    per flow group (written ``T-F/alternate`` …, as the population process keys them)."""
+def file_types(x: dict[str, float], sources: int, scale: float = 1.0) -> list[dict[str, Any]]:
+    """The large file types of condition ``x`` with ``sources`` sources at full scale: Table
+    8-3's probabilities, Table 8-4's multipliers, the maxima of §8.1.1.1 and the minima of
+    Table 8-7 per flow group (written ``T-F/alternate`` …, as the population process keys
+    them). At a ``scale`` below 1 both are counts of concurrent flows of a population
+    ``scale`` times as large: the full-scale maximum times the scale (at least one) and the
+    full-scale minimum times the scale, rounded (a minimum of none is no minimum;
+    ``nist:A23``)."""
     p = nw.type_probabilities(int(x["x6"]))
     maxima = nw.max_active(sources, int(x["x6"]))
     out = []
@@ -79,9 +83,11 @@ def file_types(x: dict[str, float], sources: int) -> list[dict[str, Any]]:
             for fast in (True, False):
                 for alt in (False, True):
                     key = f"{path}-{'F' if fast else 'N'}/{'alternate' if alt else 'base'}"
-                    minima[key] = nw.min_active(maxima[t], path, fast, alt, x["x7"], x["x8"])
+                    n = round(nw.min_active(maxima[t], path, fast, alt, x["x7"], x["x8"]) * scale)
+                    if n > 0:
+                        minima[key] = n
         out.append({"name": name, "probability": p[t], "multiplier": nw.MULTIPLIER[t],
-                    "max_active": maxima[t], "min_active": minima})
+                    "max_active": max(round(maxima[t] * scale), 1), "min_active": minima})
     return out
 
 
@@ -117,7 +123,7 @@ def scenario(k: int, alternate: str, threshold: str, *, duration_s: float = 3600
         "alternate": {"cc": ALTERNATES[alternate], "share": x["x8"]},
         # A source first becomes active uniformly within one mean think time (UPseed).
         "first": {"dist": "uniform", "min": "0s", "max": f"{int(think_ms)}ms"},
-        "file_types": file_types(x, int(per_src.sum())),
+        "file_types": file_types(x, int(npop.hosts_per_router(int(x["x9"]), routers)[0].sum()), scale),
     }
     return {
         "simulation": {"duration": f"{duration_s}s", "seed": seed, "sample_interval": "0s"},
