@@ -92,3 +92,47 @@ def test_scale_is_for_nist_only(tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 2 and "--scale applies to nist only" in err and err.count("\n") == 1
     assert not (tmp_path / "x").exists()
+
+
+def test_a_real_dask_cluster_gives_the_same_targets(tiny, tmp_path):
+    """The campaign on a ``dask scheduler`` and a ``dask worker`` started as processes, as on
+    a cluster: the same targets as the local run (the simulation is deterministic)."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    pytest.importorskip("distributed")
+    dask = Path(sys.executable).with_name("dask")
+    if not dask.exists():
+        dask = shutil.which("dask")
+    if dask is None:
+        pytest.skip("no dask command")
+    info = tmp_path / "scheduler.json"
+    common = ["--no-dashboard"]
+    procs = [subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                               "--scheduler-file", str(info), *common],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        deadline = time.monotonic() + 60
+        while not info.is_file() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(info.read_text())["address"]
+        procs.append(subprocess.Popen([str(dask), "worker", "--scheduler-file", str(info),
+                                       "--nworkers", "2", "--nthreads", "1", *common],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        out = tmp_path / "on-dask"
+        done = reproduce("nist", out, scale="tiny", dask=address, progress=False)
+        assert (done.runs, done.failed) == (28, 0)
+        local, _ = tiny
+        assert (out / "targets.csv").read_bytes() == (local / "targets.csv").read_bytes()
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()

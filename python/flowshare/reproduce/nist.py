@@ -376,7 +376,11 @@ def _ranks(rows: pd.DataFrame) -> list[Target]:
                 rho = None if measured_row is None else _spearman(measured_row, np.array(values))
                 same = measured_row is not None and list(np.argsort(measured_row, kind="stable")) == \
                     list(np.argsort(np.array(values), kind="stable"))
-                note = why or (f"identical order: {'yes' if same else 'no'}" + (f"; {few}" if few else ""))
+                if rho is not None and not math.isfinite(rho):
+                    rho = None
+                missing = "a file type without completed transfers in some cells has no mean rank"
+                note = why or (missing if rho is None else
+                               f"identical order: {'yes' if same else 'no'}" + (f"; {few}" if few else ""))
                 t = Target(f"T{number}.order.{response}.{row}", f"Spearman correlation of the seven "
                            f"mean ranks of {response} {row}, {thr}, with the study's", 1.0,
                            1 - ORDER_RHO, comparison="at_least")
@@ -514,6 +518,19 @@ def sections(rows: pd.DataFrame) -> list[Section]:
     return out
 
 
+def _windows(p: Plan) -> str:
+    """What the scale does to the windows, and so to the thresholds."""
+    basic, fast = (nn.HOST_BASIC * p.population_scale * nn.RTT_MS,
+                   nn.HOST_FAST * p.population_scale * nn.RTT_MS)
+    text = (f"At this scale a transfer at a basic interface's rate has {basic:.3g} packets in a "
+            f"mean round trip (41 ms) and one at a fast interface's {fast:.3g}. ")
+    if fast < ns.THRESHOLDS["LOW"]:
+        return text + ("No window needs to pass the LOW threshold (100 packets), so the HIGH and "
+                       "LOW runs barely differ and the comparison of the thresholds needs a "
+                       "larger scale.")
+    return text + "The LOW threshold (100 packets) caps the slow start of the faster transfers."
+
+
 def intro(scale: str, options: Options = OPTIONS) -> list[str]:
     """The report's opening paragraphs."""
     p = plan(scale, options)
@@ -526,6 +543,7 @@ def intro(scale: str, options: Options = OPTIONS) -> list[str]:
         "hour at full size). Goodputs are divided by the scale and counts are compared per "
         "full-scale run-hour; at a reduced scale the absolute goodputs are not the study's, "
         "and the targets that depend on them say so by failing.",
+        _windows(p),
         "Every number below comes from the runs of this reproduction; a target that is not met "
         "says why in its note.",
         "Choices: " + json.dumps(asdict(options)),
