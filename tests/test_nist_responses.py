@@ -75,3 +75,11 @@ def test_completions_and_retransmissions():
     assert c["y13"] == pytest.approx(2 / 3) and c["y14"] == pytest.approx(1 / 3)
     assert c["y15"] == 0 and c["y16"] == 0
     assert nr.retransmission_rate(t, after_s=5.0) == pytest.approx(7 / 80)
+
+
+def test_active_flows_average_the_transfers_in_progress_over_the_measured_half():
+    t = pd.DataFrame({"start_s": [0.0, 4.0, 6.0, 9.0], "completion_time_s": [10.0, 2.0, np.nan, 0.5]})
+    # Over [5, 10]: the first for 5 s, the second 1 s, the third (unfinished) 4 s, the fourth 0.5 s.
+    assert nr.active_flows(t, 5.0, 10.0) == pytest.approx((5 + 1 + 4 + 0.5) / 5)
+    with pytest.raises(ValueError, match="end_s"):
+        nr.active_flows(t, 5.0, 5.0)

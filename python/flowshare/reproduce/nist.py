@@ -28,6 +28,7 @@ import pandas as pd
 
 from .._core import ConfigError
 from ..study.ranks import block_mean_ranks, rank_matrices, rank_summary
+from ..study.stats import grubbs, pca
 from . import nist_network as nn
 from . import nist_published as pub
 from . import nist_responses as nr
@@ -134,13 +135,14 @@ def sweep_document(p: Plan, options: Options = OPTIONS) -> dict[str, Any]:
 
 
 def measure(run_dir: Path, p: Plan) -> dict[str, Any]:
-    """One run's responses: the volume, y10, y12–y16 and the mean goodput of every flow group
+    """One run's responses: the volume, y1, y10, y12–y16 and the mean goodput of every flow group
     for the alternate's flows (y2(u)) and Reno's (y16(u)), in packets/s at the run's scale."""
     from ..results import TRANSFERS_FILE
 
     transfers = pd.read_parquet(run_dir / TRANSFERS_FILE)
     row: dict[str, Any] = {"flows": len(transfers),
                            "packets": float(transfers["packets_sent"].sum()),
+                           "y1": nr.active_flows(transfers, p.duration_s / 2, p.duration_s),
                            "y10": nr.retransmission_rate(transfers, p.duration_s / 2),
                            "rtt_min_ms": float(transfers["rtt_min_s"].mean() * 1000)}
     row.update(nr.completions(transfers))
@@ -213,6 +215,127 @@ def congestion_order(rows: pd.DataFrame, threshold: str) -> list[int]:
     """The conditions from least to most congested by their mean y10 over the alternates."""
     sel = rows[rows["threshold"] == threshold]
     return [int(k) for k in sel.groupby("condition")["y10"].mean().sort_values(kind="stable").index]
+
+
+MACROSCOPIC = ("y1", "y10", "y12", "y13", "y14", "y15", "y16")
+"""The responses of Table 8-19 that the transfers give: y1 (mean transfers in progress over the
+second half), y10 and y12–y16."""
+GRUBBS_ALPHA = 0.05
+"""α of Grubbs' test on a condition's extreme residual (unstated in §8.3.1; ``nist:A13``)."""
+
+
+def residuals(rows: pd.DataFrame, threshold: str) -> pd.DataFrame:
+    """§8.3.1: per condition and response, the residuals of the seven alternates around the
+    condition mean (value − mean); one row per (condition, response) with the alternate of the
+    most extreme residual, the residual, and whether Grubbs' test flags it (two-sided, α 0.05).
+    Cells whose seven values are equal, or incomplete, are left out."""
+    sel = rows[rows["threshold"] == threshold]
+    out = []
+    for k, runs in sel.groupby("condition"):
+        if runs["alternate"].nunique() < len(ns.ALTERNATES):
+            continue
+        for y in MACROSCOPIC:
+            values = runs.set_index("alternate")[y].astype(float)
+            if not np.isfinite(values).all() or values.std() == 0:
+                continue
+            test = grubbs(values.to_numpy(), alpha=GRUBBS_ALPHA)
+            out.append({"condition": int(k), "response": y, "alternate": values.index[test.index],
+                        "residual": float(test.value - values.mean()), "outlier": test.outlier})
+    return pd.DataFrame(out, columns=["condition", "response", "alternate", "residual", "outlier"])
+
+
+def goodput_vectors(rows: pd.DataFrame, threshold: str) -> pd.DataFrame:
+    """§8.3.2's 48-vectors: one row per (alternate, condition), the 24 groups' y2(u) then
+    their y16(u); groups without a value in some run, or constant, are dropped."""
+    sel = rows[rows["threshold"] == threshold].set_index(["alternate", "condition"])
+    columns = [f"alt {g}" for g in pub.GROUPS] + [f"tcp {g}" for g in pub.GROUPS]
+    frame = sel[columns].astype(float)
+    keep = [c for c in columns if np.isfinite(frame[c]).all() and frame[c].std() > 0]
+    return frame[keep]
+
+
+def _between_share(scores: pd.DataFrame, key: str) -> float:
+    """The share of the scores' variance (summed over their columns) that lies between the
+    groups of the index level ``key``."""
+    centred = scores - scores.mean()
+    means = scores.groupby(level=key).transform("mean") - scores.mean()
+    return float((means ** 2).to_numpy().sum() / (centred ** 2).to_numpy().sum())
+
+
+def _macroscopic(rows: pd.DataFrame) -> list[Target]:
+    """§8.4.1 and finding 4, as far as the measured responses go."""
+    out = []
+    congested = set(pub.CONGESTION_ORDER[-8:])
+    for thr in THRESHOLDS:
+        res = residuals(rows, thr) if not rows.empty else pd.DataFrame()
+        why = "" if len(res) else "needs the seven alternates in a condition"
+        share = float(res["outlier"].mean()) if len(res) else None
+        out.append(Target(f"macro.{thr}.significant", f"share of (condition, response) cells whose "
+                          f"extreme residual Grubbs' test flags (α 0.05), y1, y10, y12–y16, {thr} "
+                          "(mostly not significant)", 0.5, 0.0, comparison="at_most")
+                   .evaluate(share, why))
+        hot = rows[(rows["threshold"] == thr) & rows["condition"].isin(congested)] if len(res) else res
+        top = (hot.loc[hot.groupby("condition")["y10"].idxmax(), "alternate"]
+               if len(res) and len(hot) else pd.Series(dtype=str))
+        fast = float(top.isin(["FAST", "FAST-AT"]).mean()) if len(top) else None
+        out.append(Target(f"macro.{thr}.fast_retransmits", f"share of the eight most congested "
+                          f"conditions where FAST or FAST-AT has the highest y10, {thr}", 0.5, 0.0,
+                          comparison="at_least")
+                   .evaluate(fast, "" if fast is not None else
+                             "needs the eight most congested conditions (the study's order)"))
+        sel = rows[rows["threshold"] == thr] if not rows.empty else rows
+        most = (sel.loc[sel.groupby("condition")["y1"].idxmax(), "alternate"]
+                if len(sel) else pd.Series(dtype=str))
+        y1 = float(most.isin(["Scalable", "FAST"]).mean()) if len(most) else None
+        out.append(Target(f"macro.{thr}.y1_scalable_fast", f"share of conditions where Scalable or "
+                          f"FAST has the most transfers in progress (y1), {thr}", 0.5, 0.0,
+                          comparison="at_least")
+                   .evaluate(y1, "" if y1 is not None else "no run"))
+    return out
+
+
+def _pca(rows: pd.DataFrame) -> list[Target]:
+    """§8.4.2's principal components of the 48-vectors, read as numbers (``nist:A25``)."""
+    out = []
+    for thr in THRESHOLDS:
+        vectors = goodput_vectors(rows, thr) if not rows.empty else pd.DataFrame()
+        ok = vectors.shape[0] >= 3 and vectors.shape[1] >= 3
+        why = "" if ok else "too few runs or groups with goodputs at this scale"
+        res = pca(vectors) if ok else None
+        explained = float(res.explained[:3].sum()) if res else None
+        out.append(Target(f"pca.{thr}.explained", f"variance explained by PC1–PC3 of the goodput "
+                          f"vectors ({vectors.shape[1]} of 48 columns measured), {thr} (\"nearly all\")",
+                          0.9, 0.0, comparison="at_least").evaluate(explained, why))
+        scores = res.scores[["PC1", "PC2"]] if res else None
+        conditions = _between_share(scores, "condition") if res else None
+        out.append(Target(f"pca.{thr}.by_condition", f"share of the PC1–PC2 scores' variance between "
+                          f"conditions, {thr} (the clusters are conditions)", 0.8, 0.0,
+                          comparison="at_least").evaluate(conditions, why))
+        if thr == "HIGH":
+            algorithms = _between_share(scores, "alternate") if res else None
+            out.append(Target("pca.HIGH.by_algorithm", "share of the PC1–PC2 scores' variance between "
+                              "alternates, HIGH (no algorithm clustering)", 0.1, 0.0,
+                              comparison="at_most").evaluate(algorithms, why))
+        else:
+            shift = None
+            if res:
+                x = pd.DataFrame([ns.condition(k) for k in scores.index.get_level_values("condition")],
+                                 index=scores.index)
+                pc1 = scores["PC1"]
+                # PC1 oriented so that it grows with the vectors' mean goodput.
+                if np.corrcoef(pc1, vectors.mean(axis=1))[0, 1] < 0:
+                    pc1 = -pc1
+                fast_cond = ((x["x1"] == 1600) & (x["x2"] == 1)).to_numpy()
+                is_fast = scores.index.get_level_values("alternate").isin(["FAST", "FAST-AT"])
+                a, b = pc1[fast_cond & is_fast], pc1[fast_cond & ~is_fast]
+                shift = float((a.mean() - b.mean()) / pc1.std()) if len(a) and len(b) else None
+            out.append(Target("pca.LOW.fast_cluster", "PC1 of FAST and FAST-AT minus the other "
+                              "alternates' in the conditions x1 = +1, x2 = −1, in PC1 standard "
+                              "deviations, LOW (FAST and FAST-AT rightmost)", 0.5, 0.0,
+                              comparison="at_least")
+                       .evaluate(shift, why if shift is None and why else
+                                 ("" if shift is not None else "no such condition at this scale")))
+    return out
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:
@@ -461,7 +584,8 @@ def evaluate(rows: pd.DataFrame, p: Plan | None = None) -> list[Target]:
     """Every target, evaluated on the runs' rows."""
     if p is None:
         p = Plan(**rows.attrs["plan"]) if "plan" in rows.attrs else plan("full")
-    out = _provisioning() + _load(rows, p) + _goodputs(rows, p) + _ranks(rows) + _findings(rows, p)
+    out = (_provisioning() + _load(rows, p) + _goodputs(rows, p) + _ranks(rows)
+           + _macroscopic(rows) + _pca(rows) + _findings(rows, p))
     check_unique(out)
     return out
 
@@ -512,6 +636,29 @@ def sections(rows: pd.DataFrame) -> list[Section]:
         + ", ".join(map(str, pub.CONGESTION_ORDER)) + "; the measured order (HIGH) is "
         + ", ".join(map(str, congestion_order(rows, "HIGH"))) + "."],
         [_frame_html(y10, 5)]))
+    parts = []
+    for thr in THRESHOLDS:
+        res = residuals(rows, thr)
+        if len(res):
+            table = res.assign(residual=res["residual"].map(lambda v: f"{v:.4g}"),
+                               outlier=res["outlier"].map({True: "yes", False: ""}))
+            parts.append(f"<p>{thr}</p>" + table_html(list(table.columns), table.to_numpy().tolist()))
+    out.append(Section("Macroscopic responses: extreme residuals", [
+        "Per condition and response, the alternate whose value is farthest from the mean of the "
+        "seven, its residual (value − mean) and whether Grubbs' test flags it at α = 0.05 "
+        "(§8.3.1). y1 is the mean number of transfers in progress over the second half of a run."],
+        parts))
+    parts = []
+    for thr in THRESHOLDS:
+        vectors = goodput_vectors(rows, thr)
+        if vectors.shape[0] >= 3 and vectors.shape[1] >= 3:
+            res = pca(vectors)
+            parts.append(f"<p>{thr}: {vectors.shape[1]} of the 48 goodput columns have a value in "
+                         "every run; variance explained by PC1 to PC5: "
+                         + ", ".join(f"{v:.1%}" for v in res.explained[:5]) + "</p>")
+    out.append(Section("Principal components of the goodputs", [
+        "One vector per alternate and condition: the 24 groups' mean goodput of the alternate's "
+        "flows, then of the TCP flows competing with it, z-scored (§8.3.2)."], parts))
     cost = run_cost(rows)
     out.append(Section("Runs", [f"{len(rows)} runs at population scale {p.population_scale} for "
                                 f"{p.duration_s:g} simulated seconds each.", *([cost] if cost else [])]))

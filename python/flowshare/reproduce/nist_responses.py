@@ -109,3 +109,15 @@ def retransmission_rate(transfers: pd.DataFrame, after_s: float) -> float:
     sel = transfers[transfers["start_s"] >= after_s]
     sent = sel["packets_sent"].sum()
     return float(sel["retransmits"].sum() / sent) if sent else float("nan")
+
+
+def active_flows(transfers: pd.DataFrame, after_s: float, end_s: float) -> float:
+    """y1 over the measured half: the mean number of transfers in progress between ``after_s``
+    and ``end_s`` (each counts from its start to its completion, or to the end when it has
+    not completed), the time average of the study's per-interval counts."""
+    if not end_s > after_s:
+        raise ValueError(f"end_s: must be after after_s, got {end_s} <= {after_s}")
+    start = transfers["start_s"].to_numpy(float)
+    done = start + transfers["completion_time_s"].fillna(np.inf).to_numpy(float)
+    overlap = np.clip(np.minimum(done, end_s) - np.maximum(start, after_s), 0, None)
+    return float(overlap.sum() / (end_s - after_s))
