@@ -67,8 +67,8 @@ def test_the_seven_alternates_share_their_random_numbers():
 
 
 def test_basic_interfaces_cap_a_transfers_goodput():
-    """A source or receiver with a basic interface runs at most 8 packets/ms (× scale)."""
+    """A source or receiver with a basic interface runs at most 8 packets/ms."""
     t = run("Scalable")
     done = t[t.completion_time_s.notna() & t.name.str.contains("-N/")]
     assert len(done) > 50
-    assert done.goodput_bps.max() <= 0.05 * 96e6
+    assert done.goodput_bps.max() <= 96e6

@@ -296,8 +296,9 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     reproduce.add_argument(
         "--scale", type=fraction, metavar="S",
-        help="nist only: the size of each run relative to the study's, speeds and hosts "
-        "together (0 < S <= 1; default 1, or 0.005 with --quick)",
+        help="nist only: the share of the study's network each run keeps, its access routers "
+        "as they are and the core's speeds shrunk to their traffic (0 < S <= 1; default 1, "
+        "or 0.02 with --quick)",
     )
     reproduce.add_argument(
         "--workers", type=positive_int, metavar="N",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -159,6 +159,13 @@ class AccessRouters:
     def count(self, access_class: str) -> int:
         return {"direct": self.direct, "fast": self.fast, "normal": self.normal}[access_class]
 
+    def scaled(self, scale: float) -> AccessRouters:
+        """``scale`` times as many routers of each class, rounded, at least one of each (a
+        smaller network of the same routers; ``nist:A23``)."""
+        if not 0 < scale <= 1:
+            raise ValueError(f"scale: a fraction in (0, 1], got {scale}")
+        return AccessRouters(*(max(1, round(n * scale)) for n in (self.direct, self.fast, self.normal)))
+
 
 @dataclass(frozen=True)
 class Placement:
@@ -295,16 +302,21 @@ class AccessRouter:
 def access_layout(routers: AccessRouters = ACCESS_ROUTERS) -> list[AccessRouter]:
     """The access routers, dealt out in turn: directly connected ones over the backbone sites,
     fast and normal ones over the POPs, so that every site and POP gets as even a share of each
-    class as the counts allow."""
+    class as the counts allow (and a class with fewer routers than places spreads them across
+    the continent rather than filling the first places)."""
     sites = list(BACKBONE_SITES)
     pops = [(s, k) for s in sites for k in range(1, POPS_PER_SITE + 1)]
+
+    def place(i: int, n: int, slots: int) -> int:
+        return i % slots if n >= slots else i * slots // n
+
     out = []
     for i in range(routers.direct):
-        s = sites[i % len(sites)]
+        s = sites[place(i, routers.direct, len(sites))]
         out.append(AccessRouter(f"d{i}-{s}", "direct", s, f"bb-{s}"))
     for c, n in (("fast", routers.fast), ("normal", routers.normal)):
         for i in range(n):
-            s, k = pops[i % len(pops)]
+            s, k = pops[place(i, n, len(pops))]
             out.append(AccessRouter(f"{c[0]}{i}-{s}", c, s, f"pop{k}-{s}"))
     return out
 
@@ -421,36 +433,48 @@ class Topology:
              "delay": f"{k.delay_us}us", "queue": {"limit": k.queue}} for k in self.links]}
 
 
-def topology(x1: float, x2: float, x3: float, *, scale: float = 1.0,
-             routers: AccessRouters = ACCESS_ROUTERS) -> Topology:
+def topology(x1: float, x2: float, x3: float, *, scale: float = 1.0) -> Topology:
     """The network at base speed ``x1`` (packets/ms), delay multiplier ``x2`` and buffer factor
     ``x3``: every link runs at the speed of the router of the lower tier it joins (Table 8-8),
     its delay is the fitted one (:func:`fit_delays`) times x2, and its buffer in each direction
-    is RTT × C × x3 for that speed (Table 8-18). ``scale`` multiplies every speed (and so every
-    buffer) for a smaller run of the same network."""
-    if not 0 < scale <= 1:
-        raise ValueError(f"scale: a fraction in (0, 1], got {scale}")
+    is RTT × C × x3 for that speed (Table 8-18).
+
+    ``scale`` (0 < scale ≤ 1) builds a smaller network of the same kind (``nist:A23``): that
+    share of the access routers of each class (:meth:`AccessRouters.scaled`), each as at full
+    scale, spread over the same backbone with the same delays; a POP's uplink runs at the POP
+    speed times its access routers over a full-scale POP's (18.05), POPs left without access
+    routers are left out, and the backbone runs at its speed times the share of sources kept."""
     if x2 <= 0:
         raise ValueError(f"x2: the delay multiplier must be positive, got {x2}")
-    speed = {c: v * scale for c, v in speeds(x1).items()}
-    dl = delays(routers)
+    routers = ACCESS_ROUTERS.scaled(scale) if scale != 1 else ACCESS_ROUTERS
+    speed = speeds(x1)
+    dl = delays(ACCESS_ROUTERS)
+    layout = access_layout(routers)
+    under = Counter(r.parent for r in layout if r.access_class != "direct")
+    full_pop = (ACCESS_ROUTERS.fast + ACCESS_ROUTERS.normal) / (len(BACKBONE_SITES) * POPS_PER_SITE)
 
-    def link(a: str, b: str, tier: str, delay_ms: float) -> Link:
-        return Link(a, b, speed[tier], round(delay_ms * x2 * 1000),
-                    max(1, round(buffer_packets(speed[tier], x2, x3))))
+    def link(a: str, b: str, rate: float, delay_ms: float) -> Link:
+        return Link(a, b, rate, round(delay_ms * x2 * 1000), max(1, round(buffer_packets(rate, x2, x3))))
 
     links = []
+    backbone = speed["backbone"] * source_share(routers)
     for a, b in BACKBONE_LINKS:
         km = great_circle_km(BACKBONE_SITES[a], BACKBONE_SITES[b])
-        links.append(link(f"bb-{a}", f"bb-{b}", "backbone", dl.per_km * km))
-    for s in BACKBONE_SITES:
-        for k in range(1, POPS_PER_SITE + 1):
-            links.append(link(f"pop{k}-{s}", f"bb-{s}", "pop", dl.pop))
-    layout = access_layout(routers)
+        links.append(link(f"bb-{a}", f"bb-{b}", backbone, dl.per_km * km))
+    pops = [f"pop{k}-{s}" for s in BACKBONE_SITES for k in range(1, POPS_PER_SITE + 1)
+            if under[f"pop{k}-{s}"]]
+    for pop in pops:
+        rate = speed["pop"] * (1 if routers == ACCESS_ROUTERS else min(1.0, under[pop] / full_pop))
+        links.append(link(pop, f"bb-{pop.split('-', 1)[1]}", rate, dl.pop))
     for r in layout:
-        links.append(link(r.name, r.parent, r.access_class,
+        links.append(link(r.name, r.parent, speed[r.access_class],
                           dl.direct if r.access_class == "direct" else dl.access))
-    nodes = ([f"bb-{s}" for s in BACKBONE_SITES]
-             + [f"pop{k}-{s}" for s in BACKBONE_SITES for k in range(1, POPS_PER_SITE + 1)]
-             + [r.name for r in layout])
+    nodes = [f"bb-{s}" for s in BACKBONE_SITES] + pops + [r.name for r in layout]
     return Topology(tuple(nodes), tuple(links), {r.name: r.access_class for r in layout})
+
+
+def source_share(routers: AccessRouters) -> float:
+    """The sources under ``routers`` over those of the full network (the same for every x9)."""
+    def units(r: AccessRouters) -> float:
+        return sum(SOURCE_PLACEMENT[c] * r.count(c) for c in SOURCE_PLACEMENT)
+    return units(routers) / units(ACCESS_ROUTERS)

@@ -21,9 +21,7 @@ def router_classes(routers: AccessRouters = ACCESS_ROUTERS) -> np.ndarray:
 
 def _per_router(counts: dict[str, float], routers: AccessRouters) -> np.ndarray:
     """Hosts per access router, ``counts[c]`` under each router of class c on average: the
-    class's total rounded to whole hosts and dealt out evenly over its routers, so that a
-    small population (``scale`` ≪ 1) keeps the shares of the classes even when a router's
-    share is under one host."""
+    class's total rounded to whole hosts and dealt out evenly over its routers."""
     classes = router_classes(routers)
     out = np.zeros(len(classes), dtype=np.int64)
     for c in ("direct", "fast", "normal"):
@@ -38,19 +36,15 @@ def _per_router(counts: dict[str, float], routers: AccessRouters) -> np.ndarray:
     return out
 
 
-def hosts_per_router(x9: int, routers: AccessRouters = ACCESS_ROUTERS, *,
-                     scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+def hosts_per_router(x9: int, routers: AccessRouters = ACCESS_ROUTERS) -> tuple[np.ndarray, np.ndarray]:
     """Sources and receivers under each access router (in :func:`router_classes` order) for
     source multiplier ``x9``: under a router of class c, Bsources · x9 · P(source under c)
     sources, and receivers in proportion to P(receiver under c), four per source in all
-    (Table 8-9; ``nist:A18``); ``scale`` multiplies Bsources (``nist:A23``). Interfaces and
-    algorithms are drawn by the simulation (``process = "population"``), from per-aspect
-    streams."""
+    (Table 8-9; ``nist:A18``). Interfaces and algorithms are drawn by the simulation
+    (``process = "population"``), from per-aspect streams."""
     if x9 < 1:
         raise ValueError(f"x9: the multiplier of sources is at least 1, got {x9}")
-    if not 0 < scale <= 1:
-        raise ValueError(f"scale: a fraction in (0, 1], got {scale}")
-    sources = _per_router({c: BASE_SOURCES * x9 * scale * p for c, p in SOURCE_PLACEMENT.items()}, routers)
+    sources = _per_router({c: BASE_SOURCES * x9 * p for c, p in SOURCE_PLACEMENT.items()}, routers)
     weight = sum(p * routers.count(c) for c, p in RECEIVER_PLACEMENT.items())
     receivers = _per_router({c: RECEIVERS_PER_SOURCE * int(sources.sum()) * p / weight
                              for c, p in RECEIVER_PLACEMENT.items()}, routers)

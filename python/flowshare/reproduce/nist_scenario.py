@@ -66,14 +66,13 @@ def _rate(packets_per_ms: float) -> str:
     return f"{round(packets_per_ms * nn.PACKET_B * 8 * 1000)}bps"
 
 
-def file_types(x: dict[str, float], sources: int, scale: float = 1.0) -> list[dict[str, Any]]:
+def file_types(x: dict[str, float], sources: int, share: float = 1.0) -> list[dict[str, Any]]:
     """The large file types of condition ``x`` with ``sources`` sources at full scale: Table
     8-3's probabilities, Table 8-4's multipliers, the maxima of §8.1.1.1 and the minima of
     Table 8-7 per flow group (written ``T-F/alternate`` …, as the population process keys
-    them). At a ``scale`` below 1 both are counts of concurrent flows of a population
-    ``scale`` times as large: the full-scale maximum times the scale (at least one) and the
-    full-scale minimum times the scale, rounded (a minimum of none is no minimum;
-    ``nist:A23``)."""
+    them). A smaller network with ``share`` of the sources has ``share`` of the concurrent
+    flows: the full-scale maximum times the share (at least one) and the full-scale minimum
+    times the share, rounded (a minimum of none is no minimum; ``nist:A23``)."""
     p = nw.type_probabilities(int(x["x6"]))
     maxima = nw.max_active(sources, int(x["x6"]))
     out = []
@@ -83,11 +82,11 @@ def file_types(x: dict[str, float], sources: int, scale: float = 1.0) -> list[di
             for fast in (True, False):
                 for alt in (False, True):
                     key = f"{path}-{'F' if fast else 'N'}/{'alternate' if alt else 'base'}"
-                    n = round(nw.min_active(maxima[t], path, fast, alt, x["x7"], x["x8"]) * scale)
+                    n = round(nw.min_active(maxima[t], path, fast, alt, x["x7"], x["x8"]) * share)
                     if n > 0:
                         minima[key] = n
         out.append({"name": name, "probability": p[t], "multiplier": nw.MULTIPLIER[t],
-                    "max_active": max(round(maxima[t] * scale), 1), "min_active": minima})
+                    "max_active": max(round(maxima[t] * share), 1), "min_active": minima})
     return out
 
 
@@ -95,9 +94,9 @@ def scenario(k: int, alternate: str, threshold: str, *, duration_s: float = 3600
              scale: float = 1.0) -> dict[str, Any]:
     """The scenario of condition ``k`` with ``alternate`` (a key of :data:`ALTERNATES`) and
     ``threshold`` (``HIGH`` or ``LOW``), ``duration_s`` long (the study's hour by default).
-    ``scale`` (0 < scale ≤ 1) multiplies every router and host speed and the sources and
-    receivers under each router, keeping the routers, delays, file sizes and think times
-    (``nist:A23``)."""
+    ``scale`` (0 < scale ≤ 1) keeps that share of the access routers, each with its hosts,
+    speeds and delays as at full scale, and shrinks the POP and backbone speeds to the traffic
+    kept (:func:`.nist_network.topology`, ``nist:A23``)."""
     if alternate not in ALTERNATES:
         raise ValueError(f"alternate: expected one of {', '.join(ALTERNATES)}, got {alternate!r}")
     if threshold not in THRESHOLDS:
@@ -108,7 +107,7 @@ def scenario(k: int, alternate: str, threshold: str, *, duration_s: float = 3600
     topo = nn.topology(x["x1"], x["x2"], x["x3"], scale=scale)
     routers = nn.AccessRouters(**{c: sum(1 for v in topo.access.values() if v == c)
                                   for c in ("direct", "fast", "normal")})
-    per_src, per_rx = npop.hosts_per_router(int(x["x9"]), routers, scale=scale)
+    per_src, per_rx = npop.hosts_per_router(int(x["x9"]), routers)
     # Routers of a class hold the same hosts: pair them with the topology's routers by class.
     names = sorted(topo.access, key=lambda n: (("direct", "fast", "normal").index(topo.access[n]), n))
     sources = {n: int(c) for n, c in zip(names, per_src) if c > 0}
@@ -118,12 +117,12 @@ def scenario(k: int, alternate: str, threshold: str, *, duration_s: float = 3600
         "sources": sources,
         "receivers": receivers,
         "classes": dict(topo.access),
-        "interface": {"rate": _rate(nn.HOST_BASIC * scale), "fast_rate": _rate(nn.HOST_FAST * scale),
-                      "fast": x["x7"]},
+        "interface": {"rate": _rate(nn.HOST_BASIC), "fast_rate": _rate(nn.HOST_FAST), "fast": x["x7"]},
         "alternate": {"cc": ALTERNATES[alternate], "share": x["x8"]},
         # A source first becomes active uniformly within one mean think time (UPseed).
         "first": {"dist": "uniform", "min": "0s", "max": f"{int(think_ms)}ms"},
-        "file_types": file_types(x, int(npop.hosts_per_router(int(x["x9"]), routers)[0].sum()), scale),
+        "file_types": file_types(x, int(npop.hosts_per_router(int(x["x9"]))[0].sum()),
+                                 nn.source_share(routers)),
     }
     return {
         "simulation": {"duration": f"{duration_s}s", "seed": seed, "sample_interval": "0s"},
