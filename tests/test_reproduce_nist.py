@@ -23,19 +23,19 @@ def tiny(tmp_path_factory):
 
 def test_the_plan_is_the_studys_campaign():
     full = nist.plan("full")
-    assert len(full.arms) == 448 and full.population_scale == 1 and full.duration_s == 3600
+    assert len(full.arms) == 448 and full.network_share == 1 and full.duration_s == 3600
     assert len(set(full.arms)) == 448
     assert {t for _, _, t in full.arms} == {"HIGH", "LOW"}
-    small = nist.plan("full", nist.Options(population_scale=0.1, duration_s=600))
+    small = nist.plan("full", nist.Options(network_share=0.1, duration_s=600))
     share = nist.nn.source_share(nist.nn.ACCESS_ROUTERS.scaled(0.1))
-    assert small.population_scale == 0.1 and small.hours == pytest.approx(600 / 3600 * share)
+    assert small.network_share == 0.1 and small.hours == pytest.approx(600 / 3600 * share)
     assert share == pytest.approx(0.1, abs=0.005)
     doc = nist.sweep_document(nist.plan("tiny"))
     assert doc["common_random_numbers"] is True and len(doc["points"]) == 28
 
 
-@pytest.mark.parametrize("bad, match", [({"population_scale": 0}, "scale"),
-                                        ({"population_scale": 1.5}, "scale"),
+@pytest.mark.parametrize("bad, match", [({"network_share": 0}, "scale"),
+                                        ({"network_share": 1.5}, "scale"),
                                         ({"duration_s": -1}, "duration_s")])
 def test_bad_options_name_the_field(bad, match):
     with pytest.raises(Exception, match=match):

@@ -328,7 +328,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             raise _UsageError(f"--scale applies to nist only; {args.study} has --quick")
         from .reproduce.nist import Options
 
-        options = Options(population_scale=args.scale)
+        options = Options(network_share=args.scale)
     try:
         done = reproduce(
             args.study, args.out, scale="quick" if args.quick else "full",

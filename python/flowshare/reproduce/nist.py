@@ -9,7 +9,7 @@ sizes and first starts). Each run is measured from its transfers (:mod:`.nist_re
 and the analysis of §8.3 follows: goodput tables (8-26 to 8-29), rank matrices and their
 summaries (8-31, 8-32), the congestion order of the conditions and the findings of §8.5.
 
-A run's network is ``population_scale`` of the study's (that share of the access routers, each
+A run's network is ``network_share`` of the study's (that share of the access routers, each
 as at full scale, with the POP and backbone speeds shrunk to the traffic kept; resolution
 ``nist:A23``) for ``duration_s`` simulated seconds; goodputs are compared as they are, and
 counts of flows and packets per full-scale run-hour.
@@ -52,7 +52,7 @@ SIZES: dict[str, tuple[float, float, tuple[int, ...]]] = {
     "quick": (0.02, 20.0, tuple(range(1, 33))),
     "tiny": (0.02, 3.0, (1, 2)),
 }
-"""Scale → (population scale, simulated seconds, conditions)."""
+"""Scale → (share of the network, simulated seconds, conditions)."""
 THRESHOLDS = ("HIGH", "LOW")
 GOODPUT_TOLERANCE = 0.25
 """Relative tolerance of a goodput cell of Tables 8-26 to 8-29."""
@@ -69,20 +69,20 @@ class Options:
 
     Attributes
     ----------
-    population_scale : float, optional
-        Size of a run relative to the study's (0 < s ≤ 1, ``nist:A23``); default the scale's
+    network_share : float, optional
+        The share of the study's network a run keeps (0 < s ≤ 1, ``nist:A23``); default the scale's
         (:data:`SIZES`).
     duration_s : float, optional
         Simulated seconds per run; default the scale's.
     """
 
-    population_scale: float | None = None
+    network_share: float | None = None
     duration_s: float | None = None
 
     def __post_init__(self) -> None:
-        s = self.population_scale
+        s = self.network_share
         if s is not None and not (isinstance(s, (int, float)) and 0 < s <= 1):
-            raise ConfigError(f"scale: the population scale is a fraction in (0, 1], got {s!r}")
+            raise ConfigError(f"scale: the share of the network is a fraction in (0, 1], got {s!r}")
         d = self.duration_s
         if d is not None and not (isinstance(d, (int, float)) and d > 0):
             raise ConfigError(f"duration_s: expected positive seconds, got {d!r}")
@@ -96,7 +96,7 @@ class Plan:
     """The runs of one scale: (condition, alternate, threshold) in sweep-arm order."""
 
     scale: str
-    population_scale: float
+    network_share: float
     duration_s: float
     arms: tuple[tuple[int, str, str], ...]
 
@@ -104,7 +104,7 @@ class Plan:
     def hours(self) -> float:
         """A run's share of a full-scale run-hour: the share of the sources its network keeps
         times its share of the hour."""
-        routers = nn.ACCESS_ROUTERS.scaled(self.population_scale)
+        routers = nn.ACCESS_ROUTERS.scaled(self.network_share)
         return nn.source_share(routers) * self.duration_s / 3600.0
 
 
@@ -113,7 +113,7 @@ def plan(scale: str, options: Options = OPTIONS) -> Plan:
     if scale not in SCALES:
         raise ConfigError(f"scale: expected one of {', '.join(SCALES)}, got {scale!r}")
     size, duration, conditions = SIZES[scale]
-    size = options.population_scale or size
+    size = options.network_share or size
     duration = options.duration_s or duration
     arms = tuple((k, a, t) for t in THRESHOLDS for a in ns.ALTERNATES for k in conditions)
     return Plan(scale, size, duration, arms)
@@ -124,7 +124,7 @@ SWEPT = ("simulation.duration", "topology", "flows")
 
 def sweep_document(p: Plan, options: Options = OPTIONS) -> dict[str, Any]:
     """One arm per run, all with the same seed (common random numbers, Table 8-12)."""
-    scenarios = [ns.scenario(k, a, t, duration_s=p.duration_s, scale=p.population_scale)
+    scenarios = [ns.scenario(k, a, t, duration_s=p.duration_s, scale=p.network_share)
                  for k, a, t in p.arms]
 
     def value(s: dict[str, Any], key: str) -> Any:
@@ -660,15 +660,15 @@ def sections(rows: pd.DataFrame) -> list[Section]:
         "One vector per alternate and condition: the 24 groups' mean goodput of the alternate's "
         "flows, then of the TCP flows competing with it, z-scored (§8.3.2)."], parts))
     cost = run_cost(rows)
-    out.append(Section("Runs", [f"{len(rows)} runs at population scale {p.population_scale} for "
+    out.append(Section("Runs", [f"{len(rows)} runs on {p.network_share:g} of the network for "
                                 f"{p.duration_s:g} simulated seconds each.", *([cost] if cost else [])]))
     return out
 
 
 def _network(p: Plan) -> str:
     """What the scale keeps of the network."""
-    routers = nn.ACCESS_ROUTERS.scaled(p.population_scale)
-    if routers == nn.ACCESS_ROUTERS or p.population_scale == 1:
+    routers = nn.ACCESS_ROUTERS.scaled(p.network_share)
+    if routers == nn.ACCESS_ROUTERS or p.network_share == 1:
         return "The network is the study's: 415 access routers under 22 POPs and 11 backbone routers."
     return (f"The network keeps {routers.direct} directly connected, {routers.fast} fast and "
             f"{routers.normal} normal access routers of the study's 18, 84 and 313, each with its "
@@ -686,7 +686,7 @@ def intro(scale: str, options: Options = OPTIONS) -> list[str]:
         "Congestion Control Mechanisms, NIST Special Publication 500-282, 2010, chapter 8: "
         "Comparing Congestion Control Regimes in a Heterogeneous Network.",
         f"Scale: {scale}: {len(p.arms)} runs of {p.duration_s:g} simulated seconds on "
-        f"{p.population_scale:g} of the study's network (the study: 448 runs of one hour on "
+        f"{p.network_share:g} of the study's network (the study: 448 runs of one hour on "
         "all of it). Counts of flows and packets are compared per full-scale run-hour.",
         _network(p),
         "Every number below comes from the runs of this reproduction; a target that is not met "
