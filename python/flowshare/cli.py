@@ -11,6 +11,8 @@
     flowshare algorithms [NAME] [--json]
     flowshare report DIR [--out OUT] [--level L] [--rank-by PARAM]
     flowshare reproduce STUDY --out DIR [--quick] [--workers N] [--dask ADDR]
+    flowshare live FILE.toml --out DIR [--stack kernel|flowshare]
+    flowshare compare DIR_A DIR_B [--plot FILE]
 
 User errors (an invalid scenario, a missing file, a bad flag) print one line
 ``flowshare: error: ...`` on stderr and exit with status 1 (2 for a bad command line); no
@@ -278,6 +280,37 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "'flows[0].tcp.cc') in each condition, rank 1 the best (rank matrices)",
     )
     report.set_defaults(handler=_cmd_report)
+    live = commands.add_parser(
+        "live",
+        help="run a dumbbell scenario over real stacks through the link emulator (root)",
+        description="Make two network namespaces joined by the link emulator, which applies the "
+        "scenario's bottleneck (rate, delay, queue, loss model) to every packet, run the "
+        "scenario's flows over the kernel's TCP for its duration, remove everything, and write "
+        "flows.csv, queues.csv and summary.json as 'flowshare run' does (docs/live.md).",
+    )
+    live.add_argument("scenario", metavar="FILE", help="scenario file (.toml or .json)")
+    live.add_argument(
+        "--out", required=True, type=output_dir, metavar="DIR", help="output directory"
+    )
+    live.add_argument(
+        "--stack", choices=("kernel", "flowshare"), default="kernel",
+        help="what runs the TCP flows: the kernel's TCP (reno, cubic, bbr; the default) or "
+        "flowshare's live transport (any algorithm of the library); TFRC and MulTFRC flows "
+        "always run on flowshare's transport",
+    )
+    live.set_defaults(handler=_cmd_live)
+
+    compare = commands.add_parser(
+        "compare",
+        help="set two run directories side by side (a simulation and a live run)",
+        description="Print each flow's goodput in two runs of the same scenario, the aggregate "
+        "goodput and Jain's index, and their differences.",
+    )
+    compare.add_argument("a", metavar="DIR_A", help="first run directory (e.g. flowshare run's)")
+    compare.add_argument("b", metavar="DIR_B", help="second run directory (e.g. flowshare live's)")
+    compare.add_argument("--plot", metavar="FILE", help="also write a bar chart (.png, .svg, .pdf)")
+    compare.set_defaults(handler=_cmd_compare)
+
     reproduce = commands.add_parser(
         "reproduce",
         help="reproduce a study's published numbers and write targets.csv and report.html",
@@ -383,6 +416,36 @@ def _cmd_run(args: argparse.Namespace) -> int:
     args.written = args.out  # an interrupt from here on says the output is complete
     _print_flows(result)
     _print_files([Path(args.out) / name for name in names])
+    return 0
+
+
+def _cmd_live(args: argparse.Namespace) -> int:
+    from . import live
+
+    try:
+        files = live.run(args.scenario, args.out, stack=args.stack)
+    except live.LiveError as exc:
+        raise _UserError(str(exc)) from None
+    args.written = args.out
+    _print_files(files)
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .live import compare
+
+    a, b = Path(args.a), Path(args.b)
+    if args.plot and Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise _UsageError(f"--plot: expected a .png, .svg or .pdf file, got {args.plot!r}")
+    try:
+        result = compare.compare(a, b)
+    except ValueError as exc:
+        raise _UserError(str(exc)) from None
+    for line in result.lines(a.name or str(a), b.name or str(b)):
+        print(line)
+    if args.plot:
+        compare.plot(result, Path(args.plot), a.name or str(a), b.name or str(b))
+        _print_files([Path(args.plot)])
     return 0
 
 

@@ -11,6 +11,8 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
+mod live;
+
 create_exception!(
     _core,
     ConfigError,
@@ -566,5 +568,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cumulative_loss_events, m)?)?;
     m.add_function(wrap_pyfunction!(flow_loss_events, m)?)?;
     m.add_class::<Simulation>()?;
+    live::register(m)?;
     Ok(())
 }

@@ -674,6 +674,14 @@ impl LinkDir {
         self.lose(now, arrival)
     }
 
+    /// Whether the loss model acts on arrival, before the queue (callers driving a scheduled
+    /// direction, or a FIFO outside a [`Network`](super::Network), ask
+    /// [`LinkDir::lost_on_arrival`] first).
+    #[inline]
+    pub fn loss_first(&self) -> bool {
+        self.loss_first
+    }
+
     /// Place the loss model before the queue (`loss_position = "before_queue"`).
     pub fn set_loss_first(&mut self) {
         self.loss_first = true;

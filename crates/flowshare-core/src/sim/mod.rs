@@ -263,39 +263,9 @@ impl Simulation {
         let seed = scenario.simulation.seed;
         for (i, c) in built.conns.iter().enumerate() {
             let i = i as u32;
-            match &c.source {
-                None if c.tfrc.is_some() => {
-                    let cfg = c.tfrc.clone().expect("a TFRC flow");
-                    let stop = c.stop.unwrap_or(Time::MAX).min(end.saturating_add(1));
-                    let s = u64::from(cfg.payload);
-                    let (total, last) = match c.size {
-                        Some(bytes) => (Some(bytes.div_ceil(s)), (bytes - (bytes.div_ceil(s) - 1) * s) as u32),
-                        None => (None, cfg.payload),
-                    };
-                    agents.push(Agent::TfrcSender(Box::new(tfrc::Sender::new(i, cfg.clone(), total, last, stop))));
-                    agents.push(Agent::TfrcReceiver(Box::new(tfrc::Receiver::new(i, cfg))));
-                }
-                Some(src) => {
-                    let stop = c.stop.unwrap_or(Time::MAX).min(end.saturating_add(1));
-                    agents.push(Agent::UdpSource(Box::new(UdpSender::new(i, src, c.start, stop, seed, &c.key))));
-                    agents.push(Agent::UdpSink(UdpSink::new(src.header)));
-                }
-                None => {
-                    let mss = u64::from(c.tcp.mss);
-                    let (total, last) = match c.size {
-                        Some(bytes) => (Some(bytes.div_ceil(mss)), (bytes - (bytes.div_ceil(mss) - 1) * mss) as u32),
-                        None => (None, c.tcp.mss),
-                    };
-                    let ctl = match c.cc.build_aggregate(i, &c.aggregate) {
-                        Some(ctl) => Controller::Solo(ctl),
-                        None => Controller::Solo(c.cc.build_solo_for(seed, &c.key)),
-                    };
-                    let mut sender = Sender::new(i, c.tcp, total, last, ctl);
-                    set_clock_phase(&mut sender, seed, &c.key, &c.tcp);
-                    agents.push(Agent::TcpSender(Box::new(sender)));
-                    agents.push(Agent::TcpSink(Sink::new(i, &c.tcp, total, last)));
-                }
-            }
+            let (source, destination) = connection_agents(c, i, end, seed);
+            agents.push(source);
+            agents.push(destination);
             jitter.push((c.source.is_none() && c.tcp.send_jitter > 0).then(|| {
                 let rng = stream(seed, &format!("{}/send_jitter", c.key));
                 Box::new(SendJitter { max: c.tcp.send_jitter, rng, held: VecDeque::new() })
@@ -662,6 +632,48 @@ impl Simulation {
             delays,
             fct,
             trace: self.trace.take().map_or_else(Default::default, |t| t.finish(end)),
+        }
+    }
+}
+
+/// The two endpoints of listed connection `i` described by `c`, as a run of length `end` with
+/// seed `seed` builds them: (source side, destination side). The live transport builds its
+/// endpoints here too, so that a connection behaves the same in simulation and on a network.
+pub fn connection_agents(c: &ConnSpec, i: u32, end: Time, seed: u64) -> (Agent, Agent) {
+    match &c.source {
+        None if c.tfrc.is_some() => {
+            let cfg = c.tfrc.clone().expect("a TFRC flow");
+            let stop = c.stop.unwrap_or(Time::MAX).min(end.saturating_add(1));
+            let s = u64::from(cfg.payload);
+            let (total, last) = match c.size {
+                Some(bytes) => (Some(bytes.div_ceil(s)), (bytes - (bytes.div_ceil(s) - 1) * s) as u32),
+                None => (None, cfg.payload),
+            };
+            (
+                Agent::TfrcSender(Box::new(tfrc::Sender::new(i, cfg.clone(), total, last, stop))),
+                Agent::TfrcReceiver(Box::new(tfrc::Receiver::new(i, cfg))),
+            )
+        }
+        Some(src) => {
+            let stop = c.stop.unwrap_or(Time::MAX).min(end.saturating_add(1));
+            (
+                Agent::UdpSource(Box::new(UdpSender::new(i, src, c.start, stop, seed, &c.key))),
+                Agent::UdpSink(UdpSink::new(src.header)),
+            )
+        }
+        None => {
+            let mss = u64::from(c.tcp.mss);
+            let (total, last) = match c.size {
+                Some(bytes) => (Some(bytes.div_ceil(mss)), (bytes - (bytes.div_ceil(mss) - 1) * mss) as u32),
+                None => (None, c.tcp.mss),
+            };
+            let ctl = match c.cc.build_aggregate(i, &c.aggregate) {
+                Some(ctl) => Controller::Solo(ctl),
+                None => Controller::Solo(c.cc.build_solo_for(seed, &c.key)),
+            };
+            let mut sender = Sender::new(i, c.tcp, total, last, ctl);
+            set_clock_phase(&mut sender, seed, &c.key, &c.tcp);
+            (Agent::TcpSender(Box::new(sender)), Agent::TcpSink(Sink::new(i, &c.tcp, total, last)))
         }
     }
 }

@@ -111,6 +111,13 @@ impl Receiver {
         self.p_integral + self.last_report.map_or(0.0, |t| self.p_prev * secs(now.saturating_sub(t)))
     }
 
+    /// The latest data packet: its send time (the sender's clock) and its arrival time. A
+    /// report's timestamp is the first plus the time since the second (RFC 5348 §6.2's
+    /// `t_recvdata` and `t_delay`), which a wire format may carry apart.
+    pub fn last_data(&self) -> Option<(Time, Time)> {
+        self.last
+    }
+
     /// When the feedback timer fires next.
     pub fn next_wake(&self) -> Option<Time> {
         self.next_report

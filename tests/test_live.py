@@ -1,0 +1,243 @@
+"""Live mode's Python side: what a scenario may ask of a live run, the namespaces it makes and
+removes, the comparison of two run directories, and the command line's errors.
+
+The end-to-end runs through the link emulator are in ``test_live_runs.py``; they need root.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flowshare import _core, cli
+from flowshare.live import compare, netns, session
+
+ROOT = os.geteuid() == 0 and Path("/dev/net/tun").exists()
+needs_root = pytest.mark.skipif(not ROOT, reason="needs root and /dev/net/tun to make namespaces")
+
+DUMBBELL = """
+[simulation]
+duration = "3s"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "10Mbps", delay = "20ms", queue = { limit = 50 } }
+access = { rate = "1Gbps", delay = "1ms" }
+[[flows]]
+name = "c"
+count = 2
+start_spacing = "250ms"
+tcp = { cc = "cubic" }
+[[flows]]
+name = "r"
+start = "1s"
+tcp = { cc = "reno" }
+"""
+
+
+def normalized(text: str = DUMBBELL) -> dict:
+    return json.loads(_core.parse_scenario(text, "toml"))
+
+
+def one_error_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("flowshare: error: "), err
+    return lines[0]
+
+
+# --- the plan of a live run -------------------------------------------------------------------
+
+
+def test_plan_expands_flow_groups_with_their_starts():
+    live = session.plan(normalized(), "kernel")
+    assert [(f.index, f.name, f.cc, f.start_s) for f in live.flows] == [
+        (0, "c", "cubic", 0.0),
+        (1, "c", "cubic", 0.25),
+        (2, "r", "reno", 1.0),
+    ]
+    assert live.duration_s == 3.0
+
+
+def test_tfrc_flows_run_on_flowshares_transport_and_tcp_on_the_stack_chosen():
+    text = DUMBBELL + """
+[[flows]]
+name = "m"
+transport = "tfrc"
+tfrc = { equation = "multfrc", n = 2.5 }
+"""
+    kernel = session.plan(normalized(text), "kernel")
+    assert [(f.transport, f.runner, f.n) for f in kernel.flows] == [
+        ("tcp", "kernel", 0.0), ("tcp", "kernel", 0.0), ("tcp", "kernel", 0.0),
+        ("tfrc", "flowshare", 2.5),
+    ]
+    assert kernel.flows[3].cc == "multfrc" and kernel.flows[3].port == session.ENDPOINT_PORT + 3
+    # flowshare's transport runs any algorithm of the library; the kernel only its own.
+    bic = normalized(text.replace('cc = "reno"', 'cc = "bic"'))
+    assert session.plan(bic, "flowshare").flows[2].runner == "flowshare"
+    with pytest.raises(netns.LiveError, match="--stack flowshare"):
+        session.plan(bic, "kernel")
+
+
+def test_access_delays_are_folded_into_the_emulated_bottleneck():
+    live = session.plan(normalized(), "kernel")
+    assert live.scenario["topology"]["bottleneck"]["delay"] == "22000000ns"
+    # The scenario given is not modified.
+    assert normalized()["topology"]["bottleneck"]["delay"] == "20ms"
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda s: s["topology"].update(kind="parking_lot"), "topology.kind"),
+        (lambda s: s["simulation"].update(duration="601s"), "simulation.duration"),
+        (lambda s: s["flows"][1]["tcp"]["cc"].update(algo="bic"), "flows[1].tcp.cc.algo"),
+        (lambda s: s["flows"][0].update(stop="2s"), "flows[0].stop"),
+        (lambda s: s["flows"][1].update(start="3s"), "flows: flow 2 starts at 3 s"),
+        (lambda s: s.update(flows=[]), "flows: a live run needs at least one flow"),
+    ],
+)
+def test_plan_refuses_what_live_mode_cannot_run_naming_the_field(edit, field):
+    scenario = normalized()
+    edit(scenario)
+    with pytest.raises(netns.LiveError, match=field.replace("[", r"\[").replace("]", r"\]")):
+        session.plan(scenario, "kernel")
+
+
+def test_plan_refuses_an_unknown_stack():
+    with pytest.raises(netns.LiveError, match="stack: expected one of kernel, flowshare"):
+        session.plan(normalized(), "ns3")  # type: ignore[arg-type]
+
+
+def test_privileges_are_checked_with_a_one_line_reason(monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(netns.LiveError, match="live mode needs root"):
+        netns.check_privileges()
+
+
+# --- namespaces -------------------------------------------------------------------------------
+
+
+def namespaces_now() -> set[str]:
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
+    return {line.split()[0] for line in listed.stdout.splitlines() if line.strip()}
+
+
+@needs_root
+def test_namespaces_are_removed_with_their_processes_on_an_error():
+    before = namespaces_now()
+    with pytest.raises(RuntimeError, match="boom"), netns.namespaces() as ns:
+        assert {ns.sender, ns.receiver} <= namespaces_now()
+        sleeper = ns.start(["sleep", "60"], namespace=ns.sender)
+        raise RuntimeError("boom")
+    assert sleeper.returncode is not None
+    assert namespaces_now() == before
+
+
+@needs_root
+def test_stale_namespaces_of_dead_runs_are_removed_and_nothing_else():
+    dead_pid = 4_194_303  # above any pid this machine hands out (pid_max's ceiling)
+    stale = f"{netns.PREFIX}{dead_pid}-abc-a"
+    alive = f"{netns.PREFIX}{os.getpid()}-abc-a"
+    other = "flowshare-test-other"
+    made = []
+    try:
+        for name in (stale, alive, other):
+            subprocess.run(["ip", "netns", "add", name], check=True)
+            made.append(name)
+        assert netns.remove_stale() == [stale]
+        assert stale not in namespaces_now()
+        assert {alive, other} <= namespaces_now()
+    finally:
+        for name in made:
+            subprocess.run(["ip", "netns", "delete", name], capture_output=True, check=False)
+
+
+# --- comparing two run directories -------------------------------------------------------------
+
+
+def write_run(directory: Path, goodputs: list[float], ccs: list[str] | None = None) -> Path:
+    directory.mkdir()
+    ccs = ccs or ["cubic"] * len(goodputs)
+    pd.DataFrame({
+        "flow": range(len(goodputs)),
+        "name": ["f"] * len(goodputs),
+        "cc": ccs,
+        "goodput_bps": goodputs,
+        "retransmits": [1] * len(goodputs),
+    }).to_csv(directory / "flows.csv", index=False)
+    return directory
+
+
+def test_compare_sets_goodputs_and_jain_side_by_side(tmp_path):
+    a = write_run(tmp_path / "sim", [4e6, 4e6])
+    b = write_run(tmp_path / "live", [6e6, 3e6])
+    result = compare.compare(a, b)
+    assert result.goodput_a_bps == 8e6 and result.goodput_b_bps == 9e6
+    assert result.goodput_difference == pytest.approx(0.125)
+    assert result.jain_a == pytest.approx(1.0)
+    assert result.jain_b == pytest.approx(81 / 90)
+    assert list(result.flows.difference) == pytest.approx([0.5, -0.25])
+
+
+def test_compare_refuses_runs_of_different_flows(tmp_path):
+    a = write_run(tmp_path / "a", [1e6, 1e6])
+    b = write_run(tmp_path / "b", [1e6, 1e6], ["cubic", "reno"])
+    with pytest.raises(ValueError, match="different flows"):
+        compare.compare(a, b)
+
+
+def test_compare_command_prints_and_plots(tmp_path, capsys):
+    a = write_run(tmp_path / "sim", [4e6, 4e6])
+    b = write_run(tmp_path / "live", [6e6, 3e6])
+    assert cli.main(["compare", str(a), str(b), "--plot", str(tmp_path / "c.png")]) == 0
+    out = capsys.readouterr().out
+    assert "+50.0%" in out and "Jain index 1.0000 against 0.9000" in out
+    assert (tmp_path / "c.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    ("make", "status", "expected"),
+    [
+        (lambda d: d, 1, "run directory not found"),
+        (lambda d: (d.mkdir(), d)[1], 1, "no flows.csv"),
+    ],
+)
+def test_compare_command_errors_are_one_line(tmp_path, capsys, make, status, expected):
+    a = write_run(tmp_path / "sim", [4e6])
+    b = make(tmp_path / "missing")
+    assert cli.main(["compare", str(a), str(b)]) == status
+    assert expected in one_error_line(capsys.readouterr().err)
+
+
+def test_compare_plot_suffix_is_checked(tmp_path, capsys):
+    a = write_run(tmp_path / "sim", [4e6])
+    assert cli.main(["compare", str(a), str(a), "--plot", str(tmp_path / "c.txt")]) == 2
+    assert "--plot" in one_error_line(capsys.readouterr().err)
+    assert not (tmp_path / "c.txt").exists()
+
+
+# --- the live command's errors ----------------------------------------------------------------
+
+
+def test_live_command_refuses_a_scenario_it_cannot_run_and_writes_nothing(tmp_path, capsys):
+    path = tmp_path / "s.toml"
+    path.write_text(DUMBBELL.replace('cc = "reno"', 'cc = "vegas"'))
+    out = tmp_path / "out"
+    assert cli.main(["live", str(path), "--out", str(out)]) == 1
+    assert "flows[1].tcp.cc.algo" in one_error_line(capsys.readouterr().err)
+    assert not out.exists()
+
+
+def test_live_command_without_privileges_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    path = tmp_path / "s.toml"
+    path.write_text(DUMBBELL)
+    out = tmp_path / "out"
+    assert cli.main(["live", str(path), "--out", str(out)]) == 1
+    assert "needs root" in one_error_line(capsys.readouterr().err)
+    assert not out.exists()

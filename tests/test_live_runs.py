@@ -1,0 +1,146 @@
+"""Live runs end to end: namespaces, the link emulator, the kernel's TCP and flowshare's live
+transport, and what is left behind (nothing) after a run, an interrupt or a crashed part.
+
+They need root and /dev/net/tun and skip, saying so, elsewhere. Each sends a few seconds of
+traffic inside namespaces it makes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flowshare import cli
+from flowshare.live import netns
+
+pytestmark = pytest.mark.skipif(
+    not (os.geteuid() == 0 and Path("/dev/net/tun").exists()),
+    reason="live runs need root and /dev/net/tun to make namespaces and TUN devices",
+)
+
+RATE_BPS = 10e6
+
+SCENARIO = """
+[simulation]
+duration = "{duration}"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ limit = 50 }} }}
+access = {{ rate = "1Gbps", delay = "0s" }}
+[[flows]]
+name = "tcp"
+count = 2
+start_spacing = "100ms"
+tcp = {{ cc = "cubic", mss = "1448B", header = "52B" }}
+"""
+
+MULTFRC = """
+[[flows]]
+name = "m"
+transport = "tfrc"
+tfrc = { equation = "multfrc", n = 2, packet_size = "1448B", header = "52B" }
+"""
+
+
+def ours() -> set[str]:
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
+    return {w.split()[0] for w in listed.stdout.splitlines() if w.startswith(netns.PREFIX)}
+
+
+def children_left() -> list[str]:
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    return [line for line in ps.splitlines() if "flowshare.live." in line]
+
+
+@pytest.fixture
+def clean():
+    before = ours()
+    yield
+    assert ours() == before, "a live run left namespaces behind"
+    assert children_left() == [], "a live run left processes behind"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    return path
+
+
+def test_kernel_flows_cross_the_emulated_bottleneck(tmp_path, clean, capsys):
+    out = tmp_path / "out"
+    assert cli.main(["live", str(write(tmp_path, SCENARIO.format(duration="4s"))), "--out", str(out)]) == 0
+    flows = pd.read_csv(out / "flows.csv")
+    queues = pd.read_csv(out / "queues.csv")
+    summary = json.loads((out / "summary.json").read_text())
+    assert list(flows.cc) == ["cubic", "cubic"] and list(flows["stack"]) == ["kernel", "kernel"]
+    # Both flows moved data, and together no more than the link carries (plus its queue).
+    assert (flows.bytes_delivered > 0).all()
+    total = flows.bytes_delivered.sum() * 8
+    assert 0.5 * RATE_BPS * 4 < total <= RATE_BPS * 4 + 50 * 1500 * 8
+    # Every delivered byte crossed the emulator's forward direction.
+    forward = queues.iloc[0]
+    assert forward.arrival_bytes >= flows.bytes_delivered.sum()
+    assert forward.departures > 0 and forward.max_len_pkts <= 50
+    assert summary["summary"]["mode"] == "live" and summary["aggregate"]["flows"] == 2
+
+
+def test_multfrc_on_flowshares_transport_beside_kernel_tcp(tmp_path, clean):
+    out = tmp_path / "out"
+    text = SCENARIO.format(duration="4s") + MULTFRC
+    assert cli.main(["live", str(write(tmp_path, text)), "--out", str(out)]) == 0
+    flows = pd.read_csv(out / "flows.csv")
+    assert list(flows["stack"]) == ["kernel", "kernel", "flowshare"]
+    assert list(flows.transport) == ["tcp", "tcp", "tfrc"]
+    assert (flows.goodput_bps > 0).all()
+    assert flows.goodput_bps.sum() <= RATE_BPS * 1.05
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["summary"]["malformed_datagrams"] == 0
+
+
+def test_interrupt_removes_everything_and_writes_nothing(tmp_path, clean):
+    out = tmp_path / "out"
+    path = write(tmp_path, SCENARIO.format(duration="30s"))
+    run = subprocess.Popen(
+        [sys.executable, "-m", "flowshare", "live", str(path), "--out", str(out)],
+        stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 20
+    while not ours() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(2.5)  # the flows are running
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=30)
+    assert run.returncode == 130, err
+    assert "interrupted" in err
+    assert not out.exists()
+
+
+def test_a_crashed_emulator_ends_the_run_with_one_line(tmp_path, clean):
+    out = tmp_path / "out"
+    path = write(tmp_path, SCENARIO.format(duration="30s"))
+    run = subprocess.Popen(
+        [sys.executable, "-m", "flowshare", "live", str(path), "--out", str(out)],
+        stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 20
+    pid = None
+    while pid is None and time.monotonic() < deadline:
+        found = subprocess.run(["pgrep", "-f", "flowshare.live.emulator"], capture_output=True, text=True)
+        pid = int(found.stdout.split()[0]) if found.stdout.strip() else None
+        time.sleep(0.1)
+    assert pid is not None
+    time.sleep(1.5)
+    os.kill(pid, signal.SIGKILL)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 1, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "the link emulator ended during the run" in lines[0], err
+    assert not out.exists()
