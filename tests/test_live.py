@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,8 +18,10 @@ import pytest
 from flowshare import _core, cli
 from flowshare.live import compare, netns, session
 
-ROOT = os.geteuid() == 0 and Path("/dev/net/tun").exists()
-needs_root = pytest.mark.skipif(not ROOT, reason="needs root and /dev/net/tun to make namespaces")
+ROOT = os.geteuid() == 0 and Path("/dev/net/tun").exists() and shutil.which("ip") is not None
+needs_root = pytest.mark.skipif(
+    not ROOT, reason="needs root, /dev/net/tun and iproute2's ip to make namespaces"
+)
 
 DUMBBELL = """
 [simulation]

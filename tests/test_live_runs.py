@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -22,8 +24,8 @@ from flowshare import cli
 from flowshare.live import netns
 
 pytestmark = pytest.mark.skipif(
-    not (os.geteuid() == 0 and Path("/dev/net/tun").exists()),
-    reason="live runs need root and /dev/net/tun to make namespaces and TUN devices",
+    not (os.geteuid() == 0 and Path("/dev/net/tun").exists() and shutil.which("ip")),
+    reason="live runs need root, /dev/net/tun and iproute2's ip to make namespaces and TUN devices",
 )
 
 RATE_BPS = 10e6
@@ -92,10 +94,25 @@ def test_kernel_flows_cross_the_emulated_bottleneck(tmp_path, clean, capsys):
     assert summary["summary"]["mode"] == "live" and summary["aggregate"]["flows"] == 2
 
 
+def pcap_records(path: Path) -> int:
+    """The number of packets in a pcap file (24-byte file header, 16-byte record headers)."""
+    data = path.read_bytes()
+    n, at = 0, 24
+    while at + 16 <= len(data):
+        (length,) = struct.unpack_from("<I", data, at + 8)
+        at += 16 + length
+        n += 1
+    assert at == len(data)
+    return n
+
+
 def test_multfrc_on_flowshares_transport_beside_kernel_tcp(tmp_path, clean):
     out = tmp_path / "out"
-    text = SCENARIO.format(duration="4s") + MULTFRC
+    text = SCENARIO.format(duration="4s") + MULTFRC + '[trace]\npcap = ["bottleneck"]\n'
     assert cli.main(["live", str(write(tmp_path, text)), "--out", str(out)]) == 0
+    # The capture holds every packet the bottleneck delivered, both directions.
+    queues = pd.read_csv(out / "queues.csv")
+    assert pcap_records(out / "bottleneck.pcap") == queues.departures.sum()
     flows = pd.read_csv(out / "flows.csv")
     assert list(flows["stack"]) == ["kernel", "kernel", "flowshare"]
     assert list(flows.transport) == ["tcp", "tcp", "tfrc"]
@@ -105,8 +122,8 @@ def test_multfrc_on_flowshares_transport_beside_kernel_tcp(tmp_path, clean):
     assert summary["summary"]["malformed_datagrams"] == 0
 
 
-def test_interrupt_removes_everything_and_writes_nothing(tmp_path, clean):
-    out = tmp_path / "out"
+def start_live(tmp_path: Path, out: Path) -> subprocess.Popen[str]:
+    """``flowshare live`` of a 30-s scenario, as a process, once its namespaces exist."""
     path = write(tmp_path, SCENARIO.format(duration="30s"))
     run = subprocess.Popen(
         [sys.executable, "-m", "flowshare", "live", str(path), "--out", str(out)],
@@ -115,6 +132,12 @@ def test_interrupt_removes_everything_and_writes_nothing(tmp_path, clean):
     deadline = time.monotonic() + 20
     while not ours() and time.monotonic() < deadline:
         time.sleep(0.1)
+    return run
+
+
+def test_interrupt_removes_everything_and_writes_nothing(tmp_path, clean):
+    out = tmp_path / "out"
+    run = start_live(tmp_path, out)
     time.sleep(2.5)  # the flows are running
     run.send_signal(signal.SIGINT)
     _, err = run.communicate(timeout=30)
@@ -125,11 +148,7 @@ def test_interrupt_removes_everything_and_writes_nothing(tmp_path, clean):
 
 def test_a_crashed_emulator_ends_the_run_with_one_line(tmp_path, clean):
     out = tmp_path / "out"
-    path = write(tmp_path, SCENARIO.format(duration="30s"))
-    run = subprocess.Popen(
-        [sys.executable, "-m", "flowshare", "live", str(path), "--out", str(out)],
-        stderr=subprocess.PIPE, text=True,
-    )
+    run = start_live(tmp_path, out)
     deadline = time.monotonic() + 20
     pid = None
     while pid is None and time.monotonic() < deadline:

@@ -9,6 +9,7 @@ for the run; it writes the files ``flowshare run`` writes, which
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -39,4 +40,8 @@ def run(scenario: str | os.PathLike[str], out: str | os.PathLike[str], *,
     with atomic_directory(out) as stage, tempfile.TemporaryDirectory(prefix="flowshare-live-") as tmp:
         reports = session.run(normalized, Path(tmp), stack=stack)
         names = outputs.write(stage, reports["plan"], reports)
+        capture = Path(tmp) / session.PCAP_FILE
+        if capture.exists():
+            shutil.move(capture, stage / session.PCAP_FILE)
+            names.append(session.PCAP_FILE)
     return [Path(out) / name for name in names]

@@ -10,14 +10,12 @@ with nothing written.
 
 from __future__ import annotations
 
-import json
-import signal
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from .. import _core
+from .part import run_part, stop_event
 
 __all__ = ["main"]
 
@@ -28,32 +26,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("usage: python -m flowshare.live.emulator REQUEST.json REPORT.json", file=sys.stderr)
         return 2
     request, report = Path(args[0]), Path(args[1])
-    stopped = threading.Event()
-
-    def on_signal(signum: int, _frame: object) -> None:
-        stopped.set()
-
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, on_signal)
-    try:
-        emulator = _core.Emulator(request.read_text())
-    except (OSError, ValueError, RuntimeError) as exc:
-        print(f"link emulator: {exc}", file=sys.stderr)
-        return 1
-    print("ready", flush=True)
-    # The main thread sleeps in short steps so that a signal is handled promptly.
-    while not stopped.wait(0.05) and not emulator.finished():
-        pass
-    emulator.stop()
-    try:
-        text = emulator.join()
-    except RuntimeError as exc:
-        print(f"link emulator: {exc}", file=sys.stderr)
-        return 1
-    tmp = report.with_suffix(".tmp")
-    tmp.write_text(json.dumps(json.loads(text), indent=2))
-    tmp.replace(report)
-    return 0
+    stopped = stop_event()
+    return run_part(
+        "link emulator",
+        lambda: _core.Emulator(request.read_text()),
+        report,
+        stopped,
+        on_start=lambda: print("ready", flush=True),
+    )
 
 
 if __name__ == "__main__":

@@ -10,15 +10,13 @@ stderr and exit status 1.
 from __future__ import annotations
 
 import argparse
-import json
-import signal
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from .. import _core
+from .part import run_part, stop_event
 
 __all__ = ["main"]
 
@@ -29,33 +27,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("report", type=Path)
     parser.add_argument("--at", type=float, required=True, help="CLOCK_MONOTONIC start, s")
     args = parser.parse_args(argv)
-    stopped = threading.Event()
-
-    def on_signal(signum: int, _frame: object) -> None:
-        stopped.set()
-
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, on_signal)
+    stopped = stop_event()
     request = args.request.read_text()
     while not stopped.is_set() and (left := args.at - time.monotonic()) > 0:
         stopped.wait(min(left, 0.05))
-    try:
-        endpoint = _core.Endpoint(request)
-    except (ValueError, RuntimeError) as exc:
-        print(f"live endpoint: {exc}", file=sys.stderr)
-        return 1
-    while not stopped.wait(0.05) and not endpoint.finished():
-        pass
-    endpoint.stop()
-    try:
-        text = endpoint.join()
-    except RuntimeError as exc:
-        print(f"live endpoint: {exc}", file=sys.stderr)
-        return 1
-    tmp = args.report.with_suffix(".tmp")
-    tmp.write_text(json.dumps(json.loads(text), indent=2))
-    tmp.replace(args.report)
-    return 0
+    return run_part("live endpoint", lambda: _core.Endpoint(request), args.report, stopped)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,10 @@ LEAD_S = 1.0
 READY_TIMEOUT_S = 15.0
 #: How long the endpoints may take to finish after the run's end (the receiver drains).
 FINISH_GRACE_S = 15.0
+#: How long the emulator may take to exit once stopped. Removing a TUN device waits until the
+#: kernel has released every reference to it (routes cached by sockets still closing), which
+#: has been seen to take more than 15 s.
+EMULATOR_EXIT_S = 60.0
 SENDER_ADDRESS = "10.77.0.1"
 RECEIVER_ADDRESS = "10.77.0.2"
 PORT = 5001
@@ -44,6 +48,8 @@ PORT = 5001
 ENDPOINT_PORT = 6000
 #: The dumbbell's bottleneck, as the scenario builder names it.
 BOTTLENECK = "r0-r1"
+#: The capture of the emulated bottleneck, in the run's output directory.
+PCAP_FILE = "bottleneck.pcap"
 
 
 @dataclass(frozen=True)
@@ -160,6 +166,13 @@ _LIVE_FLOW_KEYS = frozenset(
 )
 
 
+def capture_wanted(scenario: Mapping[str, Any]) -> bool:
+    """Whether the scenario asks for packet captures (``[trace] pcap``): a live run then
+    captures the bottleneck's departures, both directions in one file."""
+    trace = scenario.get("trace") or {}
+    return bool(trace.get("pcap"))
+
+
 def _wait_ready(process: subprocess.Popen[bytes], what: str) -> None:
     assert process.stdout is not None
     deadline = time.monotonic() + READY_TIMEOUT_S
@@ -217,8 +230,9 @@ def _start_emulator(ns: Namespaces, live: LivePlan, work: Path) -> subprocess.Po
         "address_a": SENDER_ADDRESS,
         "address_b": RECEIVER_ADDRESS,
         "duration_s": LEAD_S + live.duration_s + FINISH_GRACE_S,
-        "pcap": str(work / "bottleneck.pcap"),
     }
+    if capture_wanted(live.scenario):
+        config["pcap"] = str(work / PCAP_FILE)
     (work / "emulator.json").write_text(json.dumps(config))
     process = ns.start(
         [sys.executable, "-m", "flowshare.live.emulator", str(work / "emulator.json"),
@@ -295,7 +309,7 @@ def run(scenario: Mapping[str, Any], work: Path, *, stack: Stack = "kernel") -> 
         parts = _start_kernel(ns, live, work, t0) + _start_flowshare(ns, live, work, t0)
         _wait_all(parts, t0 + live.duration_s + FINISH_GRACE_S, watch=[("the link emulator", emulator)])
         emulator.terminate()
-        _wait_all([("the link emulator", emulator)], time.monotonic() + FINISH_GRACE_S)
+        _wait_all([("the link emulator", emulator)], time.monotonic() + EMULATOR_EXIT_S)
     kernel = any(f.runner == "kernel" for f in live.flows)
 
     def read(name: str) -> Any:
