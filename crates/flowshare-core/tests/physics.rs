@@ -182,6 +182,35 @@ fn delayed_acks_halve_the_ack_count() {
     assert_eq!(delayed.flows.i64("bytes_delivered")[0], 1_460_000);
 }
 
+/// RFC 3465 byte counting: with delayed ACKs (one ACK per two segments) a sender that credits
+/// growth per ACK grows half as fast, in slow start (×1.5 per round trip instead of ×2) and in
+/// congestion avoidance (half a segment per round trip instead of one); `byte_counting`
+/// credits every acknowledged segment, as Linux does, and gives back the growth of a sender
+/// whose every segment is acknowledged.
+#[test]
+fn byte_counting_gives_delayed_ack_senders_the_growth_of_per_segment_acks() {
+    for phase in ["", "initial_window = 2, initial_ssthresh = 2"] {
+        let time = |opts: &str| {
+            let tcp = [phase, opts].iter().filter(|s| !s.is_empty()).cloned().collect::<Vec<_>>().join(", ");
+            let r =
+                run(&dumbbell("60s", "100Mbps", 2000, &format!("[[flows]]\nsize = \"1460000B\"\ntcp = {{ {tcp} }}")));
+            assert_eq!(r.flows.i64("bytes_delivered")[0], 1_460_000);
+            r.flows.f64("completion_time_s")[0]
+        };
+        let every = time("");
+        let delayed = time("delayed_ack = true");
+        let counted = time("delayed_ack = true, byte_counting = true");
+        assert!(
+            delayed > 1.15 * every,
+            "{phase:?}: per-ACK growth with delayed ACKs {delayed} s, every segment ACKed {every} s"
+        );
+        assert!(
+            counted < 1.08 * every && counted < 0.9 * delayed,
+            "{phase:?}: byte counting {counted} s, every {every} s, per-ACK {delayed} s"
+        );
+    }
+}
+
 #[test]
 fn parking_lot_long_flow_gets_less_than_one_hop_flows() {
     let text = r#"

@@ -107,6 +107,11 @@ pub struct TcpCfg {
     /// Limited transmit (RFC 3042; ns-2's `singledup_`, on in ns-2 and Linux).
     #[serde(default = "d_true")]
     pub limited_transmit: bool,
+    /// Credit window growth per newly acknowledged segment instead of per ACK (RFC 3465's
+    /// byte counting with no limit, as Linux's `tcp_cong_avoid_ai` and `tcp_slow_start` do);
+    /// off by default (RFC 5681, ns-2, ns-3).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub byte_counting: bool,
     /// With `recovery = "sack"`: `rfc6675`, `rate_halving` (ns-2.35's TCP-Linux) or `prr`
     /// (RFC 6937, Linux since 3.2).
     #[serde(default)]
@@ -347,6 +352,7 @@ impl TcpCfg {
             dctcp: matches!(self.cc, CcConfig::Dctcp(_)),
             send_jitter: self.send_jitter.map_or(0, |d| d.0),
             limited_transmit: self.limited_transmit,
+            byte_counting: self.byte_counting,
             sack_recovery: self.sack_recovery,
             recover: self.recover,
             rto_restart: self.rto_restart,

@@ -223,6 +223,9 @@ pub struct TcpConfig {
     pub send_jitter: Time,
     /// Limited transmit (RFC 3042): one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
+    /// Credit window growth per newly acknowledged segment rather than per ACK (RFC 3465's
+    /// byte counting with no limit, as Linux does).
+    pub byte_counting: bool,
     /// SACK accounting and window reduction (with [`Recovery::Sack`]).
     pub sack_recovery: SackRecovery,
     /// When a new fast retransmit may follow a loss episode.

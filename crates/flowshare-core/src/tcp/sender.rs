@@ -1583,6 +1583,8 @@ impl Sender {
                     // outside it, ACKs grow the window whether or not they echo a mark.
                     let cwr = self.ecn_recover.is_some_and(|r| ack <= r);
                     cc.on_ack(m, &sample(cwr));
+                } else if self.cfg.byte_counting && newly > 1 && !echo && !self.caps.rate {
+                    self.credit_each_segment(m, &sample(false), cc);
                 } else {
                     // An ACK that still echoes congestion does not grow the window (ns-2 with
                     // `old_ecn_` 0; Linux in congestion avoidance).
@@ -1619,6 +1621,24 @@ impl Sender {
         self.send_with(now, m, st.phase, cwnd, cc, out);
         if self.rate.is_some() {
             self.rate_check_app_limited(cwnd);
+        }
+    }
+
+    /// Byte counting (RFC 3465 with no limit L, as Linux credits `acked` segments): an ACK of
+    /// `k` new segments is given to the controller as `k` ACKs of one segment each, the first
+    /// carrying the RTT sample, the round start and the rate sample, so that delayed ACKs do
+    /// not slow the window's growth and every per-ACK rule (Reno's 1/cwnd, CUBIC's step toward
+    /// its target) is applied per segment.
+    #[cold]
+    fn credit_each_segment(&mut self, m: MemberId, ack: &AckSample, cc: &mut CcHost) {
+        let mut one = AckSample { newly_acked: 1, ..*ack };
+        cc.on_ack(m, &one);
+        one.rtt = None;
+        one.round_start = false;
+        one.rate = None;
+        for i in 1..ack.newly_acked {
+            one.in_flight_before = ack.in_flight_before.saturating_sub(i);
+            cc.on_ack(m, &one);
         }
     }
 

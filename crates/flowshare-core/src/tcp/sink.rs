@@ -354,6 +354,7 @@ mod tests {
             dctcp: false,
             send_jitter: 0,
             limited_transmit: true,
+            byte_counting: false,
             sack_recovery: crate::tcp::SackRecovery::Rfc6675,
             min_cwnd_half: false,
             ns2_vegas: None,

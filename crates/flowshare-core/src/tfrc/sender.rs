@@ -208,11 +208,16 @@ impl Sender {
             if t > now {
                 break;
             }
-            self.send(now, out);
+            self.send(now, t, out);
         }
     }
 
-    fn send(&mut self, now: Time, out: &mut Vec<Packet>) {
+    /// Send the packet due at `due` (its nominal time, RFC 5348 §4.6's t_nom) at `now`. The
+    /// next one is due `t_ipi` after `due`, not after `now`: a real clock that wakes a little
+    /// late (a live endpoint) then keeps the rate X instead of losing the lateness on every
+    /// packet; more than two intervals behind, the schedule restarts from `now` (a burst of at
+    /// most three packets). In a simulation `now == due` and nothing changes.
+    fn send(&mut self, now: Time, due: Time, out: &mut Vec<Packet>) {
         if now >= self.stop || self.total.is_some_and(|n| self.seq >= n) {
             self.finish_sending();
             return;
@@ -229,7 +234,8 @@ impl Sender {
         if last {
             self.finish_sending();
         } else {
-            self.next_send = Some(now + self.interval());
+            let ipi = self.interval();
+            self.next_send = Some((due + ipi).max(now.saturating_sub(ipi)));
         }
     }
 
@@ -563,6 +569,30 @@ mod tests {
         assert_eq!(gaps.first(), Some(&25));
         assert!(gaps.contains(&50));
         assert_eq!(gaps.last(), Some(&100));
+    }
+
+    /// A clock that wakes the sender late (a live endpoint) keeps the rate: packets stay on
+    /// their nominal schedule (RFC 5348 §4.6) instead of each losing the lateness.
+    #[test]
+    fn late_wake_ups_keep_the_rate() {
+        let mut s = sender();
+        let mut out = Vec::new();
+        s.on_feedback(100 * MS, &report(0, 0.0, 0.0, 0));
+        let ipi = (1000.0 / s.rate() * 1e9).round() as Time; // 25 ms at 40 kB/s
+        let late = ipi / 5;
+        while let Some(t) = s.next_wake().filter(|&t| t < 400 * MS) {
+            s.on_wake(t + late, &mut out);
+        }
+        // 100..400 ms at 25 ms: 12 packets, each sent 5 ms after its nominal time.
+        let sent: Vec<Time> = out.iter().map(|p| p.ts).filter(|&t| t >= 100 * MS).collect();
+        assert_eq!(sent.len(), 12, "{sent:?}");
+        assert!(sent.windows(2).all(|w| w[1] - w[0] == ipi), "{sent:?}");
+        // A stall of ten intervals: at most three packets at once, then the rate again.
+        let stall = s.next_wake().unwrap() + 10 * ipi;
+        let before = out.len();
+        s.on_wake(stall, &mut out);
+        assert!((1..=3).contains(&(out.len() - before)), "{} packets after the stall", out.len() - before);
+        assert!(s.next_wake().unwrap() > stall);
     }
 
     #[test]
