@@ -86,6 +86,19 @@ tfrc = { equation = "multfrc", n = 2.5 }
         session.plan(bic, "kernel")
 
 
+def test_a_sized_tfrc_flow_is_a_reliable_transfer_of_its_size():
+    text = DUMBBELL + """
+[[flows]]
+name = "m"
+transport = "tfrc"
+size = "300KB"
+tfrc = { equation = "multfrc", n = 2 }
+"""
+    live = session.plan(normalized(text), "kernel")
+    assert [f.size_bytes for f in live.flows] == [-1, -1, -1, 300_000]
+    assert live.flows[3].runner == "flowshare"
+
+
 def test_access_delays_are_folded_into_the_emulated_bottleneck():
     live = session.plan(normalized(), "kernel")
     assert live.scenario["topology"]["bottleneck"]["delay"] == "22000000ns"
@@ -100,6 +113,7 @@ def test_access_delays_are_folded_into_the_emulated_bottleneck():
         (lambda s: s["simulation"].update(duration="601s"), "simulation.duration"),
         (lambda s: s["flows"][1]["tcp"]["cc"].update(algo="bic"), "flows[1].tcp.cc.algo"),
         (lambda s: s["flows"][0].update(stop="2s"), "flows[0].stop"),
+        (lambda s: s["flows"][0].update(size="1MB"), "flows[0].size: live mode runs sized transfers on tfrc"),
         (lambda s: s["flows"][1].update(start="3s"), "flows: flow 2 starts at 3 s"),
         (lambda s: s.update(flows=[]), "flows: a live run needs at least one flow"),
     ],

@@ -5,7 +5,11 @@
 //! a sender subtracts an echoed timestamp from its clock. A datagram from the network may carry
 //! anything the wire format allows, so a packet is delivered only if it is of a kind this side
 //! receives, its sequence number lies within [`MAX_AHEAD`] of what has arrived, an echoed
-//! timestamp is not in the future, and a UDP packet is at least its header.
+//! timestamp is not in the future, and a UDP packet is at least its header. A reliable
+//! transfer ([`crate::reliable`]) adds its own rules on block numbers and block ACKs, with the
+//! reasons [`Rejection::NotReliable`] and [`Rejection::BeyondTransfer`] (and
+//! [`Rejection::BeyondWindow`], [`Rejection::EchoFromFuture`] and
+//! [`Rejection::UnexpectedKind`] in their senses for blocks).
 
 use flowshare_core::agent::Agent;
 use flowshare_core::packet::{Kind, Packet};
@@ -27,12 +31,23 @@ pub enum Rejection {
     EchoFromFuture,
     /// A UDP packet smaller than the flow's header.
     TooSmall,
+    /// A block number or a block ACK on a flow that is not a reliable transfer.
+    NotReliable,
+    /// A block number at or beyond the transfer's block count, or a block ACK acknowledging
+    /// blocks beyond it.
+    BeyondTransfer,
 }
 
 impl Rejection {
     /// Every reason, in declaration order.
-    pub const ALL: [Rejection; 4] =
-        [Rejection::UnexpectedKind, Rejection::BeyondWindow, Rejection::EchoFromFuture, Rejection::TooSmall];
+    pub const ALL: [Rejection; 6] = [
+        Rejection::UnexpectedKind,
+        Rejection::BeyondWindow,
+        Rejection::EchoFromFuture,
+        Rejection::TooSmall,
+        Rejection::NotReliable,
+        Rejection::BeyondTransfer,
+    ];
 
     /// A short stable name, for counters and reports.
     pub fn name(self) -> &'static str {
@@ -41,6 +56,8 @@ impl Rejection {
             Rejection::BeyondWindow => "beyond_window",
             Rejection::EchoFromFuture => "echo_from_future",
             Rejection::TooSmall => "too_small",
+            Rejection::NotReliable => "not_reliable",
+            Rejection::BeyondTransfer => "beyond_transfer",
         }
     }
 }

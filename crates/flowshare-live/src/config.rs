@@ -8,9 +8,15 @@
 //! that M. Welzl and D. Damjanović, "MulTFRC: TFRC with weighted fairness",
 //! draft-welzl-multfrc-01, IETF Internet-Draft, 2009, asks for: `n` per connection
 //! (§3, "SHOULD NOT exceed 6") and the sum of `n` over the connections of one host (§4).
+//!
+//! A TFRC or MulTFRC flow with a `size` is a reliable transfer of that many bytes
+//! ([`crate::reliable`]): its agents are built as for a bulk flow (the TFRC sender keeps
+//! sending until the transfer is complete, retransmissions included), and the reliable layer
+//! numbers the blocks the packets carry.
 
 use crate::error::LiveError;
-use crate::wire::MAX_SIZE;
+use crate::reliable::Transfer;
+use crate::wire::{MAX_BLOCK, MAX_SIZE};
 use flowshare_core::agent::{Agent, Side};
 use flowshare_core::scenario::ConnSpec;
 use flowshare_core::sim::connection_agents;
@@ -52,6 +58,14 @@ pub struct EndpointConfig {
     pub multfrc_host_n_other: f64,
 }
 
+/// What [`EndpointConfig::build`] makes: the flow's spec, this side's agent and, for a sized
+/// TFRC flow, the reliable transfer.
+pub(crate) struct Built {
+    pub(crate) spec: ConnSpec,
+    pub(crate) agent: Agent,
+    pub(crate) transfer: Option<Transfer>,
+}
+
 impl EndpointConfig {
     /// Side `side` of flow `flow`, with connection id `flow` and the draft's caps.
     pub fn new(
@@ -76,8 +90,13 @@ impl EndpointConfig {
         }
     }
 
+    /// The reliable transfer the flow asks for: a TFRC or MulTFRC flow with a `size`.
+    pub fn transfer(&self) -> Result<Option<Transfer>, LiveError> {
+        Ok(self.build()?.transfer)
+    }
+
     /// Check everything and build the agent: the flow's spec and its endpoint on this side.
-    pub(crate) fn build(&self) -> Result<(ConnSpec, Agent), LiveError> {
+    pub(crate) fn build(&self) -> Result<Built, LiveError> {
         let d = self.duration.as_nanos();
         if d == 0 || d > u128::from(MAX_TIME) {
             return Err(LiveError::config(
@@ -112,13 +131,21 @@ impl EndpointConfig {
         }
         check_sizes(c, &path)?;
         self.check_multfrc(&built.conns, c, &path)?;
+        let transfer = reliable_transfer(c, &path)?;
         let end = self.scenario.simulation.duration.0;
-        let (source, destination) = connection_agents(c, self.flow as u32, end, self.scenario.simulation.seed);
+        // A reliable transfer's sender sends until the receiver has every block: its TFRC
+        // agent is a bulk sender, stopped when the transfer completes.
+        let mut agent_spec = c.clone();
+        if transfer.is_some() {
+            agent_spec.size = None;
+        }
+        let (source, destination) =
+            connection_agents(&agent_spec, self.flow as u32, end, self.scenario.simulation.seed);
         let agent = match self.side {
             Side::Source => source,
             Side::Destination => destination,
         };
-        Ok((c.clone(), agent))
+        Ok(Built { spec: c.clone(), agent, transfer })
     }
 
     fn check_multfrc(&self, conns: &[ConnSpec], c: &ConnSpec, path: &str) -> Result<(), LiveError> {
@@ -168,6 +195,22 @@ impl EndpointConfig {
         }
         Ok(())
     }
+}
+
+/// The reliable transfer of a sized TFRC flow: `size` bytes in blocks of the packet's payload.
+fn reliable_transfer(c: &ConnSpec, path: &str) -> Result<Option<Transfer>, LiveError> {
+    let (Some(size), Some(tfrc)) = (c.size, c.tfrc.as_ref()) else { return Ok(None) };
+    let t = Transfer { size, block_bytes: tfrc.payload };
+    if size == 0 || tfrc.payload == 0 || t.blocks() > MAX_BLOCK + 1 {
+        return Err(LiveError::config(
+            format!("{path}.size"),
+            format!(
+                "a reliable transfer of {size} bytes in blocks of {} bytes: expected at least 1 byte and at most 2^48 blocks",
+                tfrc.payload
+            ),
+        ));
+    }
+    Ok(Some(t))
 }
 
 /// `n` of a MulTFRC flow.

@@ -13,14 +13,21 @@
 //! is allowed); and a controller timer fires with its scheduled time, which is what the host's
 //! bookkeeping of pending timers expects. A TFRC receiver sees the sender's timestamps on its
 //! own clock ([`crate::peer_clock`]).
+//!
+//! A reliable transfer ([`crate::reliable`]) sits beside a TFRC agent: at the sender, each
+//! TFRC data packet the agent produces is given the block the reliable sender picks, block
+//! ACKs go to the reliable sender, and the agent is stopped once every block is acknowledged;
+//! at the receiver, the block is taken off each data packet before the agent sees it and
+//! handed to the reliable receiver, whose block ACKs go out after the agent's output.
 
-use crate::admit::Admission;
-use crate::config::EndpointConfig;
+use crate::admit::{Admission, Rejection};
+use crate::config::{Built, EndpointConfig};
 use crate::error::LiveError;
 use crate::peer_clock::PeerClock;
-use crate::report::{AgentReport, Counters, EndpointReport};
+use crate::reliable;
+use crate::report::{AgentReport, Counters, EndpointReport, ReliableReport};
 use crate::transport::{Clock, MonotonicClock, Transport, UdpTransport};
-use crate::wire::{self, MAX_DATAGRAM};
+use crate::wire::{self, Datagram, MAX_DATAGRAM};
 use flowshare_core::agent::{Agent, Io, Side};
 use flowshare_core::cc::host::GroupId;
 use flowshare_core::cc::{CcHost, MemberId};
@@ -34,6 +41,12 @@ use std::time::Duration;
 
 /// Datagrams taken per step before timers get their turn, so that a flood cannot starve them.
 const RECV_BATCH: usize = 256;
+
+/// This side's half of a reliable transfer.
+enum Half {
+    Sender(reliable::Sender),
+    Receiver(reliable::Receiver),
+}
 
 /// One side of one connection, live.
 pub struct LiveEndpoint<T: Transport, C: Clock> {
@@ -49,6 +62,10 @@ pub struct LiveEndpoint<T: Transport, C: Clock> {
     admission: Admission,
     /// The peer's timestamps on this clock (for a TFRC receiver).
     peer_clock: PeerClock,
+    /// A reliable transfer's half, for a sized TFRC flow.
+    reliable: Option<Half>,
+    /// The sender's timestamp of the latest data packet (a reliable receiver echoes it).
+    last_peer_ts: Time,
     counters: Counters,
     /// The agent's output, and a datagram being written or read.
     out: Vec<Packet>,
@@ -69,8 +86,12 @@ impl<T: Transport, C: Clock> LiveEndpoint<T, C> {
     }
 
     /// The endpoint of `cfg`, whose flow and agent `cfg.build()` gave.
-    fn from_built(cfg: &EndpointConfig, (spec, agent): (ConnSpec, Agent), transport: T, clock: C) -> Self {
+    fn from_built(cfg: &EndpointConfig, Built { spec, agent, transfer }: Built, transport: T, clock: C) -> Self {
         let udp_header = spec.source.as_ref().map_or(0, |s| s.header);
+        let reliable = transfer.map(|t| match cfg.side {
+            Side::Source => Half::Sender(reliable::Sender::new(t)),
+            Side::Destination => Half::Receiver(reliable::Receiver::new(t)),
+        });
         LiveEndpoint {
             spec,
             flow: cfg.flow,
@@ -83,6 +104,8 @@ impl<T: Transport, C: Clock> LiveEndpoint<T, C> {
             clock,
             admission: Admission::new(udp_header),
             peer_clock: PeerClock::default(),
+            reliable,
+            last_peer_ts: 0,
             counters: Counters::default(),
             out: Vec::with_capacity(64),
             tx: Vec::with_capacity(MAX_DATAGRAM),
@@ -98,6 +121,22 @@ impl<T: Transport, C: Clock> LiveEndpoint<T, C> {
     /// The agent.
     pub fn agent(&self) -> &Agent {
         &self.agent
+    }
+
+    /// The sending half of the reliable transfer, if this is its sender.
+    pub fn reliable_sender(&self) -> Option<&reliable::Sender> {
+        match &self.reliable {
+            Some(Half::Sender(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The receiving half of the reliable transfer, if this is its receiver.
+    pub fn reliable_receiver(&self) -> Option<&reliable::Receiver> {
+        match &self.reliable {
+            Some(Half::Receiver(r)) => Some(r),
+            _ => None,
+        }
     }
 
     /// What has been counted so far.
@@ -175,46 +214,105 @@ impl<T: Transport, C: Clock> LiveEndpoint<T, C> {
                 return Ok(());
             }
         };
-        if d.conn_id != self.conn_id {
+        if d.conn_id() != self.conn_id {
             self.counters.foreign_connection += 1;
             return Ok(());
         }
         let now = self.clock.now();
+        let d = match d {
+            Datagram::Packet(d) => d,
+            Datagram::BlockAck { ack, .. } => return self.on_block_ack(&ack, len, now),
+        };
         let mut p = d.packet;
         p.conn = self.flow as u32;
+        // A block number is for a reliable receiver only; the agent sees the packet without it.
+        let block = wire::block_of(&p);
+        if let (Some(b), Agent::TfrcReceiver(_)) = (block, &self.agent) {
+            let admitted = match &self.reliable {
+                Some(Half::Receiver(r)) => r.admit(b),
+                _ => Err(Rejection::NotReliable),
+            };
+            if let Err(r) = admitted {
+                self.counters.rejected[r as usize] += 1;
+                return Ok(());
+            }
+        }
         if let Err(r) = self.admission.check(&self.agent, &p, now) {
             self.counters.rejected[r as usize] += 1;
             return Ok(());
         }
+        wire::clear_block(&mut p);
         if let Agent::TfrcReceiver(_) = self.agent {
+            self.last_peer_ts = p.ts;
             p.ts = self.peer_clock.inbound(p.ts, now);
         }
         self.counters.datagrams_received += 1;
         self.counters.bytes_received += len as u64;
         let mut io = Io { now, out: &mut self.out, cc: &mut self.cc };
         self.agent.on_packet(&p, &mut io);
+        if let (Some(b), Some(Half::Receiver(r))) = (block, &mut self.reliable) {
+            r.on_block(b, now);
+        }
         self.after_agent(now)
+    }
+
+    /// Block ACK `ack`, a datagram of `len` bytes, arrived at `now`.
+    fn on_block_ack(&mut self, ack: &wire::BlockAck, len: usize, now: Time) -> Result<(), LiveError> {
+        let admitted = match (&self.reliable, &self.agent) {
+            (Some(Half::Sender(s)), _) => s.admit(ack, now),
+            (None, Agent::TfrcSender(_)) => Err(Rejection::NotReliable),
+            _ => Err(Rejection::UnexpectedKind),
+        };
+        if let Err(r) = admitted {
+            self.counters.rejected[r as usize] += 1;
+            return Ok(());
+        }
+        self.counters.datagrams_received += 1;
+        self.counters.bytes_received += len as u64;
+        if let Some(Half::Sender(s)) = &mut self.reliable {
+            if s.on_ack(ack, now) {
+                // Every block has arrived: the transfer is over, and so is the flow.
+                self.agent.stop(now);
+            }
+        }
+        Ok(())
     }
 
     /// After the agent ran: send what it produced, let the members its controller clocked
     /// send, and note the controller's timers.
     fn after_agent(&mut self, now: Time) -> Result<(), LiveError> {
-        self.flush()?;
+        self.flush(now)?;
         while self.cc.has_pending() {
             self.cc.take_clocked(&mut self.clocked);
             self.cc.timer_events(&mut self.timers);
             for _ in std::mem::take(&mut self.clocked) {
                 let mut io = Io { now, out: &mut self.out, cc: &mut self.cc };
                 self.agent.clock(&mut io);
-                self.flush()?;
+                self.flush(now)?;
             }
         }
         Ok(())
     }
 
-    /// Encode and send the agent's output.
-    fn flush(&mut self) -> Result<(), LiveError> {
+    /// Encode and send the agent's output, then a block ACK if the reliable receiver wants
+    /// one.
+    fn flush(&mut self, now: Time) -> Result<(), LiveError> {
         for mut p in self.out.drain(..) {
+            match (&mut self.reliable, &self.agent, p.kind) {
+                // The reliable sender picks the block the packet carries.
+                (Some(Half::Sender(s)), Agent::TfrcSender(a), Kind::TfrcData) => {
+                    let rtt = a.rtt().map(|r| ((r * 1e9).round() as Time).min(MAX_TIME));
+                    if let Some((block, bytes, _)) = s.next_block(p.seq, now, rtt) {
+                        wire::set_block(&mut p, block);
+                        // A short last block goes in a packet of its size.
+                        if bytes < s.transfer().block_bytes {
+                            p.size -= s.transfer().block_bytes - bytes;
+                        }
+                    }
+                }
+                (Some(Half::Receiver(r)), _, Kind::TfrcFeedback) => r.on_feedback(),
+                _ => {}
+            }
             let t_delay = match (&self.agent, p.kind) {
                 (Agent::TfrcReceiver(k), Kind::TfrcFeedback) => {
                     let t_delay = k.last_data().map_or(0, |(ts, _)| p.ts.saturating_sub(ts));
@@ -241,6 +339,22 @@ impl<T: Transport, C: Clock> LiveEndpoint<T, C> {
                 self.counters.send_dropped += 1;
             }
         }
+        if let Some(Half::Receiver(r)) = &mut self.reliable {
+            if r.ack_due() {
+                let ack = r.make_ack(self.last_peer_ts);
+                wire::encode_block_ack(&ack, self.conn_id, &mut self.tx)?;
+                let sent = self
+                    .transport
+                    .send(&self.tx, self.peer)
+                    .map_err(|source| LiveError::Io { field: "socket", source })?;
+                if sent {
+                    self.counters.datagrams_sent += 1;
+                    self.counters.bytes_sent += self.tx.len() as u64;
+                } else {
+                    self.counters.send_dropped += 1;
+                }
+            }
+        }
         Ok(())
     }
 
@@ -250,7 +364,13 @@ impl<T: Transport, C: Clock> LiveEndpoint<T, C> {
             s.finish(elapsed, &self.cc);
         }
         let agent = AgentReport::of(&self.agent, &self.cc, self.spec.cc.as_str());
-        EndpointReport::new(self.flow, self.side, self.spec.transport(), elapsed, &self.counters, agent)
+        let reliable = self.reliable.as_ref().map(|h| match h {
+            Half::Sender(s) => ReliableReport::sender(s, self.spec.start),
+            // The flow's start on this clock: the sender's start time through the offset the
+            // first data packet gave.
+            Half::Receiver(r) => ReliableReport::receiver(r, self.peer_clock.to_local(self.spec.start)),
+        });
+        EndpointReport::new(self.flow, self.side, self.spec.transport(), elapsed, &self.counters, agent, reliable)
     }
 }
 

@@ -28,6 +28,11 @@ impl PeerClock {
         clamp(i128::from(ts) + off)
     }
 
+    /// Peer time `ts` on this clock, once the offset is known (without setting it).
+    pub fn to_local(&self, ts: Time) -> Option<Time> {
+        self.offset.map(|off| clamp(i128::from(ts) + off))
+    }
+
     /// A time on this clock that came from [`PeerClock::inbound`], on the peer's clock again.
     pub fn outbound(&self, t: Time) -> Time {
         self.offset.map_or(t, |off| clamp(i128::from(t) - off))
@@ -48,5 +53,9 @@ mod tests {
             assert_eq!(c.inbound(ts + 10, now + 99), now + 10, "the offset is the first packet's");
         }
         assert_eq!(PeerClock::default().outbound(5), 5);
+        assert_eq!(PeerClock::default().to_local(5), None);
+        let mut c = PeerClock::default();
+        c.inbound(1_000, 50_000);
+        assert_eq!(c.to_local(0), Some(49_000));
     }
 }

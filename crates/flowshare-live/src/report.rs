@@ -1,6 +1,7 @@
 //! What a live endpoint counted, and the report it gives at the end of a run.
 
 use crate::admit::Rejection;
+use crate::reliable;
 use crate::wire::WireError;
 use flowshare_core::agent::{Agent, Side};
 use flowshare_core::cc::CcHost;
@@ -157,7 +158,8 @@ pub struct EndpointReport {
     /// See `datagrams_received`.
     pub bytes_received: u64,
     /// Payload bytes delivered to the application (destination) or acknowledged as delivered
-    /// (TCP source); 0 where this end cannot know (TFRC and UDP sources).
+    /// (TCP source, reliable TFRC source); 0 where this end cannot know (other TFRC and UDP
+    /// sources). A reliable transfer counts what was delivered in order.
     pub goodput_bytes: u64,
     /// `goodput_bytes` over the run, bit/s.
     pub goodput_bps: f64,
@@ -173,6 +175,120 @@ pub struct EndpointReport {
     pub rejected: BTreeMap<&'static str, u64>,
     /// The agent's own statistics.
     pub agent: AgentReport,
+    /// A reliable transfer's half (a sized TFRC or MulTFRC flow); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reliable: Option<ReliableReport>,
+}
+
+/// What one half of a reliable transfer ([`crate::reliable`]) did.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "half", rename_all = "snake_case")]
+pub enum ReliableReport {
+    /// The sending half.
+    Sender {
+        /// Bytes of the transfer, bytes of a block and the number of blocks.
+        size_bytes: u64,
+        /// See `size_bytes`.
+        block_bytes: u32,
+        /// See `size_bytes`.
+        blocks: u64,
+        /// Distinct blocks sent.
+        blocks_sent: u64,
+        /// Blocks known to have arrived, and the bytes of those acknowledged in order.
+        blocks_acked: u64,
+        /// See `blocks_acked`.
+        acked_bytes: u64,
+        /// Transmissions of a block after its first: loss repairs and tail probes.
+        retransmits: u64,
+        /// The tail probes among them.
+        probes: u64,
+        /// Times a block was declared lost.
+        losses: u64,
+        /// Data packets that carried no block.
+        empty_packets: u64,
+        /// Block ACKs taken.
+        acks_received: u64,
+        /// From the flow's start until the sender knew every block had arrived, s (`null`
+        /// if not by the end).
+        completion_s: Option<f64>,
+    },
+    /// The receiving half.
+    Receiver {
+        /// Bytes of the transfer, bytes of a block and the number of blocks.
+        size_bytes: u64,
+        /// See `size_bytes`.
+        block_bytes: u32,
+        /// See `size_bytes`.
+        blocks: u64,
+        /// Blocks and bytes delivered to the application in order, each once.
+        delivered_blocks: u64,
+        /// See `delivered_blocks`.
+        delivered_bytes: u64,
+        /// Data packets that carried a block; blocks that arrived again; blocks that arrived
+        /// above a hole.
+        arrivals: u64,
+        /// See `arrivals`.
+        duplicates: u64,
+        /// See `arrivals`.
+        out_of_order: u64,
+        /// Block ACKs sent.
+        acks_sent: u64,
+        /// FNV-1a hash of the delivered block numbers in delivery order
+        /// ([`reliable::digest_of`]).
+        digest: u64,
+        /// From the flow's start as this end sees it (the arrival of its first packet: the
+        /// sender's start time on this clock through that packet's timestamp) until the last
+        /// block was delivered, s (`null` if not by the end).
+        completion_s: Option<f64>,
+    },
+}
+
+impl ReliableReport {
+    /// The sending half `s`, whose flow started at `start`.
+    pub fn sender(s: &reliable::Sender, start: Time) -> Self {
+        let t = s.transfer();
+        ReliableReport::Sender {
+            size_bytes: t.size,
+            block_bytes: t.block_bytes,
+            blocks: t.blocks(),
+            blocks_sent: s.stats.blocks_sent,
+            blocks_acked: s.stats.blocks_acked,
+            acked_bytes: t.bytes_below(s.cumulative()),
+            retransmits: s.stats.retransmits,
+            probes: s.stats.probes,
+            losses: s.stats.losses,
+            empty_packets: s.stats.empty_packets,
+            acks_received: s.stats.acks,
+            completion_s: s.completed_at().map(|c| secs(c.saturating_sub(start))),
+        }
+    }
+
+    /// The receiving half `r`; `start` is the flow's start on this clock, once known.
+    pub fn receiver(r: &reliable::Receiver, start: Option<Time>) -> Self {
+        let t = r.transfer();
+        let st = &r.stats;
+        ReliableReport::Receiver {
+            size_bytes: t.size,
+            block_bytes: t.block_bytes,
+            blocks: t.blocks(),
+            delivered_blocks: st.delivered_blocks,
+            delivered_bytes: st.delivered_bytes,
+            arrivals: st.arrivals,
+            duplicates: st.duplicates,
+            out_of_order: st.out_of_order,
+            acks_sent: st.acks,
+            digest: st.digest,
+            completion_s: r.completed_at().zip(start).map(|(c, s)| secs(c.saturating_sub(s))),
+        }
+    }
+
+    /// Bytes delivered in order (receiver) or acknowledged in order (sender).
+    pub fn goodput_bytes(&self) -> u64 {
+        match *self {
+            ReliableReport::Sender { acked_bytes, .. } => acked_bytes,
+            ReliableReport::Receiver { delivered_bytes, .. } => delivered_bytes,
+        }
+    }
 }
 
 fn ms(ns: f64) -> f64 {
@@ -255,8 +371,10 @@ impl EndpointReport {
         elapsed: Time,
         counters: &Counters,
         agent: AgentReport,
+        reliable: Option<ReliableReport>,
     ) -> Self {
-        let goodput_bytes = agent.goodput_bytes();
+        // A reliable transfer's goodput is what it delivered in order (or had acknowledged).
+        let goodput_bytes = reliable.as_ref().map_or_else(|| agent.goodput_bytes(), ReliableReport::goodput_bytes);
         let duration_s = secs(elapsed);
         EndpointReport {
             flow,
@@ -279,6 +397,7 @@ impl EndpointReport {
             foreign_connection: counters.foreign_connection,
             rejected: Rejection::ALL.iter().map(|r| (r.name(), counters.rejected[*r as usize])).collect(),
             agent,
+            reliable,
         }
     }
 }

@@ -9,7 +9,7 @@
 
 use flowshare_core::packet::{Kind, Packet};
 use flowshare_core::scenario::from_toml;
-use flowshare_live::wire::{self, WireError, MAX_DATAGRAM};
+use flowshare_live::wire::{self, BlockAck, WireError, MAX_BLOCK, MAX_DATAGRAM};
 use flowshare_live::{EndpointConfig, LiveEndpoint, MonotonicClock, Side, Transport, UdpTransport};
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -34,7 +34,8 @@ transport = "tfrc"
 
 const DATAGRAMS: u64 = 100_000;
 
-/// Well-formed datagrams of every kind, for connection 0.
+/// Well-formed datagrams of every kind, for connection 0: the core's kinds (indices 0 to 7),
+/// TFRC data carrying a block (8) and a block ACK with three ranges (9).
 fn valid() -> Vec<Vec<u8>> {
     let mut data = Packet::new(0, Kind::Data, 5, 1040, 1_000);
     data.set_word(0, 40_000_000);
@@ -58,14 +59,25 @@ fn valid() -> Vec<Vec<u8>> {
         tfrc,
         fb,
     ];
-    packets
+    let mut out: Vec<Vec<u8>> = packets
         .iter()
         .map(|p| {
             let mut b = Vec::new();
             wire::encode(p, 0, if p.kind == Kind::TfrcFeedback { 100 } else { 0 }, &mut b).unwrap();
             b
         })
-        .collect()
+        .collect();
+    let mut block = tfrc;
+    wire::set_block(&mut block, 77);
+    let mut ack = BlockAck::new(40, 1_000, 116);
+    ack.push_range(50, 60);
+    ack.push_range(42, 45);
+    ack.push_range(70, 71);
+    let (mut b, mut a) = (Vec::new(), Vec::new());
+    wire::encode(&block, 0, 0, &mut b).unwrap();
+    wire::encode_block_ack(&ack, 0, &mut a).unwrap();
+    out.extend([b, a]);
+    out
 }
 
 struct Gen {
@@ -87,9 +99,9 @@ impl Gen {
         b[at..at + 8].copy_from_slice(&v.to_bits().to_be_bytes());
     }
 
-    /// One candidate, of one of nine families.
+    /// One candidate, of one of ten families.
     fn candidate(&mut self) -> Vec<u8> {
-        match self.below(9) {
+        match self.below(10) {
             // Truncation of a valid datagram.
             0 => {
                 let mut b = self.pick();
@@ -155,6 +167,57 @@ impl Gen {
                     _ => b[40..48].copy_from_slice(&(10 + (1u64 << 33)).to_be_bytes()), // beyond 2^32
                 }
                 b
+            }
+            // A reliable transfer's fields: block flags, block numbers, range counts, ranges.
+            8 => {
+                let (mut data, mut ack) = (self.valid[8].clone(), self.valid[9].clone());
+                let beyond = (MAX_BLOCK + 1 + self.below(1 << 20)).to_be_bytes();
+                match self.below(7) {
+                    0 => {
+                        // The block flag on another kind, or any header bit on a block ACK.
+                        let i = self.below(8) as usize;
+                        let mut b = self.valid[i].clone();
+                        b[4] |= 8;
+                        if self.below(2) == 0 {
+                            let (at, bit) = (4 + self.below(3) as usize, self.below(4));
+                            ack[at] |= 1 << bit;
+                            b = ack;
+                        }
+                        b
+                    }
+                    1 => {
+                        data[40..48].copy_from_slice(&beyond);
+                        data
+                    }
+                    2 => {
+                        ack[16..24].copy_from_slice(&beyond);
+                        ack
+                    }
+                    3 => {
+                        ack[32] = 9 + self.below(247) as u8;
+                        ack
+                    }
+                    4 => {
+                        let (at, v) = (33 + self.below(7) as usize, 1 + self.below(255) as u8);
+                        ack[at] = v;
+                        ack
+                    }
+                    5 => {
+                        // A left edge at or below the cumulative ACK, or inside another range.
+                        let range = self.below(3) as usize;
+                        let which = self.below(4) as usize;
+                        let left: u64 = [40, 41, 55, 44][which];
+                        ack[40 + 16 * range..48 + 16 * range].copy_from_slice(&u64::to_be_bytes(left));
+                        ack
+                    }
+                    _ => {
+                        // An empty, reversed or adjacent range, or one far beyond.
+                        let which = self.below(4) as usize;
+                        let right: u64 = [50, 49, 42, 1 << 40][which];
+                        ack[48..56].copy_from_slice(&u64::to_be_bytes(right));
+                        ack
+                    }
+                }
             }
             // Times beyond 10^9 s.
             7 => {
@@ -308,7 +371,7 @@ fn a_live_sink_drops_foreign_and_inadmissible_datagrams() {
     }
     let c = sink.counters();
     assert_eq!((c.foreign_peer, c.foreign_connection), (1, 1));
-    assert_eq!(c.rejected, [1, 1, 0, 0], "one unexpected kind, one beyond the window");
+    assert_eq!(c.rejected, [1, 1, 0, 0, 0, 0], "one unexpected kind, one beyond the window");
     assert_eq!(c.datagrams_sent, 2, "two data segments, two ACKs");
     let flowshare_core::agent::Agent::TcpSink(k) = sink.agent() else { panic!("a sink") };
     assert_eq!(k.rcv_nxt, 2);

@@ -60,7 +60,7 @@ impl Transport for Mem {
     }
 
     fn send(&mut self, buf: &[u8], to: SocketAddr) -> io::Result<bool> {
-        let p = wire::decode(buf).expect("the endpoint writes valid datagrams").packet;
+        let p = *wire::decode(buf).expect("the endpoint writes valid datagrams").packet().expect("a packet");
         if p.kind == Kind::Data {
             self.net.data_rtt.set(p.word(0));
         }

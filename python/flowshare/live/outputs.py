@@ -32,6 +32,7 @@ def flows_table(live: LivePlan, reports: Mapping[str, Any]) -> pd.DataFrame:
     received = {int(r["flow"]): r for r in reports["receiver"]}
     rows = []
     for flow in live.flows:
+        completion = math.nan
         if flow.runner == "kernel":
             tx = sent.get(flow.index, {})
             rx = received.get(flow.index, {})
@@ -47,6 +48,13 @@ def flows_table(live: LivePlan, reports: Mapping[str, Any]) -> pd.DataFrame:
             bytes_sent = int(source["bytes_sent"])
             agent = source["agent"]
             retransmits = int(agent.get("retransmits", 0))
+            reliable = source.get("reliable")
+            if reliable is not None:
+                # A reliable transfer (a sized TFRC flow): the blocks sent again, and when the
+                # sender knew that every block had arrived.
+                retransmits = int(reliable["retransmits"])
+                if reliable["completion_s"] is not None:
+                    completion = float(reliable["completion_s"])
             # A TCP sender reports its mean RTT sample, a TFRC sender its RTT estimate.
             rtt_ms = agent.get("rtt_mean_ms", agent.get("rtt_ms"))
             rtt_mean = math.nan if rtt_ms is None else float(rtt_ms) / 1e3
@@ -62,12 +70,14 @@ def flows_table(live: LivePlan, reports: Mapping[str, Any]) -> pd.DataFrame:
             "cc": flow.cc if flow.transport == "tcp" else "",
             "stack": flow.runner,
             "start_s": flow.start_s,
+            "size_bytes": flow.size_bytes,
             "bytes_sent": bytes_sent,
             "bytes_delivered": delivered,
             "retransmits": retransmits,
             "goodput_bps": delivered * 8 / active if active > 0 else math.nan,
             "rtt_mean_s": rtt_mean,
             "srtt_final_s": srtt,
+            "completion_time_s": completion,
         })
     return pd.DataFrame(rows)
 

@@ -65,6 +65,8 @@ class LiveFlow:
     runner: Stack
     #: MulTFRC's n (the number of TCP flows it stands for); 0 for other flows.
     n: float = 0.0
+    #: Bytes of a TFRC or MulTFRC flow's reliable transfer (its scenario ``size``); -1: bulk.
+    size_bytes: int = -1
 
     @property
     def port(self) -> int:
@@ -127,6 +129,16 @@ def plan(scenario: Mapping[str, Any], stack: Stack) -> LivePlan:
             )
         transport = group.get("transport", "tcp")
         n = 0.0
+        size = -1
+        if "size" in group:
+            # A sized TFRC or MulTFRC flow is a reliable (selective-repeat) transfer of that
+            # size over flowshare's live transport; the kernel's TCP flows are bulk.
+            if transport != "tfrc":
+                raise LiveError(
+                    f"{where}.size: live mode runs sized transfers on tfrc flows only (a "
+                    f"reliable TFRC or MulTFRC transfer); {transport} flows are bulk"
+                )
+            size = round(_core.parse_quantity("size", group["size"]))
         if transport == "tfrc":
             # The kernel has no TFRC: these flows always run on flowshare's transport.
             tfrc = group.get("tfrc", {})
@@ -149,7 +161,7 @@ def plan(scenario: Mapping[str, Any], stack: Stack) -> LivePlan:
         for k in range(int(group.get("count", 1))):
             flows.append(LiveFlow(
                 len(flows), group.get("name", f"flow{g}"), transport, algo, start + k * spacing,
-                runner, n,
+                runner, n, size,
             ))
     if not flows:
         raise LiveError("flows: a live run needs at least one flow")
@@ -162,7 +174,7 @@ def plan(scenario: Mapping[str, Any], stack: Stack) -> LivePlan:
 
 
 _LIVE_FLOW_KEYS = frozenset(
-    {"name", "count", "start", "start_spacing", "transport", "tcp", "tfrc"}
+    {"name", "count", "start", "start_spacing", "transport", "tcp", "tfrc", "size"}
 )
 
 
