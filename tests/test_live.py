@@ -12,11 +12,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
+import flowshare
 from flowshare import _core, cli
-from flowshare.live import compare, netns, session
+from flowshare.live import compare, netns, session, trace
 
 ROOT = os.geteuid() == 0 and Path("/dev/net/tun").exists() and shutil.which("ip") is not None
 needs_root = pytest.mark.skipif(
@@ -134,6 +136,99 @@ def test_privileges_are_checked_with_a_one_line_reason(monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     with pytest.raises(netns.LiveError, match="live mode needs root"):
         netns.check_privileges()
+
+
+# --- the event trace ---------------------------------------------------------------------------
+
+
+def with_trace(lines: str) -> dict:
+    return normalized(DUMBBELL + "[trace]\nevents = true\n" + lines)
+
+
+@pytest.mark.parametrize(
+    ("lines", "field"),
+    [
+        ('kinds = ["drop", "send"]', "trace.kinds[1]: a live run traces only"),
+        ('kinds = ["ack"]', "trace.kinds[0]"),
+        (
+            'links = ["bottleneck", "s0-r0"]',
+            'trace.links[1]: a live run emulates only the bottleneck; give "bottleneck", '
+            '"r0-r1", "r0->r1" or "r1->r0", got "s0-r0"',
+        ),
+        ('links = ["r1->d0"]', "trace.links[0]"),
+    ],
+)
+def test_plan_refuses_trace_filters_a_live_run_cannot_honour(lines, field):
+    with pytest.raises(netns.LiveError, match=field.replace("[", r"\[").replace("]", r"\]")):
+        session.plan(with_trace(lines), "kernel")
+
+
+def test_plan_takes_the_trace_filters_of_the_bottleneck():
+    text = 'kinds = ["enqueue", "drop"]\nlinks = ["bottleneck", "r0 -> r1", "r1->r0", "r0-r1"]\n'
+    session.plan(with_trace(text + 'flows = [1]\nstart = "1s"\nstop = "2s"\n'), "kernel")
+    # Without events the filters are the scenario's business (refused when parsed).
+    session.plan(normalized(DUMBBELL + '[trace]\npcap = ["bottleneck"]\n'), "kernel")
+
+
+def test_the_emulator_is_told_each_flows_ports():
+    text = DUMBBELL + '[[flows]]\nname = "t"\ntransport = "tfrc"\n'
+    live = session.plan(normalized(text), "kernel")
+    request = trace.emulator_request(live.flows, Path("/x/events.records"), session.PORT)
+    assert request["path"] == "/x/events.records"
+    assert request["flows"] == [
+        {"flow": 0, "stack": "kernel", "port_a": 6000, "port_b": 5001},
+        {"flow": 1, "stack": "kernel", "port_a": 6001, "port_b": 5001},
+        {"flow": 2, "stack": "kernel", "port_a": 6002, "port_b": 5001},
+        {"flow": 3, "stack": "flowshare", "port_a": 6003, "port_b": 6003},
+    ]
+
+
+RECORD = np.dtype(trace._RECORD_FIELDS)
+
+
+def records(path: Path, rows: list[tuple]) -> dict:
+    """Write emulator records (time, seq, flow, link, size, kind, packet, retx, reason); return
+    the emulator report's ``events`` part, with the codes of a simulation's trace."""
+    np.array(rows, dtype=RECORD).tofile(path)
+    sim = flowshare.run(with_trace("")).events
+    cats = {c: list(sim[c].cat.categories) for c in ("kind", "packet", "reason")}
+    codes = {"kind": cats["kind"], "packet": cats["packet"], "reason": ["", *cats["reason"]]}
+    return {"events": {"records": len(rows), "record_len": RECORD.itemsize, "codes": codes}}
+
+
+def test_records_become_the_simulators_event_table(tmp_path):
+    t0 = 5_000_000_000
+    enq, deq, drop = 1, 2, 3
+    rows = [
+        (t0 + 10, 0, 0, 0, 1500, enq, 0, 0, 0),  # before the window
+        (t0 + 1_000_000_000, 7, 1, 0, 1500, drop, 0, 1, 1),
+        (t0 + 1_200_000_000, 3, 0, 1, 52, enq, 1, 0, 0),
+        (t0 + 1_500_000_000, 4, 0, 0, 1500, deq, 0, 0, 0),
+        (t0 + 2_500_000_000, 5, 0, 0, 1500, enq, 0, 0, 0),  # after it
+    ]
+    report = records(tmp_path / "r", rows)
+    scenario = with_trace('start = "1s"\nstop = "2s"\n')
+    trace.write(tmp_path / "events.parquet", tmp_path / "r", scenario, t0 / 1e9, report)
+    live = pd.read_parquet(tmp_path / "events.parquet")
+    assert list(live.time_ns) == [1_000_000_000, 1_200_000_000, 1_500_000_000]
+    assert list(live.kind) == ["drop", "enqueue", "dequeue"]
+    assert list(live.packet) == ["data", "ack", "data"]
+    assert list(live.flow) == [1, 0, 0] and list(live.link) == [0, 1, 0]
+    assert list(live.seq) == [7, 3, 4] and list(live.retx) == [True, False, False]
+    assert live.reason.iloc[0] == "overflow" and live.reason.iloc[1:].isna().all()
+    assert (live.acked == 0).all() and list(live["size"]) == [1500, 52, 1500]
+    # The types and categories of a simulated trace.
+    sim_dir = tmp_path / "sim"
+    flowshare.run(with_trace("")).write(sim_dir)
+    assert live.dtypes.equals(pd.read_parquet(sim_dir / "events.parquet").dtypes)
+
+
+def test_a_trace_cut_short_is_an_error(tmp_path):
+    report = records(tmp_path / "r", [(1, 0, 0, 0, 1500, 1, 0, 0, 0)])
+    report["events"]["records"] = 2
+    with pytest.raises(netns.LiveError, match="holds 32 bytes for 2 records"):
+        trace.write(tmp_path / "e.parquet", tmp_path / "r", with_trace(""), 0.0, report)
+    assert not (tmp_path / "e.parquet").exists()
 
 
 # --- namespaces -------------------------------------------------------------------------------

@@ -156,6 +156,46 @@ def test_a_reliable_multfrc_transfer_completes_through_a_lossy_bottleneck(tmp_pa
     assert summary["summary"]["malformed_datagrams"] == 0
 
 
+def test_the_event_trace_accounts_for_every_packet_of_the_bottleneck(tmp_path, clean):
+    # A short queue, so that the flows' slow starts overflow it.
+    text = SCENARIO.format(duration="3s").replace("limit = 50", "limit = 15")
+    path = write(tmp_path, text + "[trace]\nevents = true\n")
+    assert cli.main(["live", str(path), "--out", str(tmp_path / "live")]) == 0
+    assert cli.main(["run", str(path), "--out", str(tmp_path / "sim")]) == 0
+    events = pd.read_parquet(tmp_path / "live" / "events.parquet")
+    simulated = pd.read_parquet(tmp_path / "sim" / "events.parquet")
+    queues = pd.read_csv(tmp_path / "live" / "queues.csv")
+    # The simulation's columns, types and categories; only the bottleneck's link events.
+    assert events.dtypes.equals(simulated.dtypes)
+    assert set(events.kind) == {"enqueue", "dequeue", "drop"}
+    assert set(events.link) == {0, 1} and set(events.flow) == {0, 1}
+    assert (events.time_ns.diff().dropna() >= 0).all() and events.time_ns.min() >= 0
+    assert queues.drops.iloc[0] > 0
+    for q, row in queues.iterrows():
+        mine = events[events.link == q]
+        n = mine.kind.value_counts()
+        assert row.no_flow == 0, row
+        # Drops per flow add up to the queue's; every arrival was queued or dropped; every
+        # packet queued was written or is still in the link (DropTail, no loss model).
+        drops = mine[mine.kind == "drop"].groupby("flow").size()
+        assert drops.sum() == row.drops + row.link_losses == n.get("drop", 0), (q, drops, row)
+        assert n["enqueue"] + n.get("drop", 0) == row.arrivals, (q, n, row)
+        assert n["enqueue"] == row.departures + row.left_in_link, (q, n, row)
+        assert row.departures <= n["dequeue"] <= n["enqueue"]
+    # Data one way, acknowledgements the other; the drops made retransmissions, which carry
+    # segment numbers already sent (queued or dropped on arrival).
+    sent = events[events.kind.isin(["enqueue", "drop"]) & (events.link == 0)]
+    assert set(sent.packet) == {"syn", "data", "ack"}
+    assert set(events[events.link == 1].packet) == {"synack", "ack"}
+    for flow, data in sent[sent.packet == "data"].groupby("flow"):
+        first = data[~data.retx]
+        assert first.seq.iloc[0] == 0 and first.seq.is_monotonic_increasing, flow
+        assert set(data[data.retx].seq) <= set(first.seq), flow
+    # Within the run, only data overflowed the queue (a connection's reset at the end may).
+    assert events[(events.kind == "drop") & (events.time_s < 3)].packet.eq("data").all()
+    assert sent.retx.any()
+
+
 def start_live(tmp_path: Path, out: Path) -> subprocess.Popen[str]:
     """``flowshare live`` of a 30-s scenario, as a process, once its namespaces exist."""
     path = write(tmp_path, SCENARIO.format(duration="30s"))

@@ -16,7 +16,7 @@ import math
 import os
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,7 @@ __all__ = [
     "RunResult",
     "events_to_frame",
     "table_to_frame",
+    "write_events_parquet",
 ]
 
 OUTPUT_FILES = (
@@ -1023,6 +1024,33 @@ def _write_events(result: RunResult, path: Path) -> bool:
         empty=lambda: _events_frame(data.events.frame(), codes),  # type: ignore[union-attr]
     )
     return True
+
+
+def write_events_parquet(
+    chunks: Iterable[pd.DataFrame], codes: Mapping[str, Sequence[str]], path: str | os.PathLike[str]
+) -> None:
+    """Write an event trace given chunk by chunk as ``events.parquet`` (docs/traces.md).
+
+    Parameters
+    ----------
+    chunks : iterable of pandas.DataFrame
+        The trace in time order, in the core's integer columns: ``time_ns``, ``kind``,
+        ``flow``, ``link``, ``packet``, ``seq``, ``size``, ``retx``, ``acked``, ``reason``.
+    codes : mapping of str to sequence of str
+        Names of the codes of the ``kind``, ``packet`` and ``reason`` columns, in code order.
+    path : path-like
+        The Parquet file, written a row group or more per chunk, with the schema of the
+        simulator's event trace (an empty trace has it too).
+    """
+    import numpy as np
+    import pandas as pd
+
+    empty = pd.DataFrame({name: np.empty(0, dtype="int64") for name in _EVENT_COLUMNS[1:]})
+    _write_chunks(
+        (_events_frame(chunk, codes) for chunk in chunks),
+        Path(path),
+        empty=lambda: _events_frame(empty, codes),
+    )
 
 
 def _write_chunks(frames: Any, path: Path, *, empty: Any) -> None:

@@ -8,7 +8,15 @@
 //! the current transmission, the loop waits for like a due write. The loss model acts where
 //! the scenario places it. The packets themselves wait in a slab indexed by the id the
 //! link's pipe and scheduler carry.
+//!
+//! With an event trace ([`Trace`]), each packet is classified into its flow as it is offered,
+//! and the link events are recorded where the simulator records them
+//! (`flowshare_core::sim::forward`): `enqueue` when the queue accepts it, `dequeue` at the end
+//! of its transmission, `drop` with the simulator's reason when it is refused, pushed out,
+//! dropped by CoDel or lost by the loss model.
 
+use crate::events::{refusal_reason, removal_reason, EventLog};
+use crate::flows::{Classified, FlowMap};
 use crate::ipv4::{self, codepoint, Rejected};
 use crate::pcap::Capture;
 use crate::report::DirReport;
@@ -18,8 +26,10 @@ use crate::{clock, EmuError};
 use flowshare_core::net::link::GONE;
 use flowshare_core::net::sched::{Discipline, Queued};
 use flowshare_core::net::LinkDir;
+use flowshare_core::net::LinkId;
 use flowshare_core::packet::{ecn, Meta, PacketId};
 use flowshare_core::scenario::ConnSpec;
+use flowshare_core::trace::{EventKind, Reason};
 use flowshare_core::units::Time;
 
 /// How a packet's 5-tuple hash becomes the flow (and flow group) a queue discipline sees.
@@ -75,12 +85,23 @@ pub(crate) struct Sink<'a> {
     pub wall0: u64,
 }
 
+/// The event trace of both directions: the flows packets are classified into and the
+/// records' file.
+pub(crate) struct Trace {
+    pub flows: FlowMap,
+    pub log: EventLog,
+}
+
 /// One direction in real time.
 pub(crate) struct Direction {
     link: LinkDir,
+    /// The direction's index in the scenario's network (the trace's `link`).
+    id: LinkId,
     classify: Classify,
     /// Packet bytes by id; `free` lists reusable ids.
     slots: Vec<Vec<u8>>,
+    /// What each waiting packet is in the trace (`None`: no flow's, or no trace).
+    tags: Vec<Option<Classified>>,
     free: Vec<PacketId>,
     /// Arrival time of the pipe's head.
     head: Option<Time>,
@@ -89,38 +110,61 @@ pub(crate) struct Direction {
     departures: u64,
     not_ipv4: u64,
     malformed: u64,
+    /// Packets of no flow (counted only with a trace).
+    no_flow: u64,
     lateness: Lateness,
 }
 
 impl Direction {
-    /// Drive `link`, classifying packets with `classify`.
-    pub(crate) fn new(link: LinkDir, classify: Classify) -> Direction {
+    /// Drive `link`, direction `id` of the scenario's network, classifying packets with
+    /// `classify`.
+    pub(crate) fn new(link: LinkDir, id: LinkId, classify: Classify) -> Direction {
         Direction {
             link,
+            id,
             classify,
             slots: Vec::new(),
+            tags: Vec::new(),
             free: Vec::new(),
             head: None,
             tx_end: None,
             departures: 0,
             not_ipv4: 0,
             malformed: 0,
+            no_flow: 0,
             lateness: Lateness::default(),
         }
     }
 
-    fn alloc(&mut self, packet: &[u8]) -> PacketId {
+    fn alloc(&mut self, packet: &[u8], tag: Option<Classified>) -> PacketId {
         match self.free.pop() {
             Some(id) => {
                 let s = &mut self.slots[id as usize];
                 s.clear();
                 s.extend_from_slice(packet);
+                self.tags[id as usize] = tag;
                 id
             }
             None => {
                 self.slots.push(packet.to_vec());
+                self.tags.push(tag);
                 (self.slots.len() - 1) as PacketId
             }
+        }
+    }
+
+    /// Record event `kind` of a packet (`tag`, `size` bytes) at `t`, if it is traced.
+    fn log(
+        &self,
+        trace: &mut Option<Trace>,
+        t: Time,
+        kind: EventKind,
+        tag: Option<Classified>,
+        size: u32,
+        reason: Reason,
+    ) {
+        if let (Some(trace), Some(c)) = (trace, tag) {
+            trace.log.record(t, kind, self.id, &c, size, reason);
         }
     }
 
@@ -133,30 +177,38 @@ impl Direction {
     }
 
     /// Offer `packet`, read at `now`.
-    pub(crate) fn offer(&mut self, now: Time, packet: &[u8]) {
+    pub(crate) fn offer(&mut self, now: Time, packet: &[u8], trace: &mut Option<Trace>) {
         let info = match ipv4::parse(packet) {
             Ok(info) => info,
             Err(Rejected::NotIpv4) => return self.not_ipv4 += 1,
             Err(Rejected::Malformed) => return self.malformed += 1,
         };
         // Transmitter events up to now come first, as in the simulator's event order.
-        self.advance(now);
+        self.advance(now, trace);
+        let tag = trace.as_mut().and_then(|t| t.flows.classify(packet));
+        self.no_flow += u64::from(trace.is_some() && tag.is_none());
         let (flow, group) = self.classify.flow(info.flow_hash);
-        let meta = Meta { flow, group, size: u32::from(info.total_len), ecn: info.meta_ecn(), flags: 0 };
+        let size = u32::from(info.total_len);
+        let meta = Meta { flow, group, size, ecn: info.meta_ecn(), flags: 0 };
         if self.link.loss_first() && self.link.lost_on_arrival(now) {
-            return;
+            return self.log(trace, now, EventKind::Drop, tag, size, Reason::LinkLoss);
         }
         if self.link.is_scheduled() {
-            return self.offer_scheduled(now, packet, meta);
+            return self.offer_scheduled(now, packet, meta, tag, trace);
         }
-        let Ok(arrival) = self.link.enqueue(now, now, &meta) else {
-            return;
+        let arrival = match self.link.enqueue(now, now, &meta) {
+            Ok(arrival) => arrival,
+            Err(refusal) => return self.log(trace, now, EventKind::Drop, tag, size, refusal_reason(refusal)),
         };
+        // A FIFO knows when the transmission ends as it accepts the packet.
+        let end = self.link.last_end();
+        self.log(trace, now, EventKind::Enqueue, tag, size, Reason::None);
+        self.log(trace, end, EventKind::Dequeue, tag, size, Reason::None);
         let marked = meta.ecn != 0 && self.link.take_mark();
         if self.link.lost_on_wire(now, arrival) {
-            return;
+            return self.log(trace, end, EventKind::Drop, tag, size, Reason::LinkLoss);
         }
-        let id = self.alloc(packet);
+        let id = self.alloc(packet, tag);
         if marked {
             ipv4::set_ce(&mut self.slots[id as usize]);
         }
@@ -165,47 +217,66 @@ impl Direction {
         }
     }
 
-    fn offer_scheduled(&mut self, now: Time, packet: &[u8], meta: Meta) {
-        let id = self.alloc(packet);
+    fn offer_scheduled(
+        &mut self,
+        now: Time,
+        packet: &[u8],
+        meta: Meta,
+        tag: Option<Classified>,
+        trace: &mut Option<Trace>,
+    ) {
+        let id = self.alloc(packet, tag);
         match self.link.sched_enqueue(now, Queued { id, at: now, meta }) {
-            Err(_) => self.free.push(id),
+            Err(refusal) => {
+                self.log(trace, now, EventKind::Drop, tag, meta.size, refusal_reason(refusal));
+                self.free.push(id);
+            }
             Ok(idle) => {
                 if meta.ecn != 0 && self.link.take_mark() {
                     ipv4::set_ce(&mut self.slots[id as usize]);
                 }
-                self.drain_removed();
+                self.log(trace, now, EventKind::Enqueue, tag, meta.size, Reason::None);
+                self.drain_removed(now, trace);
                 if idle {
-                    self.start_tx(now);
+                    self.start_tx(now, trace);
                 }
             }
         }
     }
 
-    /// Free the packets the scheduler removed without sending them (their drops are counted).
-    fn drain_removed(&mut self) {
-        let Some(s) = self.link.scheduled_mut() else { return };
-        for (q, _) in s.removed.drain(..) {
+    /// Free the packets the scheduler removed at `t` without sending them (the link counts
+    /// their drops; the trace records them).
+    fn drain_removed(&mut self, t: Time, trace: &mut Option<Trace>) {
+        let n = self.link.scheduled().map_or(0, |s| s.removed.len());
+        for i in 0..n {
+            let (q, why) = self.link.scheduled().expect("scheduled").removed[i];
+            self.log(trace, t, EventKind::Drop, self.tags[q.id as usize], q.meta.size, removal_reason(why));
             self.free.push(q.id);
+        }
+        if n > 0 {
+            self.link.scheduled_mut().expect("scheduled").removed.clear();
         }
     }
 
     /// Run the scheduled transmitter's events due by `now`.
-    fn advance(&mut self, now: Time) {
+    fn advance(&mut self, now: Time, trace: &mut Option<Trace>) {
         while let Some(t) = self.tx_end.filter(|&t| t <= now) {
-            self.start_tx(t);
+            self.start_tx(t, trace);
         }
     }
 
     /// The scheduled transmitter is free at `t`: send the next packet, if any.
-    fn start_tx(&mut self, t: Time) {
+    fn start_tx(&mut self, t: Time, trace: &mut Option<Trace>) {
         let started = self.link.sched_start(t);
         let end = self.link.last_end();
-        self.drain_removed();
+        self.drain_removed(t, trace);
         let Some((q, arrival)) = started else {
             self.tx_end = None;
             return;
         };
         self.tx_end = Some(end);
+        let tag = self.tags[q.id as usize];
+        self.log(trace, end, EventKind::Dequeue, tag, q.meta.size, Reason::None);
         let bytes = &mut self.slots[q.id as usize];
         if q.meta.ecn & ecn::CE != 0 && bytes[1] & 0b11 != codepoint::CE {
             // Marked as it leaves (a class's `mark = "departure"`).
@@ -213,6 +284,7 @@ impl Direction {
             self.link.stats.marks += 1;
         }
         if self.link.lost_on_wire(t, arrival) {
+            self.log(trace, end, EventKind::Drop, tag, q.meta.size, Reason::LinkLoss);
             self.free.push(q.id);
             return;
         }
@@ -222,8 +294,14 @@ impl Direction {
     }
 
     /// Write every packet due by `now` to `sink`, recording how late each write is.
-    pub(crate) fn deliver(&mut self, now: Time, sink: &Sink, capture: &mut Option<Capture>) -> Result<(), EmuError> {
-        self.advance(now);
+    pub(crate) fn deliver(
+        &mut self,
+        now: Time,
+        sink: &Sink,
+        capture: &mut Option<Capture>,
+        trace: &mut Option<Trace>,
+    ) -> Result<(), EmuError> {
+        self.advance(now, trace);
         while let Some(due) = self.head.filter(|&h| h <= now) {
             let (id, next) = self.link.pop_arrival();
             self.head = next;
@@ -243,8 +321,8 @@ impl Direction {
         Ok(())
     }
 
-    /// The direction's counters.
-    pub(crate) fn report(&self) -> DirReport {
+    /// The direction's counters (`traced`: packets were classified into flows).
+    pub(crate) fn report(&self, traced: bool) -> DirReport {
         let s = &self.link.stats;
         DirReport {
             arrivals: s.arrivals,
@@ -258,6 +336,7 @@ impl Direction {
             left_in_link: (self.link.pipe_ids().count() + self.link.waiting_ids().count()) as u64,
             not_ipv4: self.not_ipv4,
             malformed: self.malformed,
+            no_flow: traced.then_some(self.no_flow),
             lateness: self.lateness.summary(),
         }
     }
@@ -312,11 +391,11 @@ dst = "b"
     fn fifo_arrivals_are_the_link_models() {
         // 8 Mbit/s: 1000 bytes take 1 ms; then 5 ms of propagation.
         let (mut f, _) = wire(r#"rate = "8Mbps", delay = "5ms", queue = { limit = 2 }"#, 1);
-        f.offer(0, &udp(0, 1, 1000));
+        f.offer(0, &udp(0, 1, 1000), &mut None);
         assert_eq!(f.next_due(), Some(6_000_000));
-        f.offer(0, &udp(0, 1, 1000));
-        f.offer(0, &udp(0, 1, 1000)); // the third finds the queue full
-        let r = f.report();
+        f.offer(0, &udp(0, 1, 1000), &mut None);
+        f.offer(0, &udp(0, 1, 1000), &mut None); // the third finds the queue full
+        let r = f.report(false);
         assert_eq!((r.arrivals, r.bytes, r.drops, r.max_queue, r.left_in_link), (3, 3000, 1, 2, 2));
         assert_eq!(f.next_due(), Some(6_000_000));
     }
@@ -326,9 +405,9 @@ dst = "b"
         let (mut f, _) = wire(r#"rate = "8Mbps", delay = "5ms""#, 1);
         let mut v6 = vec![0u8; 60];
         v6[0] = 0x60;
-        f.offer(0, &v6);
-        f.offer(0, &udp(0, 1, 1000)[..500]);
-        let r = f.report();
+        f.offer(0, &v6, &mut None);
+        f.offer(0, &udp(0, 1, 1000)[..500], &mut None);
+        let r = f.report(false);
         assert_eq!((r.arrivals, r.not_ipv4, r.malformed), (0, 1, 1));
         assert_eq!(f.next_due(), None);
     }
@@ -337,10 +416,10 @@ dst = "b"
     fn step_marking_sets_ce_in_the_packet_with_a_valid_checksum() {
         let (mut f, _) = wire(r#"rate = "8Mbps", delay = "1ms", queue = { limit = 100, ecn_threshold = 1 }"#, 1);
         for _ in 0..3 {
-            f.offer(0, &udp(codepoint::ECT0, 1, 1000));
+            f.offer(0, &udp(codepoint::ECT0, 1, 1000), &mut None);
         }
         // Waiting packets seen: none, none (one in transmission), one: the third is marked.
-        assert_eq!(f.report().marks, 1);
+        assert_eq!(f.report(false).marks, 1);
         let marked: Vec<_> = f.link.pipe_ids().map(|id| f.slots[id as usize][1] & 0b11).collect();
         assert_eq!(marked, [codepoint::ECT0, codepoint::ECT0, codepoint::CE]);
         let third = &f.slots[f.link.pipe_ids().nth(2).unwrap() as usize];
@@ -351,13 +430,13 @@ dst = "b"
     fn scheduled_direction_runs_its_transmitter() {
         let (mut f, _) = wire(r#"rate = "8Mbps", delay = "5ms", queue = { kind = "fq_codel" }"#, 2);
         assert!(matches!(f.classify, Classify::Listed(ref l) if l.len() == 2));
-        f.offer(0, &udp(0, 1, 1000));
-        f.offer(0, &udp(0, 2, 1000));
+        f.offer(0, &udp(0, 1, 1000), &mut None);
+        f.offer(0, &udp(0, 2, 1000), &mut None);
         // The transmitter's next event (1 ms) comes before the first arrival (6 ms).
         assert_eq!(f.next_due(), Some(1_000_000));
-        f.advance(1_000_000);
+        f.advance(1_000_000, &mut None);
         assert_eq!(f.next_due(), Some(2_000_000));
-        f.advance(2_000_000);
+        f.advance(2_000_000, &mut None);
         assert_eq!(f.next_due(), Some(6_000_000));
         assert_eq!(f.link.pipe_ids().count(), 2);
     }
@@ -383,9 +462,111 @@ dst = "b"
     fn loss_model_discards_on_the_wire() {
         let (mut f, _) = wire(r#"rate = "8Mbps", delay = "5ms", loss = { model = "periodic", every = 2 }"#, 1);
         for _ in 0..4 {
-            f.offer(0, &udp(0, 1, 1000));
+            f.offer(0, &udp(0, 1, 1000), &mut None);
         }
-        let r = f.report();
+        let r = f.report(false);
         assert_eq!((r.arrivals, r.link_losses, r.left_in_link), (4, 2, 2));
+    }
+
+    /// A trace of flows 0 and 1 (flowshare's transport on ports 6000 and 6001) into a file
+    /// unique to `name`.
+    fn traced(name: &str) -> (Option<Trace>, std::path::PathBuf) {
+        use crate::events::Filter;
+        use crate::flows::{FlowPorts, Stack};
+        let path = std::env::temp_dir().join(format!("flowshare-emu-{name}-{}.bin", std::process::id()));
+        let ports = [0, 1].map(|f| FlowPorts {
+            flow: f,
+            stack: Stack::Flowshare,
+            port_a: 6000 + f as u16,
+            port_b: 6000 + f as u16,
+        });
+        let flows = FlowMap::new([10, 77, 0, 1].into(), [10, 77, 0, 2].into(), &ports, 2).unwrap();
+        let log = EventLog::create(&path, Filter::all()).unwrap();
+        (Some(Trace { flows, log }), path)
+    }
+
+    /// A data datagram of flow `flow`, segment `seq`, `total` bytes of IPv4 packet.
+    fn data(flow: u32, seq: u64, total: u16) -> Vec<u8> {
+        use flowshare_core::packet::{Kind, Packet};
+        let mut d = Vec::new();
+        flowshare_live::wire::encode(&Packet::new(flow, Kind::Data, seq, u32::from(total), 0), flow, 0, &mut d)
+            .unwrap();
+        let mut p = udp(0, 6000 + flow as u16, total);
+        p[22..24].copy_from_slice(&(6000 + flow as u16).to_be_bytes());
+        p[28..].copy_from_slice(&d);
+        p
+    }
+
+    /// The records of `trace` up to `end` as (time, seq, flow, link, kind, reason).
+    fn records(trace: Option<Trace>, path: &std::path::Path, end: Time) -> Vec<(i64, u64, u32, i32, u8, u8)> {
+        trace.unwrap().log.finish(end).unwrap();
+        crate::events::read_records(path)
+    }
+
+    const ENQ: u8 = EventKind::Enqueue as u8;
+    const DEQ: u8 = EventKind::Dequeue as u8;
+    const DROP: u8 = EventKind::Drop as u8;
+
+    #[test]
+    fn a_traced_fifo_records_enqueues_dequeues_and_overflows() {
+        let (mut trace, path) = traced("fifo");
+        // 8 Mbit/s: 1000 bytes take 1 ms; a queue of 2 packets.
+        let (mut f, _) = wire(r#"rate = "8Mbps", delay = "5ms", queue = { limit = 2 }"#, 2);
+        f.offer(0, &data(0, 0, 1000), &mut trace);
+        f.offer(0, &data(1, 0, 1000), &mut trace);
+        f.offer(0, &data(0, 1, 1000), &mut trace); // full
+        f.offer(0, &udp(0, 7777, 1000), &mut trace); // no flow's, full too
+        let r = f.report(true);
+        assert_eq!((r.arrivals, r.drops, r.no_flow), (4, 2, Some(1)));
+        // The second transmission has not ended by 1.5 ms: its dequeue is left out.
+        let over = Reason::Overflow as u8;
+        assert_eq!(
+            records(trace, &path, 1_500_000),
+            [(0, 0, 0, 0, ENQ, 0), (0, 0, 1, 0, ENQ, 0), (0, 1, 0, 0, DROP, over), (1_000_000, 0, 0, 0, DEQ, 0)]
+        );
+    }
+
+    #[test]
+    fn a_loss_on_the_wire_is_a_drop_at_the_end_of_the_transmission() {
+        let (mut trace, path) = traced("loss");
+        // Every other packet lost, starting with the first.
+        let (mut f, _) = wire(r#"rate = "8Mbps", delay = "5ms", loss = { model = "periodic", every = 2 }"#, 2);
+        f.offer(0, &data(0, 0, 1000), &mut trace);
+        f.offer(0, &data(0, 1, 1000), &mut trace);
+        let lost = Reason::LinkLoss as u8;
+        assert_eq!(
+            records(trace, &path, 10_000_000),
+            [
+                (0, 0, 0, 0, ENQ, 0),
+                (0, 1, 0, 0, ENQ, 0),
+                (1_000_000, 0, 0, 0, DEQ, 0),
+                (1_000_000, 0, 0, 0, DROP, lost),
+                (2_000_000, 1, 0, 0, DEQ, 0)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_traced_scheduler_records_push_outs_and_its_transmissions() {
+        let (mut trace, path) = traced("drr");
+        // A shared limit of 2000 bytes, pushing out of the longest queue.
+        let q = r#"queue = { kind = "drr", limit = "2000B", overflow = "push_out_longest" }"#;
+        let (mut f, _) = wire(&format!(r#"rate = "8Mbps", delay = "5ms", {q}"#), 2);
+        f.offer(0, &data(0, 0, 1000), &mut trace); // transmitted at once
+        f.offer(0, &data(0, 1, 1000), &mut trace);
+        f.offer(0, &data(0, 2, 1000), &mut trace);
+        f.offer(0, &data(1, 0, 1000), &mut trace); // pushes out flow 0's head
+        f.advance(2_000_000, &mut trace);
+        let recs = records(trace, &path, 2_000_000);
+        let push = Reason::PushOut as u8;
+        let drops: Vec<_> = recs.iter().filter(|r| r.4 == DROP).collect();
+        assert_eq!(drops, [&(0, 1, 0, 0, DROP, push)]);
+        assert_eq!(recs.iter().filter(|r| r.4 == ENQ).count(), 4);
+        // Dequeues at the ends of the transmissions, 1 ms apart, in time order.
+        let deqs: Vec<_> = recs.iter().filter(|r| r.4 == DEQ).map(|r| (r.0, r.2)).collect();
+        assert_eq!(deqs[0], (1_000_000, 0));
+        assert_eq!(deqs.len(), 2);
+        assert!(recs.windows(2).all(|w| w[0].0 <= w[1].0));
+        assert_eq!(f.report(true).no_flow, Some(0));
     }
 }

@@ -6,14 +6,21 @@
 //! offers it to its direction, writes the packets that are due, and waits in `ppoll` until
 //! the next due time or a readable device, spinning through the last microseconds so that
 //! writes happen on time (see [`crate::clock::wait`]).
+//!
+//! With an event trace ([`EmulatorConfig::events`]) the link events of every packet of a flow
+//! are recorded as the model decides them (`crate::events`), and written once the clock has
+//! passed them, each loop after the due writes.
 
 use crate::clock::{self, Realtime, TimerSlack};
-use crate::direction::{Classify, Direction, Sink};
+use crate::direction::{Classify, Direction, Sink, Trace};
+use crate::events::{EventCodes, EventLog, EventsConfig, EventsReport, Filter, RECORD_LEN};
+use crate::flows::FlowMap;
 use crate::pcap::Capture;
 use crate::report::EmuReport;
 use crate::tun::{self, Tun, TunConfig};
 use crate::{netns, EmuError};
 use flowshare_core::net::LinkDir;
+use flowshare_core::units::Time;
 use flowshare_core::Scenario;
 use std::net::Ipv4Addr;
 use std::os::fd::AsRawFd;
@@ -61,6 +68,9 @@ pub struct EmulatorConfig {
     pub duration: Duration,
     /// Capture the packets leaving both directions to this pcap file.
     pub pcap: Option<PathBuf>,
+    /// Record the link events of the flows' packets (with the scenario's `[trace]` filters of
+    /// flows, links and kinds, when it asks for events).
+    pub events: Option<EventsConfig>,
     /// Never sleep: poll the devices continuously, so that packets are also read within
     /// about a microsecond of reaching a device (a sleeping thread wakes tens to hundreds of
     /// microseconds late, more in a virtual machine), at the price of one busy core.
@@ -88,6 +98,7 @@ impl EmulatorConfig {
             link,
             duration: Duration::from_secs(60),
             pcap: None,
+            events: None,
             busy_poll: false,
             realtime_priority: None,
         }
@@ -137,7 +148,13 @@ impl EmulatorConfig {
 
     /// The link's two directions, built by the scenario builder with their queue disciplines
     /// and loss models, and how each classifies packets into flows.
+    #[cfg(test)]
     pub(crate) fn directions(&self) -> Result<(Direction, Direction), EmuError> {
+        self.parts().map(|p| (p.forward, p.reverse))
+    }
+
+    /// The link's two directions and what the event trace keeps.
+    fn parts(&self) -> Result<Parts, EmuError> {
         if !self.scenario.changes.is_empty() {
             return Err(EmuError::config(
                 "scenario.changes",
@@ -145,6 +162,13 @@ impl EmulatorConfig {
             ));
         }
         let built = self.scenario.build()?;
+        let filter = match &self.scenario.trace {
+            Some(t) if t.events => {
+                let spec = t.resolve(&built.net, built.conns.len(), self.scenario.bottleneck_link(), Time::MAX)?;
+                Filter::of(&spec)
+            }
+            _ => Filter::all(),
+        };
         let mut net = built.net;
         let names = &net.link_names;
         let k = match &self.link {
@@ -186,10 +210,20 @@ impl EmulatorConfig {
                     ),
                 )
             })?;
-            Ok::<_, EmuError>(Direction::new(link, classify))
+            Ok::<_, EmuError>(Direction::new(link, d as u32, classify))
         };
-        Ok((take(f, "forward")?, take(r, "reverse")?))
+        Ok(Parts { forward: take(f, "forward")?, reverse: take(r, "reverse")?, filter, flows: built.conns.len() })
     }
+}
+
+/// What a run is made of.
+struct Parts {
+    forward: Direction,
+    reverse: Direction,
+    /// What the event trace keeps.
+    filter: Filter,
+    /// The scenario's flows.
+    flows: usize,
 }
 
 /// Emulate `cfg` until its duration has passed or `stop` is set. `ready` is called once both
@@ -197,7 +231,14 @@ impl EmulatorConfig {
 /// whether the run succeeded or not.
 pub fn run(cfg: &EmulatorConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Result<EmuReport, EmuError> {
     cfg.check()?;
-    let (mut forward, mut reverse) = cfg.directions()?;
+    let Parts { mut forward, mut reverse, filter, flows } = cfg.parts()?;
+    let mut trace = match &cfg.events {
+        Some(ev) => Some(Trace {
+            flows: FlowMap::new(cfg.addr_a, cfg.addr_b, &ev.flows, flows)?,
+            log: EventLog::create(&ev.path, filter)?,
+        }),
+        None => None,
+    };
     let mut capture = cfg.pcap.as_deref().map(Capture::create).transpose()?;
     let side = |ns: &str, name: &str, addr| TunConfig {
         ns: ns.to_string(),
@@ -226,18 +267,25 @@ pub fn run(cfg: &EmulatorConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Res
     let end = t0.saturating_add(u64::try_from(cfg.duration.as_nanos()).unwrap_or(u64::MAX));
     let to_b = Sink { tun: &tun_b, t0, wall0 };
     let to_a = Sink { tun: &tun_a, t0, wall0 };
+    if let Some(t) = &mut trace {
+        t.log.start(t0);
+    }
     ready();
     loop {
         let now = clock::monotonic_ns();
         if now >= end || stop.load(Ordering::Relaxed) {
             break;
         }
-        forward.deliver(now - t0, &to_b, &mut capture)?;
-        reverse.deliver(now - t0, &to_a, &mut capture)?;
+        forward.deliver(now - t0, &to_b, &mut capture, &mut trace)?;
+        reverse.deliver(now - t0, &to_a, &mut capture, &mut trace)?;
+        if let Some(t) = &mut trace {
+            // Both directions have run every event up to now; reads come later.
+            t.log.flush_upto(now - t0)?;
+        }
         for (tun, dir) in [(&tun_a, &mut forward), (&tun_b, &mut reverse)] {
             for _ in 0..READ_BATCH {
                 let Some(n) = tun.read(&mut buf)? else { break };
-                dir.offer(clock::monotonic_ns() - t0, &buf[..n]);
+                dir.offer(clock::monotonic_ns() - t0, &buf[..n], &mut trace);
             }
         }
         match [forward.next_due(), reverse.next_due()].into_iter().flatten().min() {
@@ -254,5 +302,10 @@ pub fn run(cfg: &EmulatorConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Res
     if let Some(c) = capture {
         c.finish()?;
     }
-    Ok(EmuReport { forward: forward.report(), reverse: reverse.report(), elapsed_ns })
+    let traced = trace.is_some();
+    let events = match trace {
+        Some(t) => Some(EventsReport { records: t.log.finish(elapsed_ns)?, record_len: RECORD_LEN, codes: EventCodes }),
+        None => None,
+    };
+    Ok(EmuReport { forward: forward.report(traced), reverse: reverse.report(traced), elapsed_ns, events })
 }

@@ -43,6 +43,14 @@ pub enum EmuError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The event trace cannot be written.
+    #[error("event trace {}: {source}", path.display())]
+    Events {
+        /// The file of records.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
 }
 
 impl EmuError {

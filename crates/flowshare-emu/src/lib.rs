@@ -8,12 +8,16 @@
 //! One concept per module: [`netns`] enters namespaces, [`tun`] makes the devices, [`ipv4`]
 //! reads what the model needs from a packet, [`clock`] keeps time and waits, `direction`
 //! drives one [`LinkDir`](flowshare_core::net::LinkDir) in real time, [`timing`] summarizes
-//! write-time errors, [`pcap`] records departures, and [`emulator`] puts them together.
+//! write-time errors, [`pcap`] records departures, [`flows`] tells which flow a packet
+//! belongs to, [`events`] records the link events of the flows' packets, and [`emulator`]
+//! puts them together.
 
 pub mod clock;
 mod direction;
 pub mod emulator;
 pub mod error;
+pub mod events;
+pub mod flows;
 pub mod ipv4;
 pub mod netns;
 pub mod pcap;
@@ -23,4 +27,6 @@ pub mod tun;
 
 pub use emulator::{run, EmulatorConfig, LinkSelect};
 pub use error::EmuError;
+pub use events::{EventsConfig, EventsReport};
+pub use flows::{FlowPorts, Stack};
 pub use report::{DirReport, EmuReport};

@@ -1,5 +1,6 @@
 //! What a run did: the link model's counters per direction and how late packets were written.
 
+use crate::events::EventsReport;
 use crate::timing::LatenessSummary;
 use serde::Serialize;
 
@@ -28,6 +29,9 @@ pub struct DirReport {
     pub not_ipv4: u64,
     /// IPv4 packets with a malformed header, dropped.
     pub malformed: u64,
+    /// With an event trace: packets that belong to no flow (another protocol, address or
+    /// port, a fragment, a datagram the live transport refuses), carried but not traced.
+    pub no_flow: Option<u64>,
     /// Actual write time minus the time the model said the packet arrives.
     pub lateness: LatenessSummary,
 }
@@ -41,4 +45,6 @@ pub struct EmuReport {
     pub reverse: DirReport,
     /// Length of the run, from the devices being up to the end, in nanoseconds.
     pub elapsed_ns: u64,
+    /// The event trace, when one was asked for.
+    pub events: Option<EventsReport>,
 }

@@ -30,6 +30,9 @@ struct EmulatorRequest {
     duration_s: f64,
     #[serde(default)]
     pcap: Option<PathBuf>,
+    /// The event trace's file of records and the flows' ports.
+    #[serde(default)]
+    events: Option<flowshare_emu::EventsConfig>,
     #[serde(default)]
     busy_poll: bool,
 }
@@ -46,6 +49,7 @@ fn emulator_config(request_json: &str) -> PyResult<EmulatorConfig> {
     cfg.addr_b = r.address_b;
     cfg.duration = duration;
     cfg.pcap = r.pcap;
+    cfg.events = r.events;
     cfg.busy_poll = r.busy_poll;
     cfg.check().map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(cfg)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from .._files import atomic_directory, read_document_text
 from .. import _core
+from ..results import EVENTS_FILE
+from . import trace
 from .netns import LiveError, check_privileges
 from .session import Stack
 
@@ -37,9 +39,17 @@ def run(scenario: str | os.PathLike[str], out: str | os.PathLike[str], *,
     normalized = json.loads(_core.parse_scenario(text, fmt, path.parent))
     session.plan(normalized, stack)  # a bad scenario fails before anything is made
     check_privileges()
-    with atomic_directory(out) as stage, tempfile.TemporaryDirectory(prefix="flowshare-live-") as tmp:
+    # The working directory is in the staging directory, on the output's file system: the
+    # event trace's records and the capture can be large.
+    with atomic_directory(out) as stage, tempfile.TemporaryDirectory(
+        prefix=".flowshare-live-", dir=stage
+    ) as tmp:
         reports = session.run(normalized, Path(tmp), stack=stack)
         names = outputs.write(stage, reports["plan"], reports)
+        if trace.events_wanted(normalized):
+            trace.write(stage / EVENTS_FILE, Path(tmp) / trace.RECORDS_FILE, normalized,
+                        reports["t0_s"], reports["emulator"])
+            names.append(EVENTS_FILE)
         capture = Path(tmp) / session.PCAP_FILE
         if capture.exists():
             shutil.move(capture, stage / session.PCAP_FILE)

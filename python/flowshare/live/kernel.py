@@ -3,10 +3,11 @@
 Run inside a namespace of a live run (``python -m flowshare.live.kernel receive|send ...``).
 The receiver accepts one connection per flow, each opened with a 4-byte flow number, and
 counts the bytes the application reads until the run's end; the sender opens each flow at its
-start time with the congestion control asked for (``TCP_CONGESTION``) and writes as fast as
-the socket takes data. Times are on ``CLOCK_MONOTONIC``, which every namespace shares, so the
-two ends agree on the run's start without exchanging clocks. Each side writes one JSON
-document of its counts.
+start time with the congestion control asked for (``TCP_CONGESTION``), from a port of its own
+(the base port given plus the flow number, so that the link emulator knows each connection by
+its ports), and writes as fast as the socket takes data. Times are on ``CLOCK_MONOTONIC``,
+which every namespace shares, so the two ends agree on the run's start without exchanging
+clocks. Each side writes one JSON document of its counts.
 """
 
 from __future__ import annotations
@@ -136,12 +137,15 @@ def _tcp_info(sock: socket.socket) -> tuple[int, float]:
 
 
 def _send_one(
-    flow: int, cc: str, start: float, address: tuple[str, int], t0: float, end: float, out: Sent
+    flow: int, cc: str, start: float, address: tuple[str, int], source_port: int, t0: float,
+    end: float, out: Sent,
 ) -> None:
     _sleep_until(t0 + start)
     try:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("", source_port))
         sock.settimeout(max(end - time.monotonic(), 0.1))
         sock.connect(address)
         sock.sendall(HELLO.pack(flow))
@@ -161,13 +165,18 @@ def _send_one(
 
 
 def send(
-    address: tuple[str, int], flows: Sequence[tuple[int, str, float]], t0: float, duration: float
+    address: tuple[str, int], flows: Sequence[tuple[int, str, float]], t0: float, duration: float,
+    source_port: int,
 ) -> list[Sent]:
-    """Open each ``(flow, cc, start)`` at ``t0 + start`` and send until ``t0 + duration``."""
+    """Open each ``(flow, cc, start)`` at ``t0 + start`` from port ``source_port + flow`` and
+    send until ``t0 + duration``."""
     end = t0 + duration
     results = [Sent(flow, cc) for flow, cc, _ in flows]
     threads = [
-        threading.Thread(target=_send_one, args=(flow, cc, start, address, t0, end, result))
+        threading.Thread(
+            target=_send_one,
+            args=(flow, cc, start, address, source_port + flow, t0, end, result),
+        )
         for (flow, cc, start), result in zip(flows, results, strict=True)
     ]
     for thread in threads:
@@ -192,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tx.add_argument("--to", required=True, help="receiver address")
     tx.add_argument("--port", type=int, required=True)
     tx.add_argument("--flow", action="append", type=_flow_spec, required=True, help="ID:CC:START")
+    tx.add_argument("--source-port", type=int, required=True,
+                    help="flow ID sends from port SOURCE_PORT + ID")
     for p in (rx, tx):
         p.add_argument("--t0", type=float, required=True, help="CLOCK_MONOTONIC start, s")
         p.add_argument("--duration", type=float, required=True)
@@ -202,7 +213,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.port, args.flows, args.t0, args.duration
         )
     else:
-        records = send((args.to, args.port), args.flow, args.t0, args.duration)
+        records = send(
+            (args.to, args.port), args.flow, args.t0, args.duration, args.source_port
+        )
     args.out.write_text(json.dumps([asdict(r) for r in records]))
     return 0
 

@@ -110,6 +110,8 @@ def queues_table(live: LivePlan, emulator: Mapping[str, Any]) -> pd.DataFrame:
             "left_in_link": d["left_in_link"],
             "not_ipv4": d["not_ipv4"],
             "malformed": d["malformed"],
+            # With the event trace: packets of no flow, carried but left out of it.
+            "no_flow": d.get("no_flow"),
             "lateness_p50_s": lateness["p50_ns"] / 1e9,
             "lateness_p99_s": lateness["p99_ns"] / 1e9,
             "lateness_max_s": lateness["max_ns"] / 1e9,

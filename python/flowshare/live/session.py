@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import _core
+from . import trace
 from .kernel import KERNEL_ALGORITHMS, kernel_algorithm
 from .netns import LiveError, Namespaces, namespaces
 
@@ -44,7 +45,9 @@ EMULATOR_EXIT_S = 60.0
 SENDER_ADDRESS = "10.77.0.1"
 RECEIVER_ADDRESS = "10.77.0.2"
 PORT = 5001
-#: Flow i of flowshare's transport uses UDP port ENDPOINT_PORT + i on both sides.
+#: Flow i of flowshare's transport uses UDP port ENDPOINT_PORT + i on both sides; a kernel
+#: flow's sender binds TCP port ENDPOINT_PORT + i (the emulator's event trace tells flows apart
+#: by their ports).
 ENDPOINT_PORT = 6000
 #: The dumbbell's bottleneck, as the scenario builder names it.
 BOTTLENECK = "r0-r1"
@@ -70,7 +73,8 @@ class LiveFlow:
 
     @property
     def port(self) -> int:
-        """The UDP port of its endpoints (flowshare's transport)."""
+        """The UDP port of its endpoints (flowshare's transport), or its sender's TCP port
+        (the kernel's)."""
         return ENDPOINT_PORT + self.index
 
 
@@ -170,6 +174,7 @@ def plan(scenario: Mapping[str, Any], stack: Stack) -> LivePlan:
         raise LiveError(
             f"flows: flow {late[0].index} starts at {late[0].start_s:g} s, after the run's end"
         )
+    trace.check(scenario)
     return LivePlan(stack, duration, tuple(flows), emulated_scenario(scenario))
 
 
@@ -245,6 +250,8 @@ def _start_emulator(ns: Namespaces, live: LivePlan, work: Path) -> subprocess.Po
     }
     if capture_wanted(live.scenario):
         config["pcap"] = str(work / PCAP_FILE)
+    if trace.events_wanted(live.scenario):
+        config["events"] = trace.emulator_request(live.flows, work / trace.RECORDS_FILE, PORT)
     (work / "emulator.json").write_text(json.dumps(config))
     process = ns.start(
         [sys.executable, "-m", "flowshare.live.emulator", str(work / "emulator.json"),
@@ -305,8 +312,8 @@ def _start_kernel(ns: Namespaces, live: LivePlan, work: Path, t0: float) -> list
     )
     specs = [f"--flow={f.index}:{kernel_algorithm(f.cc)}:{f.start_s!r}" for f in flows]
     sender = ns.start(
-        [*py, "send", "--to", RECEIVER_ADDRESS, "--port", str(PORT), *specs, *common,
-         "--out", str(work / "sender.json")],
+        [*py, "send", "--to", RECEIVER_ADDRESS, "--port", str(PORT),
+         "--source-port", str(ENDPOINT_PORT), *specs, *common, "--out", str(work / "sender.json")],
         namespace=ns.sender, stderr=subprocess.PIPE,
     )
     return [("the kernel receiver", receiver), ("the kernel sender", sender)]
@@ -329,6 +336,7 @@ def run(scenario: Mapping[str, Any], work: Path, *, stack: Stack = "kernel") -> 
 
     return {
         "plan": live,
+        "t0_s": t0,
         "receiver": read("receiver.json") if kernel else [],
         "sender": read("sender.json") if kernel else [],
         "endpoints": {
