@@ -6,10 +6,16 @@ The end-to-end runs through the link emulator are in ``test_live_runs.py``; they
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +24,7 @@ import pytest
 
 import flowshare
 from flowshare import _core, cli
-from flowshare.live import compare, netns, session, trace
+from flowshare.live import compare, netns, part, session, trace
 
 ROOT = os.geteuid() == 0 and Path("/dev/net/tun").exists() and shutil.which("ip") is not None
 needs_root = pytest.mark.skipif(
@@ -267,6 +273,88 @@ def test_stale_namespaces_of_dead_runs_are_removed_and_nothing_else():
     finally:
         for name in made:
             subprocess.run(["ip", "netns", "delete", name], capture_output=True, check=False)
+
+
+# --- a part slow to end ------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def fake_part(stages: list[str]) -> Iterator[subprocess.Popen[bytes]]:
+    """A process that prints ``stages`` as a part would, ignores SIGTERM and then hangs."""
+    script = (
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        f"for stage in {stages!r}:\n"
+        "    print(stage, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    ) as process:
+        try:
+            yield process
+        finally:
+            process.kill()
+
+
+def test_run_part_reports_each_stage_in_order(tmp_path):
+    class Done:
+        def stop(self) -> None: ...
+        def finished(self) -> bool: return True
+        def join(self) -> str: return '{"ok": 1}'
+
+    seen: list[str] = []
+    stopped = threading.Event()
+    assert part.run_part("x", Done, tmp_path / "r.json", stopped, seen.append) == 0
+    assert seen == list(part.STAGES)
+    assert json.loads((tmp_path / "r.json").read_text()) == {"ok": 1}
+
+
+def test_an_emulator_that_has_reported_but_lingers_does_not_fail_the_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(session, "TERM_GRACE_S", 0.2)
+    with fake_part(["ready", "stopping", "joined", "reported"]) as process:
+        stages = session._wait_ready(process, "the fake emulator")
+        started = time.monotonic()
+        session._wait_emulator_exit(process, stages)
+        assert process.poll() is None and time.monotonic() - started < 5
+
+
+def test_an_emulator_that_does_not_end_says_where_it_is(tmp_path, monkeypatch):
+    monkeypatch.setattr(session, "EMULATOR_EXIT_S", 0.5)
+    with fake_part(["ready", "stopping"]) as process:
+        stages = session._wait_ready(process, "the fake emulator")
+        with pytest.raises(netns.LiveError) as error:
+            session._wait_emulator_exit(process, stages)
+    message = str(error.value)
+    assert "within 0.5 s of being stopped" in message
+    assert "last stage was 'stopping'" in message
+    # Where the process is: its thread, asleep.
+    assert f"thread {process.pid} (python" in message and " S" in message
+
+
+def test_describe_process_of_a_process_that_is_gone():
+    process = subprocess.Popen(["true"])
+    process.wait()
+    assert netns.describe_process(process.pid) == f"process {process.pid} is gone"
+
+
+@needs_root
+def test_a_process_that_outlives_its_kill_is_reported_not_waited_for(monkeypatch):
+    # A process blocked in the kernel outlives SIGKILL; here the waits for the sleeper expire
+    # as they would for such a process (the signals themselves are real).
+    real_wait = subprocess.Popen.wait
+
+    def wait(self, timeout=None):
+        if self.args == ["sleep", "60"] and timeout is not None:
+            raise subprocess.TimeoutExpired(self.args, timeout)
+        return real_wait(self, timeout)
+
+    with pytest.raises(netns.LiveError, match="did not end even when killed: sleep 60: thread "):
+        with netns.namespaces() as ns:
+            sleeper = ns.start(["sleep", "60"])
+            monkeypatch.setattr(subprocess.Popen, "wait", wait)
+    monkeypatch.undo()
+    assert sleeper.wait(timeout=5) in (-signal.SIGTERM, -signal.SIGKILL)
 
 
 # --- comparing two run directories -------------------------------------------------------------

@@ -47,6 +47,10 @@ fn poll(fds: &mut [libc::pollfd], timeout_ns: u64) -> io::Result<bool> {
 /// resumes within about a microsecond of `until`; without it (nothing is due, `until` is only
 /// a time to look at the stop flag again) the whole wait sleeps.
 ///
+/// A sleep lasts at most [`MAX_SLEEP_NS`]; when `until` is further away the wait returns after
+/// it (the caller looks at its stop flag and waits again) rather than spinning through the
+/// rest.
+///
 /// With `busy`, the wait never sleeps: packets are then read within about a microsecond of
 /// reaching a device too, at the price of a core kept busy.
 pub fn wait(fds: &mut [libc::pollfd], until: u64, spin: bool, busy: bool) -> io::Result<()> {
@@ -60,7 +64,8 @@ pub fn wait(fds: &mut [libc::pollfd], until: u64, spin: bool, busy: bool) -> io:
         0
     };
     if until > t.saturating_add(margin) {
-        if poll(fds, (until - t - margin).min(MAX_SLEEP_NS))? || !spin {
+        let sleep = until - t - margin;
+        if poll(fds, sleep.min(MAX_SLEEP_NS))? || !spin || sleep > MAX_SLEEP_NS {
             return Ok(());
         }
         t = monotonic_ns();
@@ -135,5 +140,41 @@ impl Drop for Realtime {
     fn drop(&mut self) {
         // SAFETY: restoring the policy and parameters read in `enter`.
         unsafe { libc::pthread_setschedparam(libc::pthread_self(), self.policy, &self.param) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    /// CPU time the calling thread has used, in nanoseconds.
+    fn thread_cpu_ns() -> u64 {
+        now(libc::CLOCK_THREAD_CPUTIME_ID)
+    }
+
+    #[test]
+    fn a_far_due_time_is_slept_towards_in_steps_not_spun_towards() {
+        // A pipe nobody writes to: never readable.
+        let (reader, _writer) = std::io::pipe().unwrap();
+        let mut fds = readable(&[reader.as_raw_fd()]);
+        let start = monotonic_ns();
+        let cpu = thread_cpu_ns();
+        let until = start + 4 * MAX_SLEEP_NS;
+        wait(&mut fds, until, true, false).unwrap();
+        let (waited, spun) = (monotonic_ns() - start, thread_cpu_ns() - cpu);
+        // One capped sleep, then back to the caller, long before the due time; and asleep, not
+        // spinning, for almost all of it.
+        assert!(waited >= MAX_SLEEP_NS && waited < 3 * MAX_SLEEP_NS, "waited {waited} ns");
+        assert!(spun < MAX_SLEEP_NS / 5, "spent {spun} ns of CPU time in a {waited} ns wait");
+    }
+
+    #[test]
+    fn a_near_due_time_is_met_by_spinning_through_the_last_stretch() {
+        let (reader, _writer) = std::io::pipe().unwrap();
+        let mut fds = readable(&[reader.as_raw_fd()]);
+        let until = monotonic_ns() + 3 * SPIN_NS;
+        wait(&mut fds, until, true, false).unwrap();
+        assert!(monotonic_ns() >= until);
     }
 }

@@ -4,7 +4,9 @@ REPORT``.
 It brings the TUN devices up in the two namespaces named in the request (JSON), prints
 ``ready`` on stdout, and forwards packets through the scenario's link until the request's
 duration has passed or it receives SIGTERM, SIGINT or SIGHUP; then it removes the devices
-and writes its report (JSON) to REPORT. An error is one line on stderr and exit status 1,
+and writes its report (JSON) to REPORT. Each stage it reaches is a line on stdout
+(``ready``, ``stopping``, ``joined``, ``reported``), so that the run can tell where an
+emulator slow to end is. An error is one line on stderr and exit status 1,
 with nothing written.
 """
 
@@ -32,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         lambda: _core.Emulator(request.read_text()),
         report,
         stopped,
-        on_start=lambda: print("ready", flush=True),
+        on_stage=lambda stage: print(stage, flush=True),
     )
 
 

@@ -19,13 +19,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["LiveError", "Namespaces", "check_privileges", "namespaces", "remove_stale"]
+__all__ = ["LiveError", "Namespaces", "check_privileges", "describe_process", "namespaces", "remove_stale"]
 
 PREFIX = "fsl-"
 NETNS_DIR = Path("/var/run/netns")
 TUN_DEVICE = Path("/dev/net/tun")
 #: How long a child process is given to exit after SIGTERM before it is killed.
 TERM_GRACE_S = 2.0
+#: How long a killed child may take to go. One that outlives this is blocked in the kernel,
+#: where no signal reaches it; the run then says so rather than waiting for ever.
+KILL_WAIT_S = 10.0
 
 
 class LiveError(RuntimeError):
@@ -62,6 +65,30 @@ def _pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def describe_process(pid: int) -> str:
+    """Where process ``pid`` is: each of its threads' state and, when the kernel shows it, the
+    kernel function it is waiting in (for an error about a process that does not end)."""
+    tasks = Path(f"/proc/{pid}/task")
+    try:
+        tids = sorted(tasks.iterdir(), key=lambda t: int(t.name))
+    except OSError:
+        return f"process {pid} is gone"
+    threads = []
+    for task in tids:
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        state = stat[stat.rindex(")") + 2 :].split(" ", 1)[0]
+        where = ""
+        with contextlib.suppress(OSError, IndexError):
+            frame = (task / "stack").read_text().splitlines()[0]
+            where = " in " + frame.split("] ", 1)[1].split("+", 1)[0]
+        threads.append(f"thread {task.name} ({name}) {state}{where}")
+    return "; ".join(threads) if threads else f"process {pid} has no threads left"
 
 
 def remove_stale() -> list[str]:
@@ -105,23 +132,29 @@ class Namespaces:
         self.processes.append(process)
         return process
 
-    def stop_all(self) -> None:
-        """Stop every process still running: SIGTERM, then SIGKILL after a grace period."""
+    def stop_all(self) -> list[str]:
+        """Stop every process still running: SIGTERM, then SIGKILL after a grace period.
+        Return a description of each one that outlived SIGKILL (blocked in the kernel)."""
         for process in self.processes:
             if process.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGTERM)
+        stuck = []
         for process in self.processes:
             try:
                 process.wait(timeout=TERM_GRACE_S)
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+                try:
+                    process.wait(timeout=KILL_WAIT_S)
+                except subprocess.TimeoutExpired:
+                    stuck.append(f"{' '.join(map(str, process.args))}: {describe_process(process.pid)}")
         for process in self.processes:
             for stream in (process.stdin, process.stdout, process.stderr):
                 if stream is not None:
                     stream.close()
+        return stuck
 
 
 @contextlib.contextmanager
@@ -132,14 +165,22 @@ def namespaces() -> Iterator[Namespaces]:
     tag = f"{PREFIX}{os.getpid()}-{secrets.token_hex(3)}"
     made: list[str] = []
     pair = Namespaces(sender=f"{tag}-a", receiver=f"{tag}-b")
+    failed = False
     try:
         for name in (pair.sender, pair.receiver):
             _ip("netns", "add", name)
             made.append(name)
             _ip("-n", name, "link", "set", "lo", "up")
         yield pair
+    except BaseException:
+        failed = True
+        raise
     finally:
-        pair.stop_all()
+        stuck = pair.stop_all()
         for name in made:
             with contextlib.suppress(LiveError):
                 _ip("netns", "delete", name)
+        # A run that failed already reports its own error; a process left blocked in the
+        # kernel is then a consequence, not the cause.
+        if stuck and not failed:
+            raise LiveError(f"a process of the run did not end even when killed: {stuck[0]}")

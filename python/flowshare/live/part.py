@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-__all__ = ["Part", "run_part", "stop_event"]
+__all__ = ["Part", "STAGES", "run_part", "stop_event"]
 
 
 class Part(Protocol):
@@ -30,26 +30,37 @@ def stop_event() -> threading.Event:
     return stopped
 
 
+#: The stages a part passes through, in order, as ``on_stage`` is told of them: started (its
+#: devices or sockets are ready), stopping (its end was asked for or reached), joined (its
+#: thread has ended and released what it held) and reported (its report is written).
+STAGES = ("ready", "stopping", "joined", "reported")
+
+
 def run_part(what: str, start: Callable[[], Part], report: Path, stopped: threading.Event,
-             on_start: Callable[[], None] = lambda: None) -> int:
+             on_stage: Callable[[str], None] = lambda _stage: None) -> int:
     """Start a part, run it until it ends or ``stopped`` is set, and write its report; return
-    the exit status (1, with one line on stderr, if it could not start or failed)."""
+    the exit status (1, with one line on stderr, if it could not start or failed).
+    ``on_stage`` is told of each of :data:`STAGES` as it is reached, so that a part slow to
+    end can be seen where it is."""
     try:
         part = start()
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"{what}: {exc}", file=sys.stderr)
         return 1
-    on_start()
+    on_stage("ready")
     # The main thread waits in short steps so that a signal is handled promptly.
     while not stopped.wait(0.05) and not part.finished():
         pass
+    on_stage("stopping")
     part.stop()
     try:
         text = part.join()
     except RuntimeError as exc:
         print(f"{what}: {exc}", file=sys.stderr)
         return 1
+    on_stage("joined")
     tmp = report.with_suffix(".tmp")
     tmp.write_text(json.dumps(json.loads(text), indent=2))
     tmp.replace(report)
+    on_stage("reported")
     return 0

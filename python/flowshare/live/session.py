@@ -24,7 +24,7 @@ from typing import Any, Literal
 from .. import _core
 from . import trace
 from .kernel import KERNEL_ALGORITHMS, kernel_algorithm
-from .netns import LiveError, Namespaces, namespaces
+from .netns import TERM_GRACE_S, LiveError, Namespaces, describe_process, namespaces
 
 __all__ = ["LiveFlow", "LivePlan", "MAX_DURATION_S", "emulated_scenario", "plan", "run"]
 
@@ -190,21 +190,66 @@ def capture_wanted(scenario: Mapping[str, Any]) -> bool:
     return bool(trace.get("pcap"))
 
 
-def _wait_ready(process: subprocess.Popen[bytes], what: str) -> None:
-    assert process.stdout is not None
+class _Stages:
+    """The stages (:data:`flowshare.live.part.STAGES`) a part prints on its stdout, read
+    without blocking, each with the time it was seen."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdout is not None
+        self._stream = process.stdout
+        os.set_blocking(self._stream.fileno(), False)
+        self._pending = b""
+        self.seen: dict[str, float] = {}
+
+    def update(self) -> None:
+        chunk = self._stream.read()
+        if not chunk:
+            return
+        lines = (self._pending + chunk).split(b"\n")
+        self._pending = lines.pop()
+        for line in lines:
+            self.seen.setdefault(line.decode(errors="replace").strip(), time.monotonic())
+
+    def last(self) -> str:
+        """The latest stage seen, and how long ago."""
+        if not self.seen:
+            return "it reported no stage"
+        stage, at = max(self.seen.items(), key=lambda kv: kv[1])
+        return f"its last stage was {stage!r}, {time.monotonic() - at:.1f} s ago"
+
+
+def _wait_ready(process: subprocess.Popen[bytes], what: str) -> _Stages:
     deadline = time.monotonic() + READY_TIMEOUT_S
-    os.set_blocking(process.stdout.fileno(), False)
-    seen = b""
+    stages = _Stages(process)
     while time.monotonic() < deadline:
-        chunk = process.stdout.read()
-        if chunk:
-            seen += chunk
-            if b"ready\n" in seen:
-                return
+        stages.update()
+        if "ready" in stages.seen:
+            return stages
         if process.poll() is not None:
             raise LiveError(f"{what} exited before it was ready: {_stderr_line(process)}")
         time.sleep(0.02)
     raise LiveError(f"{what} was not ready within {READY_TIMEOUT_S:g} s")
+
+
+def _wait_emulator_exit(process: subprocess.Popen[bytes], stages: _Stages) -> None:
+    """Wait for the stopped emulator to end. Once its report is written it has done its part:
+    an exit slower than TERM_GRACE_S after that does not fail the run (the namespaces'
+    teardown ends the process). Before that, an emulator that does not end within
+    EMULATOR_EXIT_S is an error that says where it is."""
+    deadline = time.monotonic() + EMULATOR_EXIT_S
+    while (status := process.poll()) is None:
+        stages.update()
+        reported = stages.seen.get("reported")
+        if reported is not None and time.monotonic() > reported + TERM_GRACE_S:
+            return
+        if time.monotonic() > deadline:
+            raise LiveError(
+                f"the link emulator did not finish within {EMULATOR_EXIT_S:g} s of being "
+                f"stopped: {stages.last()}; {describe_process(process.pid)}"
+            )
+        time.sleep(0.05)
+    if status != 0:
+        raise LiveError(f"the link emulator failed: {_stderr_line(process)}")
 
 
 def _stderr_line(process: subprocess.Popen[bytes]) -> str:
@@ -238,7 +283,7 @@ def _wait_all(
         time.sleep(0.05)
 
 
-def _start_emulator(ns: Namespaces, live: LivePlan, work: Path) -> subprocess.Popen[bytes]:
+def _start_emulator(ns: Namespaces, live: LivePlan, work: Path) -> tuple[subprocess.Popen[bytes], _Stages]:
     config = {
         "scenario": live.scenario,
         "link": BOTTLENECK,
@@ -259,8 +304,7 @@ def _start_emulator(ns: Namespaces, live: LivePlan, work: Path) -> subprocess.Po
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    _wait_ready(process, "the link emulator")
-    return process
+    return process, _wait_ready(process, "the link emulator")
 
 
 def _start_flowshare(
@@ -323,12 +367,12 @@ def run(scenario: Mapping[str, Any], work: Path, *, stack: Stack = "kernel") -> 
     """Run ``scenario`` live; return the reports of its parts (written into ``work``)."""
     live = plan(scenario, stack)
     with namespaces() as ns:
-        emulator = _start_emulator(ns, live, work)
+        emulator, stages = _start_emulator(ns, live, work)
         t0 = time.monotonic() + LEAD_S
         parts = _start_kernel(ns, live, work, t0) + _start_flowshare(ns, live, work, t0)
         _wait_all(parts, t0 + live.duration_s + FINISH_GRACE_S, watch=[("the link emulator", emulator)])
         emulator.terminate()
-        _wait_all([("the link emulator", emulator)], time.monotonic() + EMULATOR_EXIT_S)
+        _wait_emulator_exit(emulator, stages)
     kernel = any(f.runner == "kernel" for f in live.flows)
 
     def read(name: str) -> Any:
