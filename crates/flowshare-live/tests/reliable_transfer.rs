@@ -4,23 +4,23 @@
 //! in order, and both ends must report the transfer complete; datagrams a reliable endpoint
 //! cannot take are counted and dropped.
 
+mod common;
+
+use common::{InFlight, Link, Net, MS};
 use flowshare_core::packet::Kind;
 use flowshare_core::scenario::from_toml;
 use flowshare_core::units::Time;
 use flowshare_live::reliable::digest_of;
 use flowshare_live::wire::{self, BlockAck, Datagram};
-use flowshare_live::{run, AgentReport, Clock, EndpointConfig, EndpointReport, LiveEndpoint, ReliableReport, Side};
-use flowshare_live::{MonotonicClock, Transport, UdpTransport};
+use flowshare_live::{run, AgentReport, EndpointConfig, EndpointReport, LiveEndpoint, ReliableReport, Side};
+use flowshare_live::{MonotonicClock, UdpTransport};
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::cell::{Cell, RefCell};
-use std::io;
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-const MS: Time = 1_000_000;
 const SIZE: u64 = 300_000;
 
 fn scenario(size: &str) -> String {
@@ -46,140 +46,73 @@ header = "40B"
     )
 }
 
-struct InFlight {
-    at: Time,
-    to: SocketAddr,
-    from: SocketAddr,
-    bytes: Vec<u8>,
-}
-
 /// A link with a one-way delay, a uniform jitter (which reorders) and Bernoulli loss, the same
 /// in both directions, drawn from a seeded generator.
-struct Net {
-    now: Cell<Time>,
-    flying: RefCell<Vec<InFlight>>,
-    rng: RefCell<Xoshiro256PlusPlus>,
+struct Lossy {
+    rng: Xoshiro256PlusPlus,
     loss: f64,
     delay: Time,
     jitter: Time,
     /// Data packets lost, block ACKs lost, data packets sent after the sender completed.
-    lost_data: Cell<u64>,
-    lost_acks: Cell<u64>,
+    lost_data: u64,
+    lost_acks: u64,
     /// The blocks the data packets carried, in sending order.
-    blocks: RefCell<Vec<Option<u64>>>,
-    block_acks: Cell<u64>,
+    blocks: Vec<Option<u64>>,
+    block_acks: u64,
 }
 
-impl Net {
-    fn unit(&self) -> f64 {
-        (self.rng.borrow_mut().next_u64() >> 11) as f64 / (1u64 << 53) as f64
+impl Lossy {
+    fn new(seed: u64, loss: f64, delay: Time, jitter: Time) -> Self {
+        Lossy {
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            loss,
+            delay,
+            jitter,
+            lost_data: 0,
+            lost_acks: 0,
+            blocks: Vec::new(),
+            block_acks: 0,
+        }
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
-struct Mem {
-    net: Rc<Net>,
-    addr: SocketAddr,
-}
-
-impl Transport for Mem {
-    fn recv(&mut self, buf: &mut [u8]) -> io::Result<Option<(usize, SocketAddr)>> {
-        let now = self.net.now.get();
-        let mut flying = self.net.flying.borrow_mut();
-        // The earliest arrival first: jitter reorders, the link does not.
-        let Some(i) = flying
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.to == self.addr && d.at <= now)
-            .min_by_key(|(_, d)| d.at)
-            .map(|(i, _)| i)
-        else {
-            return Ok(None);
-        };
-        let d = flying.remove(i);
-        buf[..d.bytes.len()].copy_from_slice(&d.bytes);
-        Ok(Some((d.bytes.len(), d.from)))
-    }
-
-    fn send(&mut self, buf: &[u8], to: SocketAddr) -> io::Result<bool> {
-        let net = &self.net;
-        match wire::decode(buf).expect("the endpoint writes valid datagrams") {
+impl Link for Lossy {
+    fn carry(&mut self, now: Time, bytes: &[u8]) -> Option<Time> {
+        match wire::decode(bytes).expect("the endpoint writes valid datagrams") {
             Datagram::Packet(d) if d.packet.kind == Kind::TfrcData => {
-                net.blocks.borrow_mut().push(wire::block_of(&d.packet));
-                if net.unit() < net.loss {
-                    net.lost_data.set(net.lost_data.get() + 1);
-                    return Ok(true);
+                self.blocks.push(wire::block_of(&d.packet));
+                if self.unit() < self.loss {
+                    self.lost_data += 1;
+                    return None;
                 }
             }
             Datagram::BlockAck { .. } => {
-                net.block_acks.set(net.block_acks.get() + 1);
-                if net.unit() < net.loss {
-                    net.lost_acks.set(net.lost_acks.get() + 1);
-                    return Ok(true);
+                self.block_acks += 1;
+                if self.unit() < self.loss {
+                    self.lost_acks += 1;
+                    return None;
                 }
             }
             Datagram::Packet(_) => {}
         }
-        let at = net.now.get() + net.delay + (net.unit() * net.jitter as f64) as Time;
-        net.flying.borrow_mut().push(InFlight { at, to, from: self.addr, bytes: buf.to_vec() });
-        Ok(true)
-    }
-
-    fn wait(&mut self, _timeout: Option<Duration>) -> io::Result<()> {
-        Ok(())
+        Some(now + self.delay + (self.unit() * self.jitter as f64) as Time)
     }
 }
 
-struct Virtual(Rc<Net>, Time);
-
-impl Clock for Virtual {
-    fn now(&self) -> Time {
-        self.0.now.get() + self.1
-    }
-}
-
-type Ep = LiveEndpoint<Mem, Virtual>;
+type Ep = common::Ep<Lossy>;
 const SKEW: Time = 3_000 * MS;
 
 /// Both ends of the scenario's flow over a link losing `loss` of the packets each way, run
 /// until `end` ns of network time.
-fn run_virtual(loss: f64, jitter: Time, seed: u64, end: Time) -> (Rc<Net>, Ep, Ep) {
+fn run_virtual(loss: f64, jitter: Time, seed: u64, end: Time) -> (Rc<Net<Lossy>>, Ep, Ep) {
     let s = from_toml(&scenario(&format!("size = \"{SIZE}B\""))).unwrap();
-    let (a, b): (SocketAddr, SocketAddr) = ("10.0.0.1:6000".parse().unwrap(), "10.0.0.2:6000".parse().unwrap());
-    let net = Rc::new(Net {
-        now: Cell::new(0),
-        flying: RefCell::new(Vec::new()),
-        rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(seed)),
-        loss,
-        delay: 10 * MS,
-        jitter,
-        lost_data: Cell::new(0),
-        lost_acks: Cell::new(0),
-        blocks: RefCell::new(Vec::new()),
-        block_acks: Cell::new(0),
-    });
-    let d = Duration::from_secs(60);
-    let src_cfg = EndpointConfig::new(s.clone(), 0, Side::Source, a, b, d);
-    let dst_cfg = EndpointConfig::new(s, 0, Side::Destination, b, a, d);
-    let mut src = LiveEndpoint::new(&src_cfg, Mem { net: net.clone(), addr: a }, Virtual(net.clone(), 0)).unwrap();
-    let mut dst = LiveEndpoint::new(&dst_cfg, Mem { net: net.clone(), addr: b }, Virtual(net.clone(), SKEW)).unwrap();
-    let mut spins = 0;
-    loop {
-        let s = src.step().unwrap();
-        let r = dst.step().unwrap().map(|t| t.saturating_sub(SKEW));
-        let next = [s, r, net.flying.borrow().iter().map(|d| d.at).min()].into_iter().flatten().min();
-        match next {
-            Some(t) if t <= end => {
-                if t <= net.now.get() {
-                    spins += 1;
-                    assert!(spins < 1_000, "stuck at {t} ns");
-                } else {
-                    spins = 0;
-                    net.now.set(t);
-                }
-            }
-            _ => break,
-        }
-    }
+    let addrs = ("10.0.0.1:6000".parse().unwrap(), "10.0.0.2:6000".parse().unwrap());
+    let net = Net::new(Lossy::new(seed, loss, 10 * MS, jitter));
+    let (src, dst) = common::run_flow(s, addrs, &net, SKEW, end);
     (net, src, dst)
 }
 
@@ -226,13 +159,14 @@ fn a_reliable_multfrc_transfer_over_a_lossy_reordering_link_delivers_every_byte_
         assert!(rx_done + 0.02 <= tx_done && tx_done < 10.0, "receiver {rx_done} s, sender {tx_done} s");
         // The link lost data, the sender repaired it: no fewer retransmissions than blocks lost,
         // and not many more.
-        let carried: Vec<Option<u64>> = net.blocks.borrow().clone();
+        let carried: Vec<Option<u64>> = net.link.borrow().blocks.clone();
+        let (lost_data, lost_acks) = (net.link.borrow().lost_data, net.link.borrow().lost_acks);
         let with_block = carried.iter().flatten().count() as u64;
         assert_eq!(with_block, blocks_sent + retransmits);
         assert_eq!(blocks_sent, blocks);
-        assert!(net.lost_data.get() > 0 && net.lost_acks.get() > 0 && out_of_order > 0);
+        assert!(lost_data > 0 && lost_acks > 0 && out_of_order > 0);
         assert!(losses > 0 && retransmits >= losses, "{losses} lost, {retransmits} re-sent");
-        assert!(retransmits <= 2 * net.lost_data.get() + 10, "{retransmits} re-sent, {} lost", net.lost_data.get());
+        assert!(retransmits <= 2 * lost_data + 10, "{retransmits} re-sent, {lost_data} lost");
         assert!(duplicates <= retransmits);
         // The sender stopped its agent: nothing left after the completion but what was in flight.
         let AgentReport::TfrcSender { packets_sent, .. } = rs.agent else { panic!("a TFRC sender") };
@@ -243,8 +177,7 @@ fn a_reliable_multfrc_transfer_over_a_lossy_reordering_link_delivers_every_byte_
             assert!(r.rejected.values().all(|&n| n == 0), "{r:?}");
         }
         let a: SocketAddr = "10.0.0.1:6000".parse().unwrap();
-        let in_flight = net.flying.borrow().iter().filter(|d| d.to == a).count() as u64;
-        assert_eq!(rs.datagrams_received, rd.datagrams_sent - net.lost_acks.get() - in_flight);
+        assert_eq!(rs.datagrams_received, rd.datagrams_sent - lost_acks - net.in_flight_to(a));
         let json = serde_json::to_string(&rs).unwrap();
         assert!(json.contains("\"reliable\":{\"half\":\"sender\""), "{json}");
     }
@@ -263,7 +196,7 @@ fn without_a_size_a_tfrc_flow_stays_unreliable() {
 }
 
 /// Hand `datagrams` from `peer` to endpoint `ep` at `to`, and let it take them all.
-fn feed(ep: &mut Ep, net: &Net, peer: SocketAddr, to: SocketAddr, datagrams: &[Vec<u8>]) {
+fn feed(ep: &mut Ep, net: &Net<Lossy>, peer: SocketAddr, to: SocketAddr, datagrams: &[Vec<u8>]) {
     for bytes in datagrams {
         net.flying.borrow_mut().push(InFlight { at: net.now.get(), to, from: peer, bytes: bytes.clone() });
     }
@@ -271,19 +204,9 @@ fn feed(ep: &mut Ep, net: &Net, peer: SocketAddr, to: SocketAddr, datagrams: &[V
     assert!(net.flying.borrow().iter().all(|d| d.to != to), "all taken");
 }
 
-fn quiet_net() -> Rc<Net> {
-    Rc::new(Net {
-        now: Cell::new(0),
-        flying: RefCell::new(Vec::new()),
-        rng: RefCell::new(Xoshiro256PlusPlus::seed_from_u64(0)),
-        loss: 0.0,
-        delay: MS,
-        jitter: 0,
-        lost_data: Cell::new(0),
-        lost_acks: Cell::new(0),
-        blocks: RefCell::new(Vec::new()),
-        block_acks: Cell::new(0),
-    })
+/// A link that loses nothing and delays by 1 ms.
+fn quiet_net() -> Rc<Net<Lossy>> {
+    Net::new(Lossy::new(0, 0.0, MS, 0))
 }
 
 fn block_data(seq: u64, block: Option<u64>) -> Vec<u8> {
@@ -312,12 +235,12 @@ fn inadmissible_blocks_and_block_acks_are_counted_and_dropped() {
     let rejected = |ep: &Ep, name: &str| {
         ep.counters().rejected[flowshare_live::admit::Rejection::ALL.iter().position(|r| r.name() == name).unwrap()]
     };
-    let endpoint = |size: &str, side: Side, net: &Rc<Net>| {
+    let endpoint = |size: &str, side: Side, net: &Rc<Net<Lossy>>| {
         let s = from_toml(&scenario(size)).unwrap();
         let (me, peer) = if side == Side::Source { (a, b) } else { (b, a) };
         let mut cfg = EndpointConfig::new(s, 0, side, me, peer, Duration::from_secs(60));
         cfg.conn_id = 0;
-        LiveEndpoint::new(&cfg, Mem { net: net.clone(), addr: me }, Virtual(net.clone(), 0)).unwrap()
+        common::endpoint(&cfg, net, 0)
     };
 
     // A reliable receiver of 3 blocks.
