@@ -39,8 +39,12 @@ test-rust: $(VENV)/.installed
 	cargo test --release -p flowshare-core --test golden --quiet
 	cargo test --workspace --profile checked --quiet
 
+# The suite runs on every core (pytest-xdist, each test file on one worker so that its
+# fixtures are built once), then the `serial` tests alone: live runs need a quiet machine.
+PYTEST_WORKERS ?= logical
 test-python: develop
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial"
+	$(PY) -m pytest -m serial
 
 # Nightly: the fuzz of the scenario loader and builder that `make test` runs for about a
 # minute (docs/reliability.md, "Fuzzing"), with many more cases: the Rust fuzz in both

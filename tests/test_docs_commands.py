@@ -13,8 +13,10 @@ per page (so a block may use the names of the blocks above it), with ``__name__`
 Shortening: in the copy of ``scenarios/``, every simulated duration (``duration`` in a
 scenario's ``[simulation]`` table, ``"simulation.duration"`` in a sweep's ``set``) is capped at
 :data:`QUICK_DURATION`, a scenario without one gets it, and a sweep's ``replications`` are
-capped at :data:`QUICK_REPLICATIONS`, so that the whole file runs in about two minutes on two
-cores. ``FLOWSHARE_DOCS_FULL=1`` runs the examples at their full
+capped at :data:`QUICK_REPLICATIONS`, and ``flowshare reproduce STUDY --quick`` runs the study
+at its ``tiny`` scale (every target evaluated from a few seconds of simulation; the quick scale
+is a reproduction of minutes, measured in ``docs/reproduce.md``), so that the whole file runs
+in about two minutes on two cores. ``FLOWSHARE_DOCS_FULL=1`` runs the examples at their full
 length instead.
 
 A block that cannot run here (it builds the project, or needs a machine that is not there) is
@@ -177,9 +179,38 @@ def workspace(tmp: Path) -> Path:
     return tmp
 
 
-def environment() -> dict[str, str]:
+#: The ``flowshare`` command the pages' shell commands run when shortened: the real one, with
+#: ``reproduce``'s quick scale replaced by the tiny one.
+TINY_REPRODUCE = """\
+import sys
+
+import flowshare.reproduce
+from flowshare import cli
+
+full = flowshare.reproduce.reproduce
+
+
+def tiny(study, out, *, scale="full", **kwargs):
+    return full(study, out, scale="tiny" if scale == "quick" else scale, **kwargs)
+
+
+flowshare.reproduce.reproduce = tiny
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def environment(tmp: Path | None = None) -> dict[str, str]:
+    """The pages' environment: this interpreter's ``flowshare`` first on the PATH, or, given a
+    directory ``tmp`` to put it in, the shortened one (unless FLOWSHARE_DOCS_FULL=1)."""
     env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    path = [str(Path(sys.executable).parent)]
+    if tmp is not None and os.environ.get("FLOWSHARE_DOCS_FULL") != "1":
+        shim = tmp / "bin" / "flowshare"
+        shim.parent.mkdir()
+        shim.write_text(f"#!{sys.executable}\n{TINY_REPRODUCE}", encoding="utf-8")
+        shim.chmod(0o755)
+        path.insert(0, str(shim.parent))
+    env["PATH"] = os.pathsep.join([*path, env.get("PATH", "")])
     env["MPLBACKEND"] = "Agg"
     return env
 
@@ -189,9 +220,9 @@ PAGES = [p for p in pages() if blocks(p)]
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_commands_and_examples_of_the_page_run(page, tmp_path, monkeypatch):
-    work = workspace(tmp_path)
+    work = workspace(tmp_path / "work")
     monkeypatch.chdir(work)
-    env = environment()
+    env = environment(tmp_path)
     namespace: dict[str, object] = {"__name__": "__main__"}
     ran = 0
     for block in blocks(page):

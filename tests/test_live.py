@@ -30,6 +30,8 @@ ROOT = os.geteuid() == 0 and Path("/dev/net/tun").exists() and shutil.which("ip"
 needs_root = pytest.mark.skipif(
     not ROOT, reason="needs root, /dev/net/tun and iproute2's ip to make namespaces"
 )
+# Some of these make namespaces and check what is left behind: alone, after the parallel part.
+pytestmark = pytest.mark.serial
 
 DUMBBELL = """
 [simulation]

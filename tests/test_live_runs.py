@@ -23,10 +23,14 @@ import pytest
 from flowshare import cli
 from flowshare.live import netns
 
-pytestmark = pytest.mark.skipif(
-    not (os.geteuid() == 0 and Path("/dev/net/tun").exists() and shutil.which("ip")),
-    reason="live runs need root, /dev/net/tun and iproute2's ip to make namespaces and TUN devices",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not (os.geteuid() == 0 and Path("/dev/net/tun").exists() and shutil.which("ip")),
+        reason="live runs need root, /dev/net/tun and iproute2's ip to make namespaces and TUN devices",
+    ),
+    # Real traffic on a real clock: alone, after the parallel part of the suite.
+    pytest.mark.serial,
+]
 
 RATE_BPS = 10e6
 

@@ -72,6 +72,22 @@ def test_a_bad_choice_is_refused_naming_the_option(tmp_path):
         multfrc.Options(b=0)
 
 
+@pytest.mark.parametrize("study", STUDIES)
+def test_every_arm_of_every_studys_quick_scale_is_a_valid_scenario(study):
+    # The quick scale runs for minutes, so the suite does not run it (the documentation's
+    # commands run at the tiny scale); its plan is checked arm by arm, networks built.
+    import importlib
+    import inspect
+
+    from flowshare.study.sweep import load_sweep
+
+    module = importlib.import_module(f"flowshare.reproduce.{study}")
+    takes_options = "options" in inspect.signature(module.plan).parameters
+    plan = module.plan("quick", module.OPTIONS) if takes_options else module.plan("quick")
+    sweep = load_sweep(module.sweep_document(plan, module.OPTIONS))
+    assert len(sweep.validate(force=True)) == len(sweep.arms) > 0
+
+
 def test_unknown_scale_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="scale: expected one of full, quick, tiny"):
         reproduce("multfrc", tmp_path / "x", scale="huge")
