@@ -32,11 +32,10 @@ test: test-rust test-python
 
 test-rust: $(VENV)/.installed
 	cargo fmt --all --check
-	cargo clippy --release --workspace --all-targets --quiet -- -D warnings
-	# The golden outputs in the shipped profile (fat LTO), then every test with debug assertions
-	# and overflow checks (Cargo.toml's `checked` profile: the same optimisation without LTO).
-	# Linking each of the workspace's test binaries with fat LTO would take most of the run.
-	cargo test --release -p flowshare-core --test golden --quiet
+	cargo clippy --profile checked --workspace --all-targets --quiet -- -D warnings
+	# Every test with debug assertions and overflow checks (Cargo.toml's `checked` profile: the
+	# release optimisation without LTO), the golden outputs among them. The shipped build (fat
+	# LTO) gives the same goldens in tests/test_golden.py, through the Python extension.
 	cargo test --workspace --profile checked --quiet
 
 # The suite runs on every core (pytest-xdist, each test file on one worker so that its
