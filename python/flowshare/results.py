@@ -1017,12 +1017,7 @@ def _write_events(result: RunResult, path: Path) -> bool:
             return False
         _write_parquet(result.events, path)
         return True
-    codes = data.event_codes
-    _write_chunks(
-        (_events_frame(f, codes) for f in data.events.frames()),
-        path,
-        empty=lambda: _events_frame(data.events.frame(), codes),  # type: ignore[union-attr]
-    )
+    write_events_parquet(data.events.frames(), data.event_codes, path)
     return True
 
 

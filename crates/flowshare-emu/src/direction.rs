@@ -15,7 +15,7 @@
 //! of its transmission, `drop` with the simulator's reason when it is refused, pushed out,
 //! dropped by CoDel or lost by the loss model.
 
-use crate::events::{refusal_reason, removal_reason, EventLog};
+use crate::events::EventLog;
 use crate::flows::{Classified, FlowMap};
 use crate::ipv4::{self, codepoint, Rejected};
 use crate::pcap::Capture;
@@ -198,7 +198,7 @@ impl Direction {
         }
         let arrival = match self.link.enqueue(now, now, &meta) {
             Ok(arrival) => arrival,
-            Err(refusal) => return self.log(trace, now, EventKind::Drop, tag, size, refusal_reason(refusal)),
+            Err(refusal) => return self.log(trace, now, EventKind::Drop, tag, size, refusal.into()),
         };
         // A FIFO knows when the transmission ends as it accepts the packet.
         let end = self.link.last_end();
@@ -228,7 +228,7 @@ impl Direction {
         let id = self.alloc(packet, tag);
         match self.link.sched_enqueue(now, Queued { id, at: now, meta }) {
             Err(refusal) => {
-                self.log(trace, now, EventKind::Drop, tag, meta.size, refusal_reason(refusal));
+                self.log(trace, now, EventKind::Drop, tag, meta.size, refusal.into());
                 self.free.push(id);
             }
             Ok(idle) => {
@@ -250,7 +250,7 @@ impl Direction {
         let n = self.link.scheduled().map_or(0, |s| s.removed.len());
         for i in 0..n {
             let (q, why) = self.link.scheduled().expect("scheduled").removed[i];
-            self.log(trace, t, EventKind::Drop, self.tags[q.id as usize], q.meta.size, removal_reason(why));
+            self.log(trace, t, EventKind::Drop, self.tags[q.id as usize], q.meta.size, why.into());
             self.free.push(q.id);
         }
         if n > 0 {

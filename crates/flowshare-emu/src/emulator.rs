@@ -271,6 +271,9 @@ pub fn run(cfg: &EmulatorConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Res
         t.log.start(t0);
     }
     ready();
+    // The last time both directions had run every event up to: the trace ends there, so that
+    // a FIFO's dequeues (known ahead) and a scheduler's (known as they start) end together.
+    let mut traced_upto = 0;
     loop {
         let now = clock::monotonic_ns();
         if now >= end || stop.load(Ordering::Relaxed) {
@@ -281,6 +284,7 @@ pub fn run(cfg: &EmulatorConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Res
         if let Some(t) = &mut trace {
             // Both directions have run every event up to now; reads come later.
             t.log.flush_upto(now - t0)?;
+            traced_upto = now - t0;
         }
         for (tun, dir) in [(&tun_a, &mut forward), (&tun_b, &mut reverse)] {
             for _ in 0..READ_BATCH {
@@ -304,7 +308,9 @@ pub fn run(cfg: &EmulatorConfig, stop: &AtomicBool, ready: impl FnOnce()) -> Res
     }
     let traced = trace.is_some();
     let events = match trace {
-        Some(t) => Some(EventsReport { records: t.log.finish(elapsed_ns)?, record_len: RECORD_LEN, codes: EventCodes }),
+        Some(t) => {
+            Some(EventsReport { records: t.log.finish(traced_upto)?, record_len: RECORD_LEN, codes: EventCodes })
+        }
         None => None,
     };
     Ok(EmuReport { forward: forward.report(traced), reverse: reverse.report(traced), elapsed_ns, events })

@@ -24,8 +24,7 @@
 
 use crate::flows::{Classified, FlowPorts};
 use crate::EmuError;
-use flowshare_core::net::sched::Removal;
-use flowshare_core::net::{LinkId, Refusal};
+use flowshare_core::net::LinkId;
 use flowshare_core::trace::{code_names, EventKind, Reason, TraceSpec};
 use flowshare_core::units::Time;
 use serde::{Deserialize, Serialize, Serializer};
@@ -75,23 +74,6 @@ impl Filter {
         self.kinds & (1 << kind as u8) != 0
             && (self.flows.is_empty() || self.flows.get(flow as usize) == Some(&true))
             && (self.links.is_empty() || self.links.get(link as usize) == Some(&true))
-    }
-}
-
-/// The reason of a drop the queue refused.
-pub(crate) fn refusal_reason(r: Refusal) -> Reason {
-    match r {
-        Refusal::Early => Reason::Early,
-        Refusal::Overflow => Reason::Overflow,
-        Refusal::Lost => Reason::LinkLoss,
-    }
-}
-
-/// The reason of a drop of a packet a scheduler removed from its queue.
-pub(crate) fn removal_reason(r: Removal) -> Reason {
-    match r {
-        Removal::PushOut => Reason::PushOut,
-        Removal::Codel => Reason::Codel,
     }
 }
 

@@ -5,7 +5,7 @@
 use super::{Simulation, STRANDED};
 use crate::agent::{receiver, Io};
 use crate::engine::Event;
-use crate::net::sched::{Queued, Removal};
+use crate::net::sched::Queued;
 use crate::net::{LinkId, Network, Refusal};
 use crate::packet::{ecn, flags, Dir, Kind, Meta, Packet};
 use crate::trace::{EventKind, Reason, Tracer};
@@ -218,11 +218,7 @@ impl Simulation {
             let (q, why) = self.net.links[link as usize].scheduled().expect("scheduled").removed[i];
             let p = *self.arena.get(q.id);
             if let Some(t) = &mut self.trace {
-                let reason = match why {
-                    Removal::PushOut => Reason::PushOut,
-                    Removal::Codel => Reason::Codel,
-                };
-                t.dropped(self.now, &p, link, reason);
+                t.dropped(self.now, &p, link, why.into());
             }
             self.count_drop(&p);
             self.free_packet(q.id, p.conn);
@@ -447,10 +443,8 @@ fn trace_link(
         }
         match arrival {
             Ok(_) => t.accepted(at, net.links[link as usize].last_end(), p, link),
-            Err(Refusal::Early) => t.dropped(at, p, link, Reason::Early),
-            Err(Refusal::Overflow) => t.dropped(at, p, link, Reason::Overflow),
-            // A loss model before the queue: lost on arrival, at `at`.
-            Err(Refusal::Lost) => t.dropped(at, p, link, Reason::LinkLoss),
+            // A loss model before the queue loses the packet on arrival, at `at`.
+            Err(refusal) => t.dropped(at, p, link, refusal.into()),
         }
     }
 }

@@ -12,7 +12,8 @@
 
 pub mod pcap;
 
-use crate::net::{LinkId, Network};
+use crate::net::sched::Removal;
+use crate::net::{LinkId, Network, Refusal};
 use crate::packet::{Kind, Packet};
 use crate::table::{Column, Table};
 use crate::units::{Dur, Time};
@@ -84,6 +85,28 @@ pub enum Reason {
     Codel = 8,
     /// A packet carried as ATM cells lost one of them: AAL5 discarded it at reassembly.
     Reassembly = 9,
+}
+
+impl From<Refusal> for Reason {
+    /// The reason of a drop a link's queue refused on arrival.
+    fn from(r: Refusal) -> Reason {
+        match r {
+            Refusal::Early => Reason::Early,
+            Refusal::Overflow => Reason::Overflow,
+            // A loss model before the queue: lost on arrival.
+            Refusal::Lost => Reason::LinkLoss,
+        }
+    }
+}
+
+impl From<Removal> for Reason {
+    /// The reason of a drop of a packet a scheduler removed from its queue.
+    fn from(r: Removal) -> Reason {
+        match r {
+            Removal::PushOut => Reason::PushOut,
+            Removal::Codel => Reason::Codel,
+        }
+    }
 }
 
 impl Reason {
