@@ -204,6 +204,17 @@ def records(path: Path, rows: list[tuple]) -> dict:
     return {"events": {"records": len(rows), "record_len": RECORD.itemsize, "codes": codes}}
 
 
+def test_the_record_reader_has_the_emulators_layout():
+    # The record crates/flowshare-emu/src/events.rs pins (PINNED_RECORD): drop, flow 5, link 3,
+    # seq 0x0607, size 0x0809, an ACK, retransmitted, overflow, at 0x1234 ns.
+    pinned = bytes([0x34, 0x12, 0, 0, 0, 0, 0, 0, 0x07, 0x06, 0, 0, 0, 0, 0, 0,
+                    5, 0, 0, 0, 3, 0, 0, 0, 0x09, 0x08, 0, 0, 3, 1, 1, 1])
+    (record,) = np.frombuffer(pinned, dtype=RECORD)
+    assert record.tolist() == (0x1234, 0x0607, 5, 3, 0x0809, 3, 1, 1, 1)
+    assert RECORD.names == ("time_ns", "seq", "flow", "link", "size", "kind", "packet", "retx",
+                            "reason")
+
+
 def test_records_become_the_simulators_event_table(tmp_path):
     t0 = 5_000_000_000
     enq, deq, drop = 1, 2, 3

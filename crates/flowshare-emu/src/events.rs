@@ -242,6 +242,33 @@ mod tests {
         Classified { flow, packet: packet_code(Kind::Data), seq, retx: false }
     }
 
+    /// The record layout, byte for byte: `tests/test_live.py` decodes these same bytes with
+    /// the reader's field list, so a field moved on either side fails one of the two tests.
+    pub(crate) const PINNED_RECORD: [u8; RECORD_LEN] = [
+        0x34, 0x12, 0, 0, 0, 0, 0, 0, // time 0x1234
+        0x07, 0x06, 0, 0, 0, 0, 0, 0, // seq 0x0607
+        5, 0, 0, 0, // flow 5
+        3, 0, 0, 0, // link 3
+        0x09, 0x08, 0, 0, // size 0x0809
+        3, // kind: drop
+        1, // packet: ack
+        1, // retx
+        1, // reason: overflow
+    ];
+
+    #[test]
+    fn a_record_has_the_documented_layout() {
+        let path = std::env::temp_dir().join(format!("flowshare-emu-layout-{}.bin", std::process::id()));
+        let mut log = EventLog::create(&path, Filter::all()).unwrap();
+        log.start(0x1000);
+        let ack = Classified { flow: 5, packet: packet_code(Kind::Ack), seq: 0x0607, retx: true };
+        log.record(0x0234, EventKind::Drop, 3, &ack, 0x0809, Reason::Overflow);
+        assert_eq!(log.finish(0x0234).unwrap(), 1);
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(bytes, PINNED_RECORD);
+    }
+
     #[test]
     fn records_come_out_in_time_order_and_later_ones_are_left_out() {
         let path = std::env::temp_dir().join(format!("flowshare-emu-events-{}.bin", std::process::id()));

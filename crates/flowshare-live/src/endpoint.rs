@@ -302,8 +302,10 @@ impl<T: Transport, C: Clock> LiveEndpoint<T, C> {
                 // The reliable sender picks the block the packet carries.
                 (Some(Half::Sender(s)), Agent::TfrcSender(a), Kind::TfrcData) => {
                     let rtt = a.rtt().map(|r| ((r * 1e9).round() as Time).min(MAX_TIME));
-                    if let Some((block, bytes, _)) = s.next_block(p.seq, now, rtt) {
+                    if let Some((block, bytes, why)) = s.next_block(p.seq, now, rtt) {
                         wire::set_block(&mut p, block);
+                        // A repair or a probe shows as a retransmission on the wire.
+                        p.set_retx(why != reliable::Pick::New);
                         // A short last block goes in a packet of its size.
                         if bytes < s.transfer().block_bytes {
                             p.size -= s.transfer().block_bytes - bytes;

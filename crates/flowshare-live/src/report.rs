@@ -233,9 +233,6 @@ pub enum ReliableReport {
         out_of_order: u64,
         /// Block ACKs sent.
         acks_sent: u64,
-        /// FNV-1a hash of the delivered block numbers in delivery order
-        /// ([`reliable::digest_of`]).
-        digest: u64,
         /// From the flow's start as this end sees it (the arrival of its first packet: the
         /// sender's start time on this clock through that packet's timestamp) until the last
         /// block was delivered, s (`null` if not by the end).
@@ -277,7 +274,6 @@ impl ReliableReport {
             duplicates: st.duplicates,
             out_of_order: st.out_of_order,
             acks_sent: st.acks,
-            digest: st.digest,
             completion_s: r.completed_at().zip(start).map(|(c, s)| secs(c.saturating_sub(s))),
         }
     }

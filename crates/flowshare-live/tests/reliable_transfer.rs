@@ -10,12 +10,12 @@ use common::{InFlight, Link, Net, MS};
 use flowshare_core::packet::Kind;
 use flowshare_core::scenario::from_toml;
 use flowshare_core::units::Time;
-use flowshare_live::reliable::digest_of;
 use flowshare_live::wire::{self, BlockAck, Datagram};
 use flowshare_live::{run, AgentReport, EndpointConfig, EndpointReport, LiveEndpoint, ReliableReport, Side};
-use flowshare_live::{MonotonicClock, UdpTransport};
+use flowshare_live::{MonotonicClock, Transport, UdpTransport};
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
@@ -53,11 +53,13 @@ struct Lossy {
     loss: f64,
     delay: Time,
     jitter: Time,
-    /// Data packets lost, block ACKs lost, data packets sent after the sender completed.
+    /// Data packets lost, block ACKs lost.
     lost_data: u64,
     lost_acks: u64,
-    /// The blocks the data packets carried, in sending order.
-    blocks: Vec<Option<u64>>,
+    /// The data packets in sending order: when each left, its block, its retransmission flag.
+    data: Vec<(Time, Option<u64>, bool)>,
+    /// The blocks that reached the receiver.
+    arrived: BTreeSet<u64>,
     block_acks: u64,
 }
 
@@ -70,7 +72,8 @@ impl Lossy {
             jitter,
             lost_data: 0,
             lost_acks: 0,
-            blocks: Vec::new(),
+            data: Vec::new(),
+            arrived: BTreeSet::new(),
             block_acks: 0,
         }
     }
@@ -84,7 +87,7 @@ impl Link for Lossy {
     fn carry(&mut self, now: Time, bytes: &[u8]) -> Option<Time> {
         match wire::decode(bytes).expect("the endpoint writes valid datagrams") {
             Datagram::Packet(d) if d.packet.kind == Kind::TfrcData => {
-                self.blocks.push(wire::block_of(&d.packet));
+                self.data.push((now, wire::block_of(&d.packet), d.packet.retx()));
                 if self.unit() < self.loss {
                     self.lost_data += 1;
                     return None;
@@ -101,18 +104,37 @@ impl Link for Lossy {
         }
         Some(now + self.delay + (self.unit() * self.jitter as f64) as Time)
     }
+
+    fn arrived(&mut self, _now: Time, bytes: &[u8]) {
+        if let Ok(Datagram::Packet(d)) = wire::decode(bytes) {
+            self.arrived.extend(wire::block_of(&d.packet));
+        }
+    }
 }
 
 type Ep = common::Ep<Lossy>;
 const SKEW: Time = 3_000 * MS;
 
 /// Both ends of the scenario's flow over a link losing `loss` of the packets each way, run
-/// until `end` ns of network time.
+/// until `end` ns of network time. After each step of the receiver, what it delivered since
+/// the step before must be the blocks following those, each once, and must have reached it.
 fn run_virtual(loss: f64, jitter: Time, seed: u64, end: Time) -> (Rc<Net<Lossy>>, Ep, Ep) {
     let s = from_toml(&scenario(&format!("size = \"{SIZE}B\""))).unwrap();
     let addrs = ("10.0.0.1:6000".parse().unwrap(), "10.0.0.2:6000".parse().unwrap());
     let net = Net::new(Lossy::new(seed, loss, 10 * MS, jitter));
-    let (src, dst) = common::run_flow(s, addrs, &net, SKEW, end);
+    let mut delivered = 0;
+    let watch = |_: &Ep, dst: &Ep| {
+        let r = dst.reliable_receiver().expect("a reliable receiver");
+        let upto = r.cumulative();
+        assert!(upto >= delivered, "delivered in order");
+        assert_eq!(r.stats.delivered_blocks, upto, "each block delivered once");
+        let link = net.link.borrow();
+        let missing: Vec<u64> = (delivered..upto).filter(|b| !link.arrived.contains(b)).collect();
+        assert!(missing.is_empty(), "delivered without reaching the receiver: {missing:?}");
+        delivered = upto;
+    };
+    let (src, dst) = common::run_flow(s, addrs, &net, SKEW, end, watch);
+    assert_eq!(delivered, SIZE.div_ceil(1_000), "every block delivered");
     (net, src, dst)
 }
 
@@ -137,7 +159,6 @@ fn a_reliable_multfrc_transfer_over_a_lossy_reordering_link_delivers_every_byte_
         let ReliableReport::Receiver {
             delivered_blocks,
             delivered_bytes,
-            digest,
             duplicates,
             completion_s: rx_done,
             out_of_order,
@@ -147,9 +168,9 @@ fn a_reliable_multfrc_transfer_over_a_lossy_reordering_link_delivers_every_byte_
             panic!("{rx:?}")
         };
         assert_eq!(blocks, 300);
-        // Every block delivered to the application once, in order: the digest of 0, 1, ..., 299.
+        // Every block delivered to the application once, in order, after it reached the
+        // receiver: `run_virtual` watched each delivery.
         assert_eq!((delivered_blocks, delivered_bytes, acked_bytes), (blocks, SIZE, SIZE));
-        assert_eq!(digest, digest_of(0..blocks));
         assert_eq!(rd.goodput_bytes, SIZE);
         // Both ends completed; the receiver first (the final ACK still had to travel), and
         // within a few seconds of a 20 ms path.
@@ -159,18 +180,30 @@ fn a_reliable_multfrc_transfer_over_a_lossy_reordering_link_delivers_every_byte_
         assert!(rx_done + 0.02 <= tx_done && tx_done < 10.0, "receiver {rx_done} s, sender {tx_done} s");
         // The link lost data, the sender repaired it: no fewer retransmissions than blocks lost,
         // and not many more.
-        let carried: Vec<Option<u64>> = net.link.borrow().blocks.clone();
+        let data = net.link.borrow().data.clone();
         let (lost_data, lost_acks) = (net.link.borrow().lost_data, net.link.borrow().lost_acks);
-        let with_block = carried.iter().flatten().count() as u64;
+        let with_block = data.iter().filter(|d| d.1.is_some()).count() as u64;
         assert_eq!(with_block, blocks_sent + retransmits);
         assert_eq!(blocks_sent, blocks);
+        // A block's first transmission is unmarked, every later one carries the retransmission
+        // flag; a packet without a block is never marked.
+        let mut seen = BTreeSet::new();
+        for &(at, block, retx) in &data {
+            let again = block.is_some_and(|b| !seen.insert(b));
+            assert_eq!(retx, again, "block {block:?} sent at {at} ns");
+        }
+        assert_eq!(data.iter().filter(|d| d.2).count() as u64, retransmits);
         assert!(lost_data > 0 && lost_acks > 0 && out_of_order > 0);
         assert!(losses > 0 && retransmits >= losses, "{losses} lost, {retransmits} re-sent");
         assert!(retransmits <= 2 * lost_data + 10, "{retransmits} re-sent, {lost_data} lost");
         assert!(duplicates <= retransmits);
-        // The sender stopped its agent: nothing left after the completion but what was in flight.
+        // The sender stopped its agent on completion: no data packet left after it (the
+        // sender's clock is the network's).
+        let done_at = src.reliable_sender().unwrap().completed_at().expect("the sender completed");
+        let last = data.iter().map(|d| d.0).max().unwrap();
+        assert!(last <= done_at, "data sent at {last} ns, completed at {done_at} ns");
         let AgentReport::TfrcSender { packets_sent, .. } = rs.agent else { panic!("a TFRC sender") };
-        assert_eq!(packets_sent as usize, carried.len());
+        assert_eq!(packets_sent as usize, data.len());
         assert_eq!(src.next_deadline(), None, "the sender's agent is stopped");
         for r in [&rs, &rd] {
             assert_eq!(r.malformed_total, 0);
@@ -326,24 +359,43 @@ fn a_reliable_transfer_over_loopback_completes_and_stops_its_sender() {
     let src_cfg = EndpointConfig::new(s.clone(), 0, Side::Source, addr_a, addr_b, d);
     let dst_cfg = EndpointConfig::new(s, 0, Side::Destination, addr_b, addr_a, d);
     let stop = AtomicBool::new(false);
-    let (rs, rd) = std::thread::scope(|sc| {
+    // The source runs until its transfer completes, notes what its agent had sent, and runs on
+    // until the end.
+    let run_src = || {
+        let mut ep = LiveEndpoint::new(&src_cfg, ta, MonotonicClock::start()).unwrap();
+        let end = d.as_nanos() as Time;
+        let mut sent_at_completion = None;
+        while sent_at_completion.is_none() && ep.now() < end {
+            let next = ep.step().unwrap();
+            if ep.reliable_sender().unwrap().completed_at().is_some() {
+                let AgentReport::TfrcSender { packets_sent, .. } = ep.report(ep.now()).agent else {
+                    panic!("a TFRC sender")
+                };
+                sent_at_completion = Some(packets_sent);
+            }
+            let wait = next.unwrap_or(end).min(end).saturating_sub(ep.now());
+            ep.transport_mut().wait(Some(Duration::from_nanos(wait))).unwrap();
+        }
+        (run(&mut ep, d, &stop).unwrap(), sent_at_completion)
+    };
+    let ((rs, sent_at_completion), rd) = std::thread::scope(|sc| {
         let dst = sc.spawn(|| run(&mut LiveEndpoint::new(&dst_cfg, tb, MonotonicClock::start()).unwrap(), d, &stop));
-        let src = sc.spawn(|| run(&mut LiveEndpoint::new(&src_cfg, ta, MonotonicClock::start()).unwrap(), d, &stop));
-        (src.join().unwrap().unwrap(), dst.join().unwrap().unwrap())
+        let src = sc.spawn(run_src);
+        (src.join().unwrap(), dst.join().unwrap().unwrap())
     });
     eprintln!("{}\n{}", serde_json::to_string(&rs).unwrap(), serde_json::to_string(&rd).unwrap());
     let (tx, rx) = halves(&rs, &rd);
     let ReliableReport::Sender { completion_s: Some(tx_done), acked_bytes, blocks_sent, .. } = tx else {
         panic!("the sender did not complete: {tx:?}")
     };
-    let ReliableReport::Receiver { completion_s: Some(rx_done), delivered_bytes, digest, .. } = rx else {
+    let ReliableReport::Receiver { completion_s: Some(rx_done), delivered_blocks, delivered_bytes, .. } = rx else {
         panic!("the receiver did not complete: {rx:?}")
     };
-    assert_eq!((acked_bytes, delivered_bytes, blocks_sent), (200_000, 200_000, 200));
-    assert_eq!(digest, digest_of(0..200));
+    assert_eq!((acked_bytes, delivered_bytes, delivered_blocks, blocks_sent), (200_000, 200_000, 200, 200));
     assert!(rx_done > 0.0 && rx_done <= tx_done + 0.01 && tx_done < 1.4, "{rx_done} {tx_done}");
-    // After the completion the sender sent nothing: every data packet it sent was sent before.
+    // After the completion the sender sent nothing more, though it ran on.
     let AgentReport::TfrcSender { packets_sent, .. } = rs.agent else { panic!("a TFRC sender") };
+    assert_eq!(Some(packets_sent), sent_at_completion, "data sent after the completion");
     assert_eq!(rs.datagrams_sent + rs.send_dropped, packets_sent);
     assert!(rs.malformed_total + rd.malformed_total == 0);
 }

@@ -58,7 +58,7 @@ fn run_pair(flows: &str, end: Time) -> (Rc<Net<OneLoss>>, Ep, Ep) {
     let scenario = from_toml(&format!("{TOPOLOGY}{flows}")).unwrap();
     let addrs = ("10.0.0.1:5000".parse().unwrap(), "10.0.0.2:5000".parse().unwrap());
     let net = Net::new(OneLoss::default());
-    let (src, dst) = common::run_flow(scenario, addrs, &net, SKEW, end);
+    let (src, dst) = common::run_flow(scenario, addrs, &net, SKEW, end, |_, _| {});
     (net, src, dst)
 }
 

@@ -26,6 +26,9 @@ pub struct InFlight {
 pub trait Link {
     /// When the datagram `bytes`, sent at `now`, arrives; `None` if the link loses it.
     fn carry(&mut self, now: Time, bytes: &[u8]) -> Option<Time>;
+
+    /// The datagram `bytes` was taken by its receiver at `now`.
+    fn arrived(&mut self, _now: Time, _bytes: &[u8]) {}
 }
 
 /// The network's time, the datagrams in flight and the link they cross.
@@ -72,6 +75,7 @@ impl<L: Link> Transport for Mem<L> {
             return Ok(None);
         };
         let d = flying.remove(i);
+        self.net.link.borrow_mut().arrived(now, &d.bytes);
         buf[..d.bytes.len()].copy_from_slice(&d.bytes);
         Ok(Some((d.bytes.len(), d.from)))
     }
@@ -106,13 +110,15 @@ pub fn endpoint<L: Link>(cfg: &EndpointConfig, net: &Rc<Net<L>>, skew: Time) -> 
 }
 
 /// Both ends of flow 0 of `scenario`, the source at `a` and the destination at `b` with its
-/// clock `skew` ns ahead, run over `net` until `end` ns of network time.
+/// clock `skew` ns ahead, run over `net` until `end` ns of network time; `watch` sees the
+/// source and the destination after each step of the destination.
 pub fn run_flow<L: Link>(
     scenario: Scenario,
     (a, b): (SocketAddr, SocketAddr),
     net: &Rc<Net<L>>,
     skew: Time,
     end: Time,
+    mut watch: impl FnMut(&Ep<L>, &Ep<L>),
 ) -> (Ep<L>, Ep<L>) {
     let d = Duration::from_secs(60);
     let src_cfg = EndpointConfig::new(scenario.clone(), 0, Side::Source, a, b, d);
@@ -126,6 +132,7 @@ pub fn run_flow<L: Link>(
     loop {
         let s = src.step().unwrap();
         let r = dst.step().unwrap().map(|t| t.saturating_sub(skew));
+        watch(&src, &dst);
         let next = [s, r, net.next_arrival()].into_iter().flatten().min();
         match next {
             Some(t) if t <= end => {
