@@ -111,6 +111,26 @@ def test_drr_shares_the_link_in_proportion_to_the_input_capacities(tmp_path):
     assert r["throughput_total"] == pytest.approx(400e3, rel=0.05)
 
 
+def test_misses_at_400_kbps_name_what_the_64_kbps_link_carries():
+    def row(scheduler, thr):
+        out = {"tcp": "reno", "direction": "forward", "scheduler": scheduler, "bw_kbps": 400,
+               "jain_rel": 0.9}
+        for name, value in zip(hasegawa_ch6.NAMES, thr, strict=True):
+            out[f"thr_{name}"], out[f"loss_{name}"] = value, 0.03
+        return out
+
+    rows = pd.DataFrame([row("red", (49.9e3, 85.6e3, 117.7e3, 122.2e3)),
+                         row("fifo", (53.2e3, 103.0e3, 165.7e3, 65.1e3))])
+    done = {t.id: t for t in hasegawa_ch6.evaluate(rows)}
+    equal, smaller_more = done["C6-1a"], done["C6-2"]
+    assert not equal.passed and not smaller_more.passed
+    # 64 kbit/s of 2,048-byte packets with 40 bytes of header: 62.75 kbit/s of payload.
+    assert "(62.8 kbit/s of payload; it got 49.9)" in equal.note
+    assert "largest over smallest 1.43" in equal.note
+    assert "(65.1 kbit/s, below the 128 and 256 kbit/s connections' 103.0 and 165.7)" \
+        in smaller_more.note
+
+
 def test_enhanced_red_queue_gets_the_iterations_probabilities():
     point = hasegawa_ch6.Point("reno", "forward", "ered", 800, 100.0)
     queue = hasegawa_ch6.scenario(point, hasegawa_ch6.Options())["topology"]["bottleneck"]["queue"]

@@ -345,6 +345,7 @@ def _jain_difference(rows: pd.DataFrame, better: tuple[str, str, str],
 def evaluate(rows: pd.DataFrame) -> list[Target]:
     """Chapter 6's targets against its measured rows."""
     values: dict[str, tuple[float | None, str]] = {}
+    why_missed = dict(WHY_MISSED)
     red, why = _at_smallest(_frame(rows, "reno", "forward", "red"), "RED/Reno")
     if red is None:
         values["C6-1a"] = values["C6-1b"] = (None, why)
@@ -354,8 +355,11 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
         values["C6-1a"] = (max(thr) / min(thr), "")
         values["C6-1b"] = ((max(loss) / min(loss), "") if min(loss) > 0
                            else (None, "a connection lost nothing"))
+        why_missed["C6-1a"] = _capped_note(red, "the other three")
     fifo, why = _at_smallest(_frame(rows, "reno", "forward", "fifo"), "FIFO/Reno")
     values["C6-2"] = (None, why) if fifo is None else (fifo["thr_bw64"] / fifo["thr_bw512"], "")
+    if fifo is not None:
+        why_missed["C6-2"] = _hurt_note(fifo)
     vegas = _frame(rows, "vegas", "forward", "fifo")
     if vegas.empty:
         values["C6-3a"] = values["C6-3b"] = (None, "no Vegas/FIFO run finished")
@@ -373,8 +377,38 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
     for target in TARGETS:
         value, note = values[target.id]
         out.append(target.unmeasured(note) if value is None
-                   else target.evaluate(value).explained(WHY_MISSED.get(target.id, "")))
+                   else target.evaluate(value).explained(why_missed.get(target.id, "")))
     return out
+
+
+def _kbps(bps: float) -> str:
+    return f"{bps / 1e3:.1f}"
+
+
+def _goodput_ceiling(k: int) -> float:
+    """The payload rate connection ``k``'s own input link carries at most, bit/s."""
+    return BW_IN[k] * (PACKET_B - HEADER_B) / PACKET_B
+
+
+def _capped_note(row: pd.Series, others: str) -> str:
+    """Why the throughputs at 400 kbit/s cannot all be alike: the 64 kbit/s connection's link
+    carries less than a quarter of the shared link, whatever the scheduler."""
+    ceiling = _goodput_ceiling(0)
+    rest = [row[f"thr_{n}"] for n in NAMES[1:]]
+    return (f"the 64 kbit/s connection cannot deliver more than its own link carries "
+            f"({_kbps(ceiling)} kbit/s of payload; it got {_kbps(row['thr_bw64'])}), less than "
+            f"a quarter of {row['bw_kbps']:g} kbit/s, so this ratio stays far above 1 whatever "
+            f"the queue does; {others} got {', '.join(_kbps(x) for x in rest)} kbit/s "
+            f"(largest over smallest {max(rest) / min(rest):.2f})")
+
+
+def _hurt_note(row: pd.Series) -> str:
+    """What FIFO did to the connections at 400 kbit/s: the fastest one hurt by bursty loss."""
+    return (f"the 512 kbit/s connection is hurt most by FIFO's bursty losses, as in the thesis "
+            f"({_kbps(row['thr_bw512'])} kbit/s, below the 128 and 256 kbit/s connections' "
+            f"{_kbps(row['thr_bw128'])} and {_kbps(row['thr_bw256'])}), but the 64 kbit/s "
+            f"connection got {_kbps(row['thr_bw64'])} of the {_kbps(_goodput_ceiling(0))} kbit/s "
+            f"its own link carries at most")
 
 
 # ---------------------------------------------------------------------------------------------
