@@ -44,6 +44,14 @@ def test_the_s8_red_queue_is_floyd_et_al_2000s():
         "bottleneck"]["queue"]
     assert q["limit"] == 3 * 177
     assert q["min_th"] == pytest.approx(17.7) and q["max_th"] == pytest.approx(59.0)
+    # ns-2's automatic weight, counted in data packets (multfrc:A27) unless asked otherwise.
+    assert q["w_q"] == "auto" and q["mean_pktsize"] == "1040B"
+    point = mp.ProtocolPoint("S9", "red", 20, 8.0, 0.5)
+    other = multfrc._any_scenario(point, multfrc.plan("quick"),
+                                  multfrc.Options(red_mean_pktsize="ns2_default"))
+    assert other["topology"]["bottleneck"]["queue"]["mean_pktsize"] == "500B"
+    with pytest.raises(flowshare.ConfigError, match="options.red_mean_pktsize"):
+        multfrc.Options(red_mean_pktsize="1040B")
 
 
 def test_s9_runs_draw_from_their_own_streams():

@@ -48,6 +48,7 @@ import concurrent.futures as cf
 import fnmatch
 import functools
 import json
+import math
 import re
 import shutil
 import statistics
@@ -84,17 +85,28 @@ FIGURES = ("ratio", "tfrc_mbps", "tcp_mbps", "p_trace", "p_tfrc", "loss_rate", "
 
 
 @dataclass(frozen=True)
+class Red:
+    """RED with given thresholds (packets) and weight (0: ns-2's automatic one)."""
+    min_th: float
+    max_th: float
+    w_q: float = 0.0
+
+
+@dataclass(frozen=True)
 class Case:
     key: str
     label: str
     tcp: int  # TCP SACK flows beside the TFRC flow
     aqm: str = "droptail"
     loss: float = 0.0  # Bernoulli loss on r0 -> r1, after the queue
+    mbps: float = MBPS
+    queue: int = QUEUE
+    red: Red | None = None  # aqm "red" with these parameters instead of ns-2's automatic ones
 
     def net(self) -> Net:
         """The network in crosscheck_tcp.py's terms (its flows are the TCP flows)."""
-        return Net(self.key, self.label, MBPS, DELAY_MS, QUEUE, (Flow(0, 1),) * self.tcp, self.aqm,
-                   loss=self.loss)
+        return Net(self.key, self.label, self.mbps, DELAY_MS, self.queue, (Flow(0, 1),) * self.tcp,
+                   self.aqm, loss=self.loss)
 
     def compared(self) -> tuple[str, ...]:
         return ("ratio" if self.tcp else "tfrc_mbps", "p_trace", "p_tfrc")
@@ -107,6 +119,15 @@ def _cases() -> list[Case]:
             out.append(Case(f"{tag}-{n}", f"TFRC + {n} TCP SACK, {name}", n, aqm))
     for pct in (0.5, 1, 2, 5):
         out.append(Case(f"loss-{pct:g}", f"TFRC alone, {pct:g} % random loss", 0, loss=pct / 100))
+    # The RED of Damjanović (2010)'s Figs. 4.28/4.29 (after Floyd, Handley, Padhye and Widmer
+    # (2000)) at 8 Mbit/s: 3 x BDP of buffer, thresholds BDP/10 and BDP/3 of its 46 ms RTT,
+    # with ns-2's automatic weight counted in data packets (mean_pktsize_ 1040 B) and in
+    # ns-2's default 500-byte packets (resolution multfrc:A27).
+    for key, w_q, what in (("s9-red-1", 0.0, "w_q of 1040 B packets"),
+                           ("s9-red-1-w500", 1 - math.exp(-1 / (8e6 / (8 * 500))),
+                            "w_q of 500 B packets")):
+        out.append(Case(key, f"TFRC + 1 TCP SACK, S9 RED at 8 Mbit/s, {what}", 1, "red",
+                        mbps=8.0, queue=132, red=Red(4.4, 14.7, w_q)))
     return out
 
 
@@ -120,9 +141,13 @@ RED_1 = next(c for c in CASES if c.key == "red-1")
 
 
 def ns2_args(case: Case, seed: int) -> list[str]:
-    return [f"seed={seed}", f"time={SECONDS:g}", f"warmup={WARMUP_S:g}", f"bw={MBPS:g}",
-            f"delay={DELAY_MS:g}", f"q={QUEUE}", f"aqm={case.aqm}", f"tcp={case.tcp}",
+    args = [f"seed={seed}", f"time={SECONDS:g}", f"warmup={WARMUP_S:g}", f"bw={case.mbps:g}",
+            f"delay={DELAY_MS:g}", f"q={case.queue}", f"aqm={case.aqm}", f"tcp={case.tcp}",
             f"loss={case.loss:g}", f"jitter={JITTER_S:g}", f"size={PAYLOAD}", f"hdr={HEADER}"]
+    if case.red:
+        args += [f"thresh={case.red.min_th:g}", f"maxthresh={case.red.max_th:g}"]
+        args += [f"qweight={case.red.w_q!r}"] if case.red.w_q else []
+    return args
 
 
 # The sink's report, printed by ns-2's C code; the trailing space and the five decimals are
@@ -192,7 +217,11 @@ def scenario(case: Case, seed: int, starts: list[float]) -> dict:
     if case.aqm == "red":
         # ns-2's mean_pktsize_ is the data packet: its byte-mode limit_ is QUEUE x 1040 bytes
         # waiting, to which flowshare's limit adds the packet on the wire.
-        bottleneck["queue"] = {"kind": "red", "mean_pktsize": f"{WIRE}B", "limit": f"{(QUEUE + 1) * WIRE}B"}
+        bottleneck["queue"] = {"kind": "red", "mean_pktsize": f"{WIRE}B",
+                               "limit": f"{(case.queue + 1) * WIRE}B"}
+        if case.red:
+            bottleneck["queue"].update(min_th=case.red.min_th, max_th=case.red.max_th,
+                                       **({"w_q": case.red.w_q} if case.red.w_q else {}))
     tcp_groups = sc.pop("flows", [])
     for g in tcp_groups:
         g["tcp"]["mss"] = f"{PAYLOAD}B"

@@ -25,6 +25,10 @@
 #                 thresholds for a 5 ms target delay, gentle, byte mode) except
 #                 `mean_pktsize_` = SIZE + HDR, so thresholds and the hard limit (QPKTS x
 #                 mean_pktsize_ bytes) are in whole data packets
+#   thresh=P maxthresh=P      with aqm=red: RED's thresh_ and maxthresh_ in packets instead of
+#                 the automatic ones (0, 0: automatic), e.g. Floyd, Handley, Padhye and Widmer
+#                 (2000)'s BDP/10 and BDP/3
+#   qweight=W     with aqm=red: RED's q_weight_ instead of the automatic one (0: automatic)
 #   tcp=N         TCP SACK flows beside the TFRC flow (0)
 #   loss=P        Bernoulli loss with probability P on r0 -> r1 (ErrorModel, unit pkt, after the
 #                 queue and the link: `$ns link-lossmodel`) (0 = none)
@@ -71,6 +75,9 @@ set opt(delay) 20
 set opt(q) 53
 set opt(aqm) droptail
 set opt(tcp) 0
+set opt(thresh) 0
+set opt(qweight) 0
+set opt(maxthresh) 0
 set opt(loss) 0
 set opt(access) 1000
 set opt(jitter) 1
@@ -95,6 +102,9 @@ switch -- $opt(aqm) {
   red {
     set qtype RED
     Queue/RED set mean_pktsize_ $wire
+    if {$opt(qweight) > 0} { Queue/RED set q_weight_ $opt(qweight) }
+    if {$opt(thresh) > 0} { Queue/RED set thresh_ $opt(thresh) }
+    if {$opt(maxthresh) > 0} { Queue/RED set maxthresh_ $opt(maxthresh) }
   }
   default { puts stderr "aqm=$opt(aqm): must be droptail or red"; exit 2 }
 }

@@ -100,6 +100,11 @@ class Options:
     red_limit: str = "max(bdp, 50)"
     """Buffer of a RED bottleneck: ``max(bdp, 50)``, the BDP but at least ns-2's default of 50
     packets; or ``bdp``."""
+    red_mean_pktsize: str = "data_packet"
+    """The packet unit of the chapter-4 RED bottleneck (S8-S10 and the comparators), whose
+    automatic weight w_q = 1 − exp(−1/C) counts C in packets of this size per second
+    (``multfrc:A27``): ``data_packet``, the 1040-byte data packet; or ``ns2_default``, ns-2's
+    ``mean_pktsize_`` of 500 bytes, which halves w_q."""
     send_jitter: str = "bottleneck_packet"
     """ns-2's ``overhead_``, which the thesis set against phase effects (§3.2.4) without giving
     its value: ``bottleneck_packet``, each segment leaves a random time in [0, one packet's
@@ -128,6 +133,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "error_denominator": ("measured", "model"),
     "red_limit": ("max(bdp, 50)", "bdp"),
     "send_jitter": ("bottleneck_packet", "none"),
+    "red_mean_pktsize": tuple(protocol.RED_MEAN_PKTSIZE),
 }
 """The values each field of :class:`Options` allows."""
 
@@ -322,7 +328,7 @@ def _any_scenario(point: Point | protocol.ProtocolPoint, p: Plan,
         return s
     assert p.protocol is not None
     s = protocol.scenario(point, p.protocol, options.t_rto, options.rate_rule,
-                          options.rtt_timing)
+                          options.rtt_timing, options.red_mean_pktsize)
     s["trace"] = {"events": False}
     return s
 

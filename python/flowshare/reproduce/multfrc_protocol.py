@@ -253,23 +253,30 @@ def _comparator(point: ProtocolPoint, tcp: dict[str, Any], t_rto: str,
     return {"tcp": {**tcp, "cc": {"algo": point.sender, "n": point.n}}}
 
 
-def _s8_queue(point: ProtocolPoint, bdp: int) -> dict[str, Any]:
+RED_MEAN_PKTSIZE = {"data_packet": f"{PAYLOAD_B + TCP_HEADER_B}B", "ns2_default": "500B"}
+"""The ``mean_pktsize`` of the S8-S10 RED queue for each value of ``Options.red_mean_pktsize``
+(resolution ``multfrc:A27``): the 1040-byte data packet, or ns-2's default of 500 bytes."""
+
+
+def _s8_queue(point: ProtocolPoint, bdp: int, red_mean_pktsize: str) -> dict[str, Any]:
     # Floyd, Handley, Padhye and Widmer (2000), as the thesis took it: buffer 3 × BDP, RED
-    # gentle with min_th = BDP/10 and max_th = BDP/3.
+    # gentle with min_th = BDP/10 and max_th = BDP/3; ns-2's automatic weight, whose time
+    # constant counts packets of mean_pktsize.
     if point.queue == "red":
         min_th = max(1.0, bdp / 10)
         return {"kind": "red", "limit": 3 * bdp, "gentle": True, "mode": "packets",
-                "w_q": "auto", "min_th": round(min_th, 3),
-                "max_th": round(max(min_th + 1, bdp / 3), 3)}
+                "w_q": "auto", "mean_pktsize": RED_MEAN_PKTSIZE[red_mean_pktsize],
+                "min_th": round(min_th, 3), "max_th": round(max(min_th + 1, bdp / 3), 3)}
     return {"kind": "droptail", "limit": 3 * bdp}
 
 
 def scenario(point: ProtocolPoint, p: Plan, t_rto: str = "4r",
-             rate_rule: str = "rfc5348", rtt_timing: str = "ns2") -> dict[str, Any]:
+             rate_rule: str = "rfc5348", rtt_timing: str = "ns2",
+             red_mean_pktsize: str = "data_packet") -> dict[str, Any]:
     """The flowshare scenario of one chapter-4 condition (seed set by the sweep); ``t_rto``
     picks the equation's t_RTO (:data:`T_RTO`) and ``rate_rule`` the TFRC rate rule
     (``docs/tfrc.md``) of every equation-based sender, ``rtt_timing`` the TCP flows' timer
-    samples."""
+    samples, ``red_mean_pktsize`` the RED queue's packet unit (:data:`RED_MEAN_PKTSIZE`)."""
     duration, warmup = p.durations[point.setup]
     if point.prefix:
         duration, warmup = warmup, 0.0
@@ -312,7 +319,7 @@ def scenario(point: ProtocolPoint, p: Plan, t_rto: str = "4r",
         rtt = 2 * (point.delay_ms + 2 + 1) / 1000
         bdp = _packets(point.capacity_mbps, rtt, PAYLOAD_B + TCP_HEADER_B)
         bottleneck = {"rate": f"{point.capacity_mbps:g}Mbps", "delay": f"{point.delay_ms}ms",
-                      "queue": _s8_queue(point, bdp)}
+                      "queue": _s8_queue(point, bdp, red_mean_pktsize)}
         access = {"rate": "10Gbps", "delay": "1ms", "queue": {"limit": 100000}}
         sides = {"src_access": {"delay": "2ms"}, "dst_access": {"delay": "1ms"}}
         n_tcp = 1 if setup == "S9" else int(point.n)
