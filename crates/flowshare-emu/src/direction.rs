@@ -471,8 +471,8 @@ dst = "b"
     /// A trace of flows 0 and 1 (flowshare's transport on ports 6000 and 6001) into a file
     /// unique to `name`.
     fn traced(name: &str) -> (Option<Trace>, std::path::PathBuf) {
-        use crate::events::Filter;
         use crate::flows::{FlowPorts, Stack};
+        use flowshare_core::trace::TraceSpec;
         let path = std::env::temp_dir().join(format!("flowshare-emu-{name}-{}.bin", std::process::id()));
         let ports = [0, 1].map(|f| FlowPorts {
             flow: f,
@@ -481,7 +481,7 @@ dst = "b"
             port_b: 6000 + f as u16,
         });
         let flows = FlowMap::new([10, 77, 0, 1].into(), [10, 77, 0, 2].into(), &ports, 2).unwrap();
-        let log = EventLog::create(&path, Filter::all()).unwrap();
+        let log = EventLog::create(&path, TraceSpec::everything()).unwrap();
         (Some(Trace { flows, log }), path)
     }
 

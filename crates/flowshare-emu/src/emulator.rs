@@ -13,13 +13,14 @@
 
 use crate::clock::{self, Realtime, TimerSlack};
 use crate::direction::{Classify, Direction, Sink, Trace};
-use crate::events::{EventCodes, EventLog, EventsConfig, EventsReport, Filter, RECORD_LEN};
+use crate::events::{EventCodes, EventLog, EventsConfig, EventsReport, RECORD_LEN};
 use crate::flows::FlowMap;
 use crate::pcap::Capture;
 use crate::report::EmuReport;
 use crate::tun::{self, Tun, TunConfig};
 use crate::{netns, EmuError};
 use flowshare_core::net::LinkDir;
+use flowshare_core::trace::TraceSpec;
 use flowshare_core::units::Time;
 use flowshare_core::Scenario;
 use std::net::Ipv4Addr;
@@ -164,10 +165,9 @@ impl EmulatorConfig {
         let built = self.scenario.build()?;
         let filter = match &self.scenario.trace {
             Some(t) if t.events => {
-                let spec = t.resolve(&built.net, built.conns.len(), self.scenario.bottleneck_link(), Time::MAX)?;
-                Filter::of(&spec)
+                t.resolve(&built.net, built.conns.len(), self.scenario.bottleneck_link(), Time::MAX)?
             }
-            _ => Filter::all(),
+            _ => TraceSpec::everything(),
         };
         let mut net = built.net;
         let names = &net.link_names;
@@ -221,7 +221,7 @@ struct Parts {
     forward: Direction,
     reverse: Direction,
     /// What the event trace keeps.
-    filter: Filter,
+    filter: TraceSpec,
     /// The scenario's flows.
     flows: usize,
 }

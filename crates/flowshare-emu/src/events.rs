@@ -47,36 +47,6 @@ pub struct EventsConfig {
     pub flows: Vec<FlowPorts>,
 }
 
-/// Which events are kept: the scenario's `[trace]` filters that apply at a link.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Filter {
-    /// Per flow, kept or not; empty = all.
-    pub flows: Vec<bool>,
-    /// Per link direction, kept or not; empty = all.
-    pub links: Vec<bool>,
-    /// Bit `k` set: kind with code `k` kept.
-    pub kinds: u8,
-}
-
-impl Filter {
-    /// Every event.
-    pub fn all() -> Filter {
-        Filter { flows: Vec::new(), links: Vec::new(), kinds: u8::MAX }
-    }
-
-    /// The flow, link and kind filters of a resolved `[trace]` section (its time window is
-    /// relative to the run's time zero, which only the caller knows).
-    pub fn of(spec: &TraceSpec) -> Filter {
-        Filter { flows: spec.flow_mask.clone(), links: spec.link_mask.clone(), kinds: spec.kind_mask }
-    }
-
-    fn keeps(&self, kind: EventKind, flow: u32, link: LinkId) -> bool {
-        self.kinds & (1 << kind as u8) != 0
-            && (self.flows.is_empty() || self.flows.get(flow as usize) == Some(&true))
-            && (self.links.is_empty() || self.links.get(link as usize) == Some(&true))
-    }
-}
-
 /// One event, waiting for the clock to pass it.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
@@ -124,7 +94,9 @@ fn encode(t_abs: i64, kind: EventKind, link: LinkId, c: &Classified, size: u32, 
 pub(crate) struct EventLog {
     out: BufWriter<File>,
     path: PathBuf,
-    filter: Filter,
+    /// The scenario's `[trace]` filters (its time window is relative to the run's time zero,
+    /// which only the caller knows, and is applied there).
+    filter: TraceSpec,
     /// CLOCK_MONOTONIC at model time 0.
     t0: u64,
     pending: BinaryHeap<Pending>,
@@ -133,8 +105,8 @@ pub(crate) struct EventLog {
 }
 
 impl EventLog {
-    /// Create `path` for the events `filter` keeps.
-    pub(crate) fn create(path: &Path, filter: Filter) -> Result<EventLog, EmuError> {
+    /// Create `path` for the events whose kind, flow and link `filter` keeps.
+    pub(crate) fn create(path: &Path, filter: TraceSpec) -> Result<EventLog, EmuError> {
         let file = File::create(path).map_err(|source| EmuError::Events { path: path.to_path_buf(), source })?;
         Ok(EventLog {
             out: BufWriter::with_capacity(1 << 16, file),
@@ -154,7 +126,7 @@ impl EventLog {
 
     /// Record an event of packet `c` (of `size` bytes) at model time `t` on direction `link`.
     pub(crate) fn record(&mut self, t: Time, kind: EventKind, link: LinkId, c: &Classified, size: u32, reason: Reason) {
-        if !self.filter.keeps(kind, c.flow, link) {
+        if !(self.filter.keeps(kind, c.flow) && self.filter.keeps_link(link)) {
             return;
         }
         let t_abs = i64::try_from(self.t0.saturating_add(t)).unwrap_or(i64::MAX);
@@ -259,7 +231,7 @@ mod tests {
     #[test]
     fn a_record_has_the_documented_layout() {
         let path = std::env::temp_dir().join(format!("flowshare-emu-layout-{}.bin", std::process::id()));
-        let mut log = EventLog::create(&path, Filter::all()).unwrap();
+        let mut log = EventLog::create(&path, TraceSpec::everything()).unwrap();
         log.start(0x1000);
         let ack = Classified { flow: 5, packet: packet_code(Kind::Ack), seq: 0x0607, retx: true };
         log.record(0x0234, EventKind::Drop, 3, &ack, 0x0809, Reason::Overflow);
@@ -272,7 +244,7 @@ mod tests {
     #[test]
     fn records_come_out_in_time_order_and_later_ones_are_left_out() {
         let path = std::env::temp_dir().join(format!("flowshare-emu-events-{}.bin", std::process::id()));
-        let mut log = EventLog::create(&path, Filter::all()).unwrap();
+        let mut log = EventLog::create(&path, TraceSpec::everything()).unwrap();
         log.start(1_000);
         // A FIFO's enqueue and its dequeue, known ahead; then an arrival dropped before it.
         log.record(10, EventKind::Enqueue, 0, &packet(0, 0), 1500, Reason::None);
@@ -298,13 +270,21 @@ mod tests {
 
     #[test]
     fn the_filter_keeps_flows_links_and_kinds_asked_for() {
-        let f = Filter { flows: vec![false, true], links: vec![true, false], kinds: 1 << EventKind::Drop as u8 };
-        assert!(f.keeps(EventKind::Drop, 1, 0));
-        assert!(!f.keeps(EventKind::Drop, 0, 0));
-        assert!(!f.keeps(EventKind::Drop, 1, 1));
-        assert!(!f.keeps(EventKind::Enqueue, 1, 0));
-        assert!(!f.keeps(EventKind::Drop, 2, 0), "a flow beyond the mask");
-        assert!(Filter::all().keeps(EventKind::Dequeue, 99, 7));
+        let f = TraceSpec {
+            flow_mask: vec![false, true],
+            link_mask: vec![true, false],
+            kind_mask: 1 << EventKind::Drop as u8,
+            ..TraceSpec::everything()
+        };
+        let keeps = |kind, flow, link| f.keeps(kind, flow) && f.keeps_link(link);
+        assert!(keeps(EventKind::Drop, 1, 0));
+        assert!(!keeps(EventKind::Drop, 0, 0));
+        assert!(!keeps(EventKind::Drop, 1, 1));
+        assert!(!keeps(EventKind::Enqueue, 1, 0));
+        assert!(!keeps(EventKind::Drop, 2, 0), "a flow beyond the mask");
+        assert!(!keeps(EventKind::Drop, 1, 2), "a link beyond the mask");
+        let all = TraceSpec::everything();
+        assert!(all.keeps(EventKind::Dequeue, 99) && all.keeps_link(7));
     }
 
     #[test]

@@ -371,6 +371,35 @@ pub struct TraceSpec {
     pub pcap: Vec<LinkId>,
 }
 
+impl TraceSpec {
+    /// Every event of every flow at every link direction, at any time, and no pcap capture.
+    pub fn everything() -> TraceSpec {
+        TraceSpec {
+            events: true,
+            flow_mask: Vec::new(),
+            link_mask: Vec::new(),
+            kind_mask: u8::MAX,
+            start: 0,
+            stop: Time::MAX,
+            pcap: Vec::new(),
+        }
+    }
+
+    /// Whether the kind and flow filters keep an event of `kind` of flow `flow` (the time
+    /// window and the link filter aside).
+    #[inline]
+    pub fn keeps(&self, kind: EventKind, flow: u32) -> bool {
+        self.kind_mask & (1 << kind as u8) != 0
+            && (self.flow_mask.is_empty() || self.flow_mask.get(flow as usize) == Some(&true))
+    }
+
+    /// Whether the link filter keeps events at link direction `link`.
+    #[inline]
+    pub fn keeps_link(&self, link: LinkId) -> bool {
+        self.link_mask.is_empty() || self.link_mask.get(link as usize) == Some(&true)
+    }
+}
+
 /// Narrow columns of the recorded events, in recording order.
 #[derive(Debug, Default)]
 struct Columns {
@@ -484,11 +513,7 @@ impl Tracer {
 
     #[inline]
     fn wanted(&self, t: Time, kind: EventKind, flow: u32) -> bool {
-        self.spec.events
-            && self.spec.kind_mask & (1 << kind as u8) != 0
-            && t >= self.spec.start
-            && t <= self.spec.stop
-            && (self.spec.flow_mask.is_empty() || self.spec.flow_mask.get(flow as usize) == Some(&true))
+        self.spec.events && t >= self.spec.start && t <= self.spec.stop && self.spec.keeps(kind, flow)
     }
 
     #[inline]
@@ -523,7 +548,7 @@ impl Tracer {
 
     #[inline]
     fn link_wanted(&self, link: LinkId) -> bool {
-        self.spec.link_mask.is_empty() || self.spec.link_mask[link as usize]
+        self.spec.keeps_link(link)
     }
 
     /// Link direction `link` refused `p` arriving at `t`.
