@@ -153,3 +153,22 @@ def test_the_comparator_targets_follow_the_runs():
     assert not pick(bad, "M.F430.cp_fluctuates_more").passed
     assert pick(bad, "M.F431.cp_error_grows_with_n").measured == pytest.approx(-1.0)
     assert not pick(bad, "M.F431.cp_error_grows_with_n").passed
+
+
+def test_chapter_3_misses_say_where_they_lie():
+    def s1(queue, n, loss, err, thr):
+        return {"setup": "S1", "queue": queue, "delay_ms": 30, "n": n, "loss": loss,
+                "capacity_mbps": 1000.0, "p_r": loss, "err_a": err, "throughput": thr,
+                "part": "model", "burst": 0, "timeout_share": 0.1, "rtt": 0.064, "rto": 0.2,
+                **dict.fromkeys(["err_b", "p_e", "j_measured", "j_old", "j_improved",
+                                 "err_b_old", "err_b_measured", "err_b_improved", "model_b_old",
+                                 "model_b_measured", "model_b_improved"], math.nan)}
+
+    rows = pd.DataFrame([s1("red", 100, 1e-4, -0.7, 103303.0), s1("droptail", 100, 1e-4, -4.6, 120196.0),
+                         s1("red", 5, 1e-3, -1.0, 3000.0), s1("droptail", 5, 1e-3, -1.5, 3010.0)])
+    miss = {t.id: t for t in multfrc.evaluate(rows)}["A.S1.30ms.droptail_vs_red"]
+    assert not miss.passed and miss.measured == pytest.approx(3.9)
+    assert ("the largest difference is at n = 100 and 0.01% loss, where the flows carry 103303 "
+            "pkt/s behind RED and 120196 behind DropTail: the link (1 Gbit/s, 120192 packets/s)"
+            in miss.note)
+    assert miss.note.endswith("every other condition differs by at most 0.50 points")
