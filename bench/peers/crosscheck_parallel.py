@@ -134,14 +134,8 @@ CASES = _cases()
 # ns-2.
 
 
-AGENTS = ("Reno", "Newreno", "Sack1")
-"""ns-2 agents --agent runs; flowshare's side is the reproduction's (Reno), so the others run
-with --sims ns2."""
-
-
-def ns2_args(case: Case, seed: int, seconds: float = SECONDS, warmup: float = WARMUP_S,
-             agent: str = "Reno") -> list[str]:
-    args = [f"n={case.n}", f"loss={case.loss:g}", f"delay_ms={case.delay_ms}", f"agent={agent}",
+def ns2_args(case: Case, seed: int, seconds: float = SECONDS, warmup: float = WARMUP_S) -> list[str]:
+    args = [f"n={case.n}", f"loss={case.loss:g}", f"delay_ms={case.delay_ms}", "agent=Reno",
             f"seconds={seconds:g}", f"warmup={warmup:g}", f"seed={seed}"]
     if case.setup == "S2":  # 1 Gbit/s access, DropTail of one BDP at the bottleneck
         args += [f"bw={case.capacity_mbps:g}", "access=1000", "queue=droptail",
@@ -409,17 +403,10 @@ def main() -> int:
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     ap.add_argument("--no-cache", action="store_true", help="rerun runs that are cached")
     ap.add_argument("--ns", default="ns", help="ns-2 binary (default: ns on PATH)")
-    ap.add_argument("--agent", default="Reno", choices=AGENTS,
-                    help="ns-2's TCP agent (default Reno; the others need --sims ns2)")
     args = ap.parse_args()
     sims = [s for s in args.sims.split(",") if s]
     if not sims or any(s not in ("ns2", "flowshare") for s in sims) or "ns2" not in sims:
         sys.exit(f"--sims {args.sims}: give ns2,flowshare or ns2")
-    if args.agent != "Reno" and "flowshare" in sims and not args.list:
-        sys.exit(f"--agent {args.agent}: flowshare's side runs the reproduction's Reno; "
-                 "give --sims ns2")
-    if args.agent != "Reno" and args.write_docs:
-        sys.exit(f"--agent {args.agent}: docs/validation.md holds the Reno runs; drop --write-docs")
     cases = select(args.only)
     span = {c.key: c.durations(args.seconds, args.warmup) for c in cases}
     if any(not 0 <= w < t for t, w in span.values()):
@@ -427,7 +414,7 @@ def main() -> int:
     if args.list:
         for c in cases:
             print(f"{c.key:16} {c.label:36} ns {NS2_SCRIPT.relative_to(ROOT)} "
-                  f"{' '.join(ns2_args(c, 1, *span[c.key], args.agent))}")
+                  f"{' '.join(ns2_args(c, 1, *span[c.key]))}")
         print(f"{len(cases)} cases x {args.runs} seeds")
         return 0
     if shutil.which(args.ns) is None:
@@ -439,7 +426,7 @@ def main() -> int:
     jobs = []
     for c in cases:
         for seed in seeds:
-            a = ns2_args(c, seed, *span[c.key], args.agent)
+            a = ns2_args(c, seed, *span[c.key])
             jobs.append(Job("ns2", c, seed, RUNS_DIR / f"{c.key}__s{seed}__ns2-{_digest(tcl_digest, *a)}.json",
                             cmd=[shutil.which(args.ns), str(NS2_SCRIPT), *a]))
     if "flowshare" in sims:
