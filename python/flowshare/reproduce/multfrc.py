@@ -846,7 +846,7 @@ NS2_MISSES: dict[str, str] = {
 }
 """The Model A targets that ns-2.35's own runs of the same setups miss, evaluated as here, with
 ns-2's value (measured 2026-11-29, ``bench/peers/crosscheck_parallel.py``): seven of the 68
-targets, so no simulator that behaves as ns-2.35 does passes 90 % of them."""
+targets, so no simulator whose Reno behaves as ns-2.35's passes 90 % of them."""
 _NS2_S1_B = ("flowshare's Reno sends within 3 % of ns-2.35's in S1 (docs/validation.md, \"Parallel "
              "TCP Reno under random loss against ns-2.35\"); Model B with the cumulative loss "
              "measure of §3.3.4 overestimates those flows by up to 37 % where time-outs dominate")
