@@ -169,6 +169,6 @@ def test_chapter_3_misses_say_where_they_lie():
     miss = {t.id: t for t in multfrc.evaluate(rows)}["A.S1.30ms.droptail_vs_red"]
     assert not miss.passed and miss.measured == pytest.approx(3.9)
     assert ("the largest difference is at n = 100 and 0.01% loss, where the flows carry 103303 "
-            "pkt/s behind RED and 120196 behind DropTail: the link (1 Gbit/s, 120192 packets/s)"
-            in miss.note)
+            "pkt/s behind RED and 120196 behind DropTail: the 1 Gbit/s link (120192 packets/s) "
+            "is full there" in miss.note)
     assert miss.note.endswith("every other condition differs by at most 0.50 points")

@@ -601,6 +601,13 @@ def _worst_run(frame: pd.DataFrame, column: str) -> str:
             f"{w['timeout_share']:.0%} of the Reno flows' loss events are time-outs")
 
 
+def _with_worst(result: tuple[float | None, str], frame: pd.DataFrame,
+                column: str) -> tuple[float | None, str]:
+    """A largest |value| with the note of where it lies (or the reason it is missing)."""
+    value, note = result
+    return value, (note if value is None else _worst_run(frame, column))
+
+
 def _sign_change(frame: pd.DataFrame) -> tuple[float | None, str]:
     frame = frame.dropna(subset=["err_a", "p_r"]).sort_values("p_r")
     if len(frame) < 2:
@@ -675,10 +682,10 @@ def _measurements(rows: pd.DataFrame) -> dict[str, Measure]:
         worst = merged.loc[gap.index[-1]]
         note = (f"the largest difference is at n = {worst['n']:g} and {worst['loss']:.2%} loss, "
                 f"where the flows carry {worst['throughput_red']:.0f} pkt/s behind RED and "
-                f"{worst['throughput_dt']:.0f} behind DropTail: "
-                f"{'the link' if worst['throughput_dt'] > 0.95 * S1_LINK_PKTS else 'the queue'}"
-                f" (1 Gbit/s, {S1_LINK_PKTS:.0f} packets/s) and its queue's own drops, not the "
-                "random loss alone, limit them there")
+                f"{worst['throughput_dt']:.0f} behind DropTail")
+        if max(worst["throughput_red"], worst["throughput_dt"]) > 0.95 * S1_LINK_PKTS:
+            note += (f": the 1 Gbit/s link ({S1_LINK_PKTS:.0f} packets/s) is full there, so the "
+                     "queue's own drops add to the random loss")
         if len(gap) > 1:
             note += f"; every other condition differs by at most {gap.iloc[-2]:.2f} points"
         return float(gap.iloc[-1]), note
@@ -728,9 +735,9 @@ def _measurements(rows: pd.DataFrame) -> dict[str, Measure]:
         def m(_: pd.DataFrame) -> tuple[float | None, str]:
             f = s2_dt[s2_dt["capacity_mbps"].isin([128.0, 256.0])]
             f = f[f["n"] >= 10] if wide else f[f["n"] == 5]
-            value, note = _max_abs(f, "err_b", "S2 DropTail at 128 or 256 Mbit/s"
-                                   + (" and 10 or more flows" if wide else " and 5 flows"))
-            return value, note or _worst_run(f, "err_b")
+            return _with_worst(_max_abs(f, "err_b", "S2 DropTail at 128 or 256 Mbit/s"
+                                        + (" and 10 or more flows" if wide else " and 5 flows")),
+                               f, "err_b")
         return m
 
     s1_n5 = _select(s1, n=5)
@@ -780,8 +787,7 @@ def _measurements(rows: pd.DataFrame) -> dict[str, Measure]:
                                "err_a", "S2 DropTail at 4-128 Mbit/s and 5 or 10 flows"),
         "A.S2.droptail.low_capacity.overestimate_share": low_capacity,
         "A.S2.red_better_than_droptail": red_better,
-        "A.S3.max_error": lambda _: (_max_abs(s3, "err_a", "S3")[0],
-                                     _max_abs(s3, "err_a", "S3")[1] or _worst_run(s3, "err_a")),
+        "A.S3.max_error": lambda _: _with_worst(_max_abs(s3, "err_a", "S3"), s3, "err_a"),
         "A.S3.error_grows_with_burst": lambda _: _burst_trend(s3),
         "B.S1.j_measured.n5_0.9pct": lambda _: _j_at(rows, 5),
         "B.S1.j_measured.n10_0.9pct": lambda _: _j_at(rows, 10),
