@@ -19,6 +19,7 @@ import pandas as pd
 
 from .. import __version__, _core
 from ..metrics import jain_index
+from . import bottleneck
 from .session import LivePlan
 
 __all__ = ["FILES", "flows_table", "queues_table", "write"]
@@ -88,12 +89,12 @@ def queues_table(live: LivePlan, emulator: Mapping[str, Any]) -> pd.DataFrame:
     rows = []
     rate = _core.parse_quantity("rate", link["rate"])
     delay = _core.parse_quantity("time", link["delay"])
-    for i, (direction, frm, to) in enumerate((("forward", "r0", "r1"), ("reverse", "r1", "r0"))):
+    for i, (direction, frm, to) in enumerate(bottleneck.DIRECTIONS):
         d = emulator[direction]
         lateness = d["lateness"]
         rows.append({
             "queue": i,
-            "link": "r0-r1",
+            "link": bottleneck.NAME,
             "from": frm,
             "to": to,
             "rate_bps": rate,

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import _core
-from . import trace
+from . import bottleneck, trace
 from .kernel import KERNEL_ALGORITHMS, kernel_algorithm
 from .netns import TERM_GRACE_S, LiveError, Namespaces, describe_process, namespaces
 
@@ -49,8 +49,6 @@ PORT = 5001
 #: flow's sender binds TCP port ENDPOINT_PORT + i (the emulator's event trace tells flows apart
 #: by their ports).
 ENDPOINT_PORT = 6000
-#: The dumbbell's bottleneck, as the scenario builder names it.
-BOTTLENECK = "r0-r1"
 #: The capture of the emulated bottleneck, in the run's output directory.
 PCAP_FILE = "bottleneck.pcap"
 
@@ -286,7 +284,7 @@ def _wait_all(
 def _start_emulator(ns: Namespaces, live: LivePlan, work: Path) -> tuple[subprocess.Popen[bytes], _Stages]:
     config = {
         "scenario": live.scenario,
-        "link": BOTTLENECK,
+        "link": bottleneck.NAME,
         "ns_a": ns.sender,
         "ns_b": ns.receiver,
         "address_a": SENDER_ADDRESS,

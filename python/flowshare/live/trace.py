@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import _core
 from ..results import write_events_parquet
+from . import bottleneck
 from .netns import LiveError
 
 if TYPE_CHECKING:
@@ -34,8 +35,6 @@ __all__ = [
 LINK_KINDS = ("enqueue", "dequeue", "drop")
 #: The emulator's records, in the run's working directory.
 RECORDS_FILE = "events.records"
-#: What ``[trace] links`` may select in a live run: the bottleneck, whole or one direction.
-_BOTTLENECK = ("bottleneck", "r0-r1", "r0->r1", "r1->r0")
 #: Records converted at a time (32 bytes each).
 _CHUNK_RECORDS = 1 << 18
 #: The record layout of ``flowshare_emu::events`` (little-endian).
@@ -75,10 +74,11 @@ def check(scenario: Mapping[str, Any]) -> None:
                 "emulator does not see"
             )
     for i, selector in enumerate(trace.get("links") or []):
-        if "->".join(part.strip() for part in selector.split("->")) not in _BOTTLENECK:
+        if "->".join(part.strip() for part in selector.split("->")) not in bottleneck.SELECTORS:
+            allowed = ", ".join(f'"{x}"' for x in bottleneck.SELECTORS[:-1])
             raise LiveError(
-                f"trace.links[{i}]: a live run emulates only the bottleneck; give "
-                f'"bottleneck", "r0-r1", "r0->r1" or "r1->r0", got "{selector}"'
+                f"trace.links[{i}]: a live run emulates only the bottleneck; give {allowed} "
+                f'or "{bottleneck.SELECTORS[-1]}", got "{selector}"'
             )
 
 
