@@ -353,7 +353,8 @@ def thesis_targets(rows: list[dict], sims: list[str]) -> tuple[str, list[str]]:
                         **means})
         return pd.DataFrame(out)
 
-    measures = {sim: multfrc._measurements(frame(sim)) for sim in sims}
+    frames = {sim: frame(sim) for sim in sims}
+    measures = {sim: multfrc._measurements(frames[sim]) for sim in sims}
     head = "| target | thesis (tolerance) | ns-2.35 |" + "".join(f" {s} |" for s in sims if s != "ns2")
     out = [head, "|---" * (2 + len(sims)) + "|"]
     missed = []
@@ -362,7 +363,7 @@ def thesis_targets(rows: list[dict], sims: list[str]) -> tuple[str, list[str]]:
             continue
         cells, decided = [], False
         for sim in sims:
-            value, _ = measures[sim][target.id](frame(sim))
+            value, _ = measures[sim][target.id](frames[sim])
             if value is None or math.isnan(value):
                 cells.append("–")
                 continue

@@ -53,7 +53,7 @@ CELL_RATE = 353.2                            # cells/ms, every link (Table 4.1, 
 RATE = f"{CELL_RATE * 53 * 8 / 1e3:.4f}Mbps"  # 149.7568 Mbit/s of 53-byte cells
 PACKET_RATE = CELL_RATE * 1e3 / CELLS        # packets/s the link carries
 DEFAULT_ABR = (1 / 64, 16.0)                 # Table 4.1: AIRF, RDF factor
-NRM = 32                                     # Table 4.1: an RM cell in every 32 (the core's default)
+NRM = 32                                     # Table 4.1: an RM cell in every 32
 MULTI_ABR = (1 / 256, 32.0)                  # §4.3: RIF = 1/256, RDF = 1/32
 VBR_ABR = (1 / 512, 32.0)                    # §4.3.3 retuned for the VBR background
 VBR_SOURCES = 10                             # §4.3.3: SESvbr1-10 at SW5, MPEG-1-like
@@ -287,7 +287,7 @@ def _priority_switch(point: Point, options: Options, vcs: list[str]) -> dict[str
 
 
 def _abr_table(airf: float, rdff: float, icr: float) -> dict[str, Any]:
-    return {"airf": airf, "rdff": rdff, "icr": icr}
+    return {"airf": airf, "rdff": rdff, "icr": icr, "nrm": NRM}
 
 
 def scenario(point: Point, options: Options) -> dict[str, Any]:
@@ -686,7 +686,7 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
 def _where(run: pd.DataFrame, published: float) -> str:
     """Where a run's effective throughput went: the switch's output link idle, or busy with
     cells of no delivered packet (RM cells, cells of discarded packets, retransmissions)."""
-    if run.empty or "switch_busy" not in run or not math.isfinite(run.iloc[0]["switch_busy"]):
+    if run.empty or "switch_busy" not in run or not run.iloc[0]["switch_busy"] > 0:
         return ""
     row = run.iloc[0]
     busy, delivered = float(row["switch_busy"]), float(row["throughput"])

@@ -355,7 +355,7 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
         values["C6-1a"] = (max(thr) / min(thr), "")
         values["C6-1b"] = ((max(loss) / min(loss), "") if min(loss) > 0
                            else (None, "a connection lost nothing"))
-        why_missed["C6-1a"] = _capped_note(red, "the other three")
+        why_missed["C6-1a"] = _capped_note(red)
     fifo, why = _at_smallest(_frame(rows, "reno", "forward", "fifo"), "FIFO/Reno")
     values["C6-2"] = (None, why) if fifo is None else (fifo["thr_bw64"] / fifo["thr_bw512"], "")
     if fifo is not None:
@@ -390,7 +390,7 @@ def _goodput_ceiling(k: int) -> float:
     return BW_IN[k] * (PACKET_B - HEADER_B) / PACKET_B
 
 
-def _capped_note(row: pd.Series, others: str) -> str:
+def _capped_note(row: pd.Series) -> str:
     """Why the throughputs at 400 kbit/s cannot all be alike: the 64 kbit/s connection's link
     carries less than a quarter of the shared link, whatever the scheduler."""
     ceiling = _goodput_ceiling(0)
@@ -398,7 +398,7 @@ def _capped_note(row: pd.Series, others: str) -> str:
     return (f"the 64 kbit/s connection cannot deliver more than its own link carries "
             f"({_kbps(ceiling)} kbit/s of payload; it got {_kbps(row['thr_bw64'])}), less than "
             f"a quarter of {row['bw_kbps']:g} kbit/s, so this ratio stays far above 1 whatever "
-            f"the queue does; {others} got {', '.join(_kbps(x) for x in rest)} kbit/s "
+            f"the queue does; the other three got {', '.join(_kbps(x) for x in rest)} kbit/s "
             f"(largest over smallest {max(rest) / min(rest):.2f})")
 
 

@@ -679,15 +679,13 @@ def _measures(protocol: pd.DataFrame, model: pd.DataFrame) -> dict[str, Callable
             f = _pick(s8, queue="red", capacity_mbps=capacity)
             if f.empty:
                 return None, f"no S8 RED {capacity:g} Mbit/s run at this scale"
-            values = pd.concat([f["tcp_norm"], f["multfrc_norm"]])
-            side = "tcp_norm" if (f["tcp_norm"].max() if largest else -f["tcp_norm"].min()) >= (
-                f["multfrc_norm"].max() if largest else -f["multfrc_norm"].min()) else "multfrc_norm"
-            k = f[side].idxmax() if largest else f[side].idxmin()
-            who = "the TCP flows" if side == "tcp_norm" else "MulTFRC"
-            return float(values.max() if largest else values.min()), (
-                f"{who} at n = {f.loc[k, 'n']:g}, where MulTFRC lost "
-                f"{f.loc[k, 'multfrc_loss_rate']:.2%} of its packets and the TCP flows "
-                f"{f.loc[k, 'tcp_loss_rate']:.2%}")
+            both = pd.concat([f.assign(norm=f["tcp_norm"], who="the TCP flows"),
+                              f.assign(norm=f["multfrc_norm"], who="MulTFRC")],
+                             ignore_index=True)
+            w = both.loc[both["norm"].idxmax() if largest else both["norm"].idxmin()]
+            return float(w["norm"]), (
+                f"{w['who']} at n = {w['n']:g}, where MulTFRC lost {w['multfrc_loss_rate']:.2%} "
+                f"of its packets and the TCP flows {w['tcp_loss_rate']:.2%}")
         return m
 
     def web_excess() -> Result:
