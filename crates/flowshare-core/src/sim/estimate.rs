@@ -15,6 +15,7 @@ use crate::engine::stream;
 use crate::net::{Limit, Network};
 use crate::scenario::Built;
 use crate::tcp::TcpConfig;
+use crate::trace::EventKind;
 use crate::traffic::arrivals::Process;
 use crate::traffic::{SourceKind, SourceSpec};
 use crate::units::{secs, Time};
@@ -36,7 +37,8 @@ const BYTES_PER_PACKET: f64 = 160.0;
 pub const BYTES_PER_SERIES_ROW: u64 = 80;
 /// Bytes of a traced event in the core before it is taken.
 pub const BYTES_PER_TRACE_ROW: u64 = 40;
-/// Traced events per packet per hop (enqueue, dequeue, receive or drop).
+/// Traced events per packet per hop when every kind is traced (enqueue, dequeue, and the
+/// packet's send, receive or drop spread over its hops).
 const TRACE_ROWS_PER_HOP: f64 = 2.0;
 
 /// The estimated cost of a run.
@@ -108,10 +110,21 @@ impl Demand {
     }
 }
 
+/// Traced events of `packet_hops` packet-hops made by `packets` packets, for the kinds in
+/// `kinds`: a kept enqueue or dequeue once per hop, a kept send, drop, receive or ack at most
+/// once per packet; never more than every kind together.
+fn trace_rows_of(kinds: u8, packet_hops: f64, packets: f64) -> f64 {
+    let kept = |k: EventKind| f64::from(kinds >> k as u8 & 1);
+    let per_hop = kept(EventKind::Enqueue) + kept(EventKind::Dequeue);
+    let per_packet = kept(EventKind::Send) + kept(EventKind::Drop) + kept(EventKind::Receive) + kept(EventKind::Ack);
+    (packet_hops * per_hop + packets * per_packet).min(packet_hops * TRACE_ROWS_PER_HOP)
+}
+
 impl Estimate {
     /// The estimate of `built`, a scenario with `duration` and `sample_interval` (ns) and
-    /// `traced` events, seeded by `seed` (arrival sizes are averaged over draws).
-    pub fn of(built: &Built, duration: Time, sample_interval: Time, traced: bool, seed: u64) -> Estimate {
+    /// events traced of the kinds in `trace_kinds` (bit `k`: kind with code `k`; 0 when events
+    /// are not traced), seeded by `seed` (arrival sizes are averaged over draws).
+    pub fn of(built: &Built, duration: Time, sample_interval: Time, trace_kinds: u8, seed: u64) -> Estimate {
         let mut demands = Vec::with_capacity(built.conns.len() + built.arrivals.len());
         for c in &built.conns {
             let active = (secs(c.stop.unwrap_or(duration).min(duration)) - secs(c.start)).max(0.0);
@@ -198,7 +211,7 @@ impl Estimate {
                 by_group.resize(d.group as usize + 1, 0.0);
             }
             by_group[d.group as usize] += events;
-            trace_rows += (carried * hops + generated) * TRACE_ROWS_PER_HOP;
+            trace_rows += trace_rows_of(trace_kinds, carried * hops + generated, carried + generated);
         }
         let mut drivers: Vec<(String, f64)> =
             by_group.iter().enumerate().map(|(g, &e)| (format!("flows[{g}]"), e)).collect();
@@ -231,7 +244,7 @@ impl Estimate {
             events,
             samples,
             series_rows,
-            trace_rows: if traced { trace_rows } else { 0.0 },
+            trace_rows,
             packets_held,
             memory_bytes,
             packet_bytes: BYTES_PER_PACKET * packets_held,
@@ -324,7 +337,18 @@ mod tests {
         );
         let s = from_toml(&text).unwrap();
         let b = s.build().unwrap();
-        Estimate::of(&b, s.simulation.duration.0, s.simulation.sample_interval.0, false, 1)
+        Estimate::of(&b, s.simulation.duration.0, s.simulation.sample_interval.0, 0, 1)
+    }
+
+    #[test]
+    fn traced_rows_follow_the_kinds_kept() {
+        // 1,000 packets over 6 hops each.
+        let (hops, packets) = (6_000.0, 1_000.0);
+        let bit = |k: EventKind| 1u8 << k as u8;
+        assert_eq!(trace_rows_of(u8::MAX, hops, packets), 12_000.0, "every kind: two per hop");
+        assert_eq!(trace_rows_of(0, hops, packets), 0.0, "not traced");
+        assert_eq!(trace_rows_of(bit(EventKind::Drop), hops, packets), 1_000.0, "drops: one per packet at most");
+        assert_eq!(trace_rows_of(bit(EventKind::Enqueue) | bit(EventKind::Send), hops, packets), 7_000.0);
     }
 
     #[test]

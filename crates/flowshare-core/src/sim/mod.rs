@@ -30,7 +30,7 @@ use crate::scenario::{ConnSpec, LinkChange, Scenario};
 use crate::stats::{DelayStats, FctStats};
 use crate::tcp::{Controller, RttTiming, Sender, Sink, TcpConfig};
 use crate::tfrc;
-use crate::trace::{FlowWire, Tracer};
+use crate::trace::{FlowWire, TraceCfg, Tracer};
 use crate::traffic::{UdpSender, UdpSink};
 use crate::units::{secs, Time};
 use crate::ConfigError;
@@ -229,7 +229,7 @@ impl Simulation {
             &built,
             end,
             scenario.simulation.sample_interval.0,
-            scenario.trace.as_ref().is_some_and(|t| t.events),
+            scenario.trace.as_ref().filter(|t| t.events).map_or(0, TraceCfg::kinds_kept),
             scenario.simulation.seed,
         );
         let mut users = vec![0u32; built.net.links.len()];

@@ -191,6 +191,11 @@ pub struct TraceCfg {
 }
 
 impl TraceCfg {
+    /// The kinds of event kept, as a mask (bit `k`: the kind with code `k`).
+    pub fn kinds_kept(&self) -> u8 {
+        self.kinds.as_ref().map_or(u8::MAX, |kinds| kinds.iter().fold(0, |m, k| m | 1 << *k as u8))
+    }
+
     /// Check the section against the built network and resolve it. `bottleneck` is the
     /// link (full-duplex index) the name `"bottleneck"` stands for, if any.
     pub fn resolve(
@@ -249,21 +254,13 @@ impl TraceCfg {
                 }
             }
         }
-        let mut kind_mask = 0u8;
-        match &self.kinds {
-            None => kind_mask = u8::MAX,
-            Some(kinds) if kinds.is_empty() => {
-                return Err(ConfigError::new(
-                    "trace.kinds",
-                    "is empty; omit it to trace every kind (send, enqueue, dequeue, drop, receive, ack)",
-                ))
-            }
-            Some(kinds) => {
-                for k in kinds {
-                    kind_mask |= 1 << *k as u8;
-                }
-            }
+        if self.kinds.as_ref().is_some_and(Vec::is_empty) {
+            return Err(ConfigError::new(
+                "trace.kinds",
+                "is empty; omit it to trace every kind (send, enqueue, dequeue, drop, receive, ack)",
+            ));
         }
+        let kind_mask = self.kinds_kept();
         let stop = self.stop.map_or(end, |s| s.0);
         if self.stop.is_some() && stop <= self.start.0 {
             return Err(ConfigError::new("trace.stop", format!("{} is not after start = {}", Dur(stop), self.start)));
