@@ -6,11 +6,15 @@ the ones under "real runs" run the native core on a tiny scenario.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from core_tables import TINY_TOML
 
 from flowshare import cli, results, sim
 from flowshare.results import OUTPUT_FILES
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def one_error_line(err: str) -> str:
@@ -164,8 +168,45 @@ def test_unwritable_output_is_a_one_line_error(stub_run, capsys, tmp_path, monke
     out_dir = tmp_path / "out"
     assert cli.main(["run", "s.toml", "--out", str(out_dir)]) == 1
     line = one_error_line(capsys.readouterr().err)
-    assert line == f"flowshare: error: cannot write {out_dir}: Permission denied"
+    assert line == f"flowshare: error: --out: cannot write {out_dir}: Permission denied"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [
+        (["run", "s.toml", "--out"], "--out"),
+        (["demo", "--out"], "--out"),
+        (["sweep", str(REPO / "scenarios" / "sweeps" / "factorial.toml"), "--out"], "--out"),
+        (["reproduce", "efcm", "--quick", "--out"], "--out"),
+    ],
+)
+def test_an_output_path_that_cannot_be_created_names_its_option(
+    stub_run, capsys, tmp_path, command, option
+):
+    # Under a regular file nothing can be created, whoever runs the test (root included).
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    target = blocker / "deeper" / "out"
+    assert cli.main([*command, str(target)]) == 1
+    line = one_error_line(capsys.readouterr().err)
+    # The path the user gave, never a staging name of ours (".out.partial-…", ".model-…").
+    assert line == f"flowshare: error: {option}: cannot write {target}: Not a directory"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_a_plot_that_cannot_be_written_names_its_option(capsys, tmp_path, monkeypatch):
+    import tempfile
+
+    def refused(*, prefix, suffix, dir):
+        raise PermissionError(13, "Permission denied", f"{dir}/{prefix}x{suffix}")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    target = tmp_path / "plot.png"
+    argv = ["model", "mathis", "rtt=10ms:100ms:3", "p=0.01", "s=1460B", "--plot", str(target)]
+    assert cli.main(argv) == 1
+    line = one_error_line(capsys.readouterr().err)
+    assert line == f"flowshare: error: --plot: cannot write {target}: Permission denied"
 
 
 def test_output_onto_a_file_is_a_one_line_error(stub_run, capsys, tmp_path):

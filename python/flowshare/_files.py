@@ -4,6 +4,7 @@ appear whole, or none do)."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import signal
@@ -96,10 +97,13 @@ def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
     ------
     NotADirectoryError
         If ``target`` exists and is not a directory.
+    OSError
+        If ``target`` or its staging directory cannot be created; its ``filename`` is
+        ``target``.
     """
     target = Path(target)
     if target.exists() and not target.is_dir():
-        raise NotADirectoryError(f"{target}: exists and is not a directory")
+        raise NotADirectoryError(errno.ENOTDIR, "exists and is not a directory", str(target))
     parent = target.absolute().parent
     created: list[Path] = []
     missing: list[Path] = []
@@ -113,14 +117,18 @@ def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
     # staging directory is removed (a second Ctrl-C cannot leave it half removed).
     try:
         with interrupts_deferred():
-            for directory in reversed(missing):
-                directory.mkdir()
-                created.append(directory)
-            # The name is cut short so that a legal target name of up to 255 bytes still
-            # leaves room for the staging suffix.
-            stem = target.name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
-            stage = parent / f".{stem}.partial-{os.getpid()}-{os.urandom(4).hex()}"
-            stage.mkdir()
+            try:
+                for directory in reversed(missing):
+                    directory.mkdir()
+                    created.append(directory)
+                # The name is cut short so that a legal target name of up to 255 bytes still
+                # leaves room for the staging suffix.
+                stem = target.name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
+                stage = parent / f".{stem}.partial-{os.getpid()}-{os.urandom(4).hex()}"
+                stage.mkdir()
+            except OSError as exc:
+                # The staging directory is ours: the error names the directory asked for.
+                raise OSError(exc.errno, exc.strerror, str(target)) from None
         yield stage
         with interrupts_deferred():
             if target.is_dir():

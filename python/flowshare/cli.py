@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -42,6 +43,9 @@ __all__ = ["main"]
 
 PROG = "flowshare"
 MAX_PRINTED_FLOWS = 20
+#: The options that name a path a command writes, by their ``args`` attribute: an error about
+#: that path names the option.
+OUTPUT_OPTIONS = {"out": "--out", "plot": "--plot"}
 
 
 class _UsageError(Exception):
@@ -131,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         if _received:
             return _interrupted(args, 128 + _received[0])
-        return _fail(_os_message(exc))
+        return _fail(_os_message(exc, args))
     except Exception:
         if _received:
             return _interrupted(args, 128 + _received[0])
@@ -412,7 +416,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     seqplot(result, args.seqplot, stage / SEQPLOT_FILE)
                     names.append(SEQPLOT_FILE)
         except OSError as exc:
-            raise _UserError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+            raise _UserError(f"--out: cannot write {args.out}: {exc.strerror or exc}") from None
     args.written = args.out  # an interrupt from here on says the output is complete
     _print_flows(result)
     _print_files([Path(args.out) / name for name in names])
@@ -645,7 +649,7 @@ def _write(result: RunResult, out: str, *, report: bool) -> list[Path]:
     try:
         return result.write(out, report=report)
     except OSError as exc:
-        raise _UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+        raise _UserError(f"--out: cannot write {out}: {exc.strerror or exc}") from None
 
 
 def _print_flows(result: RunResult) -> None:
@@ -708,10 +712,17 @@ def _one_line(message: str) -> str:
     return text
 
 
-def _os_message(exc: OSError) -> str:
-    if exc.strerror and exc.filename:
-        return f"{exc.filename}: {exc.strerror}"
-    return str(exc)
+def _os_message(exc: OSError, args: argparse.Namespace | None = None) -> str:
+    """One line for an operating-system error; an error about a path the command was asked
+    to write names the option that gave it."""
+    if not (exc.strerror and exc.filename):
+        return str(exc)
+    for attr, option in OUTPUT_OPTIONS.items():
+        given = getattr(args, attr, None)
+        if (isinstance(given, str) and given and isinstance(exc.filename, str | bytes | os.PathLike)
+                and Path(given) == Path(os.fsdecode(exc.filename))):
+            return f"{option}: cannot write {given}: {exc.strerror}"
+    return f"{exc.filename}: {exc.strerror}"
 
 
 def _fail(message: str, *, status: int = 1) -> int:

@@ -347,7 +347,11 @@ def _plot(
     staging = ""
     try:
         with interrupts_deferred():
-            handle, staging = tempfile.mkstemp(prefix=".model-", suffix=".png", dir=directory)
+            try:
+                handle, staging = tempfile.mkstemp(prefix=".model-", suffix=".png", dir=directory)
+            except OSError as exc:
+                # The temporary file is ours: the error names the plot asked for.
+                raise OSError(exc.errno, exc.strerror, str(path)) from None
             os.close(handle)
         save_figure(fig, staging)
         with interrupts_deferred():

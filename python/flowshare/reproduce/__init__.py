@@ -170,7 +170,11 @@ def _run(module: Any, out: Path, manifest: dict[str, Any], scale: str, options: 
     takes_options = "options" in inspect.signature(module.plan).parameters
     plan = module.plan(scale, options) if takes_options else module.plan(scale)
     sweep = load_sweep(module.sweep_document(plan, options))
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        # Whichever parent failed, the error names the directory asked for.
+        raise OSError(exc.errno, exc.strerror, str(out)) from None
     _write_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     store = out / STORE
     outcome = sweep_with_names(
