@@ -671,3 +671,24 @@ def test_a_sweep_base_that_is_never_run_as_it_stands_is_not_judged_by_the_guard(
     with pytest.raises(flowshare.ConfigError, match="the run would take"):
         sweep.validate()
     assert len(sweep.validate(force=True)) == 3
+
+
+def test_a_documents_text_in_place_of_its_path_is_named_in_one_line(tmp_path, capsys):
+    from flowshare import cli
+    from flowshare.study import load_sweep
+
+    text = Path(_tiny(tmp_path)).read_text()
+    sweep = (Path(__file__).parents[1] / "scenarios" / "sweeps" / "factorial.toml").read_text()
+    for call, what in ((lambda: flowshare.run(text), "scenario"),
+                       (lambda: flowshare.validate(json.dumps(tomllib.loads(text))), "scenario"),
+                       (lambda: load_sweep(sweep), "sweep")):
+        with pytest.raises(flowshare.ConfigError) as e:
+            call()
+        message = str(e.value)
+        assert "\n" not in message
+        assert message.startswith(f"{what}: got a {what}'s text where its file name goes")
+    # The parsed text runs.
+    assert flowshare.validate(tomllib.loads(text))["flows"]
+    assert cli.main(["validate", text]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("flowshare: error: scenario: got a")

@@ -39,8 +39,13 @@ def read_document_text(path: Path, what: str) -> tuple[str, Literal["toml", "jso
     something other than a regular file (a FIFO, a device), a file larger than
     :data:`MAX_DOCUMENT_BYTES` or text that is not UTF-8 raises :class:`ConfigError`, a
     missing file :class:`FileNotFoundError`, a directory :class:`IsADirectoryError`, each one
-    line.
+    line; so does a document's text given in place of its path (:class:`ConfigError`).
     """
+    if _looks_like_text(str(path)):
+        raise ConfigError(
+            f"{what}: got a {what}'s text where its file name goes; give the path of a .toml "
+            "or .json file (from Python, or the text parsed into a mapping: tomllib.loads(text))"
+        )
     fmt = _FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise ConfigError(
@@ -72,6 +77,13 @@ def read_document_text(path: Path, what: str) -> tuple[str, Literal["toml", "jso
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
     return text, fmt
+
+
+def _looks_like_text(name: str) -> bool:
+    """Whether ``name`` is a document's TOML or JSON text rather than a file name: it spans
+    lines, or it is one JSON object."""
+    stripped = name.strip()
+    return "\n" in stripped or (stripped.startswith("{") and stripped.endswith("}"))
 
 
 @contextlib.contextmanager
