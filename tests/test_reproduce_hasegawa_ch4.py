@@ -142,3 +142,45 @@ def test_an_abr_miss_says_whether_the_link_idled_or_carried_waste():
     assert ("the switch's output link was busy 93.4% of the run and 96.9% of its cells "
             "carried packets delivered (RM cells alone take 3.1%); with no cell wasted the "
             "thesis's 0.964 would take 99.5% of the link") in done.note
+
+
+def test_the_binary_loop_is_counted_from_the_samples():
+    # The queue rises past 96 cells twice after it starts (0 → 100, 50 → 97); the summed ACR
+    # dips to 30 cells/ms after 100 ms (its dip to 5 before does not count: the VCs start).
+    t = np.arange(0.0, 300.0)
+    queue = np.zeros_like(t)
+    queue[10:20], queue[150:160], queue[160:170] = 100.0, 50.0, 97.0
+    acr1, acr2 = np.full_like(t, 200.0), np.full_like(t, 100.0)
+    acr1[5], acr2[5] = 3.0, 2.0
+    acr1[200], acr2[200] = 20.0, 10.0
+    row = {SERIES_PREFIX + "queue": queue, SERIES_PREFIX + "acr1": acr1,
+           SERIES_PREFIX + "acr2": acr2}
+    assert ch4._loop_measures(row, t, 2, 96) == {"mark_at": 96, "mark_crossings": 2,
+                                                 "acr_min": 30.0}
+
+
+def test_a_tuned_abr_miss_says_what_the_binary_loop_did():
+    import pandas as pd
+
+    case = {"net": "single", "scheme": "abr", "tau_ms": 0.01, "buffer_kb": 10, "n_vc": 10,
+            "airf": 1 / 256, "rdff": 2.0, "join_ms": 0.0, "vbr": False, "efci": "departure"}
+    run = {**case, "figure": False, "run_s": 20.0, "throughput": 0.9, "switch_busy": 0.93,
+           "lost": 0, "lost_50s": 0.0}
+    # Its figure run: 43 crossings and 575 marks over 10 VCs, 1.3 per VC per crossing, each
+    # halving ACR (RDF factor 2), so 0.5 ** 1.337 = 40 % of it is left.
+    figure = {**case, "figure": True, "run_s": 1.0, "throughput": 0.89, "switch_busy": 0.922,
+              "lost": 0, "lost_50s": 0.0, "mark_at": 96, "mark_crossings": 43,
+              "switch_marks": 575, "acr_min": 209.2, "switch_cell_drops": 0}
+    done = {t.id: t for t in ch4.evaluate(pd.DataFrame([run, figure]))}["C4-1b"]
+    assert ("in this case's 1-s figure run (1-ms samples) the switch queue rose past the "
+            "marking threshold (96 cells) 43 times and every forward RM cell leaving above it "
+            "was marked, 1.3 per VC each time, each cutting ACR by 1/2 (40% of it left after "
+            "that many); the VCs' summed ACR fell to 209 cells/ms (59% of the link); the link "
+            "was busy 92.2% of that run") in done.note
+
+
+def test_stalls_close_together_are_one_episode():
+    stalls = "51-75, 79-82, 87-116, 117-122, 266-293, 494-519, 520-523, 735-761"
+    assert ch4._stall_cycle(stalls) == ("; the episodes start at 51, 266, 494, 735 ms, "
+                                        "215-241 ms apart")
+    assert ch4._stall_cycle("51-75, 266-293") == ""

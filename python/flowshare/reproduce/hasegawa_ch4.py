@@ -224,6 +224,7 @@ def _figure_points(scale: str) -> list[Point]:
         out += [replace(fig, scheme=s, join_ms=j) for j in (175.0, 250.0)]    # 4.11/4.12
     out += [_abr(replace(fig, buffer_kb=10), 1 / 256, 2),                     # 4.13
             _abr(replace(fig, tau_ms=1.0), 1 / 128, 2),                       # 4.14
+            _abr(replace(fig, tau_ms=1.0), *model.TABLE_4_2[300]),           # 4.17, A26
             _abr(replace(fig, tau_ms=1.0, buffer_kb=10), 1 / 256, 2),         # 4.15
             _abr(replace(fig, tau_ms=1.0, buffer_kb=10), 1 / 256, 4),         # 4.16
             _abr(replace(fig, tau_ms=1.0, n_vc=30), *DEFAULT_ABR),            # 4.18
@@ -250,11 +251,16 @@ def cells(point: Point, options: Options) -> int:
     return point.buffer_kb * options.kbyte // 53
 
 
+def threshold(point: Point, options: Options) -> int:
+    """The EPD and EFCI marking threshold in cells (Table 4.1: half the buffer)."""
+    return max(1, int(cells(point, options) * options.threshold_fraction))
+
+
 def _switch_queue(point: Point, options: Options) -> dict[str, Any]:
     limit = cells(point, options)
-    threshold = max(1, int(limit * options.threshold_fraction))
+    threshold_cells = threshold(point, options)
     if point.scheme in ("epd", "epda"):
-        queue: dict[str, Any] = {"kind": "epd", "limit": limit, "threshold": threshold}
+        queue: dict[str, Any] = {"kind": "epd", "limit": limit, "threshold": threshold_cells}
         if point.scheme == "epda":
             queue["accounting"] = True
         if options.ppd:
@@ -264,10 +270,10 @@ def _switch_queue(point: Point, options: Options) -> dict[str, Any]:
         # One class, so that the marking can look at the queue a forward RM cell leaves; its
         # limit counts waiting cells, a FIFO's the one in transmission too.
         return {"kind": "priority", "limit": limit - 1,
-                "classes": [{"flows": [], "ecn_threshold": threshold, "mark": "departure"}]}
+                "classes": [{"flows": [], "ecn_threshold": threshold_cells, "mark": "departure"}]}
     queue = {"kind": "droptail", "limit": limit}
     if point.scheme == "abr":
-        queue["ecn_threshold"] = threshold
+        queue["ecn_threshold"] = threshold_cells
     return queue
 
 
@@ -446,6 +452,8 @@ def _time_measures(row: dict[str, Any], point: Point, options: Options) -> dict[
             k += 1
     out["stall_ms"] = float(stalls[0].split("-")[0]) if stalls else math.nan
     out["stalls"] = ", ".join(stalls)
+    if point.scheme == "abr" and not point.join_ms and not point.vbr:
+        out.update(_loop_measures(row, t, n, threshold(point, options)))
     if point.join_ms:
         new = np.asarray(row[SERIES_PREFIX + f"cum{n + 1}"], float)
         # Time after the join of the k-th packet delivered, k = 1 … 60.
@@ -454,6 +462,21 @@ def _time_measures(row: dict[str, Any], point: Point, options: Options) -> dict[
         times = np.interp(ks, new, after, left=np.nan, right=np.nan)
         times[ks > new.max()] = np.nan
         out[SERIES_PREFIX + "burst_ms"] = times
+    return out
+
+
+def _loop_measures(row: dict[str, Any], t: np.ndarray, n: int, mark_at: int) -> dict[str, Any]:
+    """The binary loop of an ABR figure run, from its samples: how often the switch queue rose
+    past the marking threshold, and the lowest sum of the VCs' ACRs once every VC has started
+    (after 100 ms), in cells/ms."""
+    q = np.nan_to_num(np.asarray(row[SERIES_PREFIX + "queue"], float))
+    crossings = int(np.count_nonzero((q[1:] >= mark_at) & (q[:-1] < mark_at)))
+    acrs = [row.get(SERIES_PREFIX + f"acr{i + 1}") for i in range(n)]
+    out = {"mark_at": mark_at, "mark_crossings": crossings, "acr_min": math.nan}
+    if all(a is not None for a in acrs):
+        total = np.nansum(np.vstack([np.asarray(a, float) for a in acrs]), axis=0)
+        late = total[t > 100.0]
+        out["acr_min"] = float(late.min()) if late.size else math.nan
     return out
 
 
@@ -572,6 +595,49 @@ _ABR_GAP = ("with marking as forward RM cells leave the switch (hasegawa:A59) th
             "the thesis's 50 s, the start from ICR included)")
 
 
+def _stall_cycle(stalls: str, gap_ms: float = 50.0) -> str:
+    """The episodes of a run's stalls ("51-75, 79-82, 266-293"): stalls less than ``gap_ms``
+    apart are one episode; with three or more, when they start and how far apart."""
+    spans = [tuple(float(x) for x in part.split("-")) for part in stalls.split(", ") if part]
+    starts: list[float] = []
+    end = -math.inf
+    for a, b in spans:
+        if a - end >= gap_ms:
+            starts.append(a)
+        end = b
+    if len(starts) < 3:
+        return ""
+    spacing = np.diff(starts)
+    return (f"; the episodes start at {', '.join(f'{x:.0f}' for x in starts)} ms, "
+            f"{spacing.min():.0f}-{spacing.max():.0f} ms apart")
+
+
+def _loop_note(rows: pd.DataFrame, case: dict[str, Any]) -> str:
+    """What the binary loop did in the figure run of an ABR case: the threshold crossings, the
+    marks per VC at each, what they leave of ACR, the lowest summed ACR and the link's busy
+    share; empty without such a run."""
+    f = _select(rows, **case, figure=True)
+    if f.empty or "mark_crossings" not in f or not np.isfinite(f.iloc[0]["mark_crossings"]):
+        return ""
+    r = f.iloc[0]
+    k, n, rdff = int(r["mark_crossings"]), int(r["n_vc"]), float(r["rdff"])
+    head = f"in this case's {r['run_s']:g}-s figure run (1-ms samples) the switch queue "
+    if k == 0:
+        return head + f"never rose past the marking threshold ({int(r['mark_at']):,} cells)"
+    marks = float(r["switch_marks"]) / n / k
+    text = (head + f"rose past the marking threshold ({int(r['mark_at']):,} cells) {k} times "
+            f"and every forward RM cell leaving above it was marked, {marks:.1f} per VC each "
+            f"time, each cutting ACR by 1/{rdff:g} ({(1 - 1 / rdff) ** marks:.0%} of it left "
+            "after that many)")
+    if np.isfinite(r["acr_min"]):
+        text += (f"; the VCs' summed ACR fell to {r['acr_min']:.0f} cells/ms "
+                 f"({r['acr_min'] / CELL_RATE:.0%} of the link)")
+    text += f"; the link was busy {r['switch_busy']:.1%} of that run"
+    if r["switch_cell_drops"]:
+        text += f" and the switch dropped {int(r['switch_cell_drops']):,} cells"
+    return text + "; the thesis describes its binary switch no further (hasegawa:A59)"
+
+
 def _mark_note(rows: pd.DataFrame, buffer_kb: int, tau_ms: float, kbyte: int = 1024) -> str:
     if "efci" in rows and (rows["efci"] == "departure").all():
         return _ABR_GAP.format(run=float(rows["run_s"][~rows["figure"].astype(bool)].max()))
@@ -612,16 +678,25 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
         runs[id] = match
         return _one(rows, "throughput", **match)
 
+    loops: dict[str, dict[str, Any]] = {}   # each single-hop ABR target's case
     for key, (before, after) in cases.items():
         lost = {"C4-1": ("c", "d"), "C4-2": ("c", "d"), "C4-3": ("c", "d"), "C4-4": ("d", "e")}[key]
         v[key + "a"] = thr(key + "a", **before)
         v[key + "b"] = thr(key + "b", **after)
         v[key + lost[0]] = _one(rows, "lost", True, **before)
         v[key + lost[1]] = _one(rows, "lost", True, **after)
+        loops.update({key + "a": before, key + lost[0]: before, key + "b": after,
+                      key + lost[1]: after})
     table = _abr_case("single", 1.0, 300, 1 / 256, 2)
     v["C4-2e"] = thr("C4-2e", **table)
     v["C4-2f"] = _one(rows, "lost", True, **table)
     v["C4-3e"] = thr("C4-3e", **_abr_case("single", 1.0, 10, 1 / 256, 4))
+    # Each single-hop ABR target's miss says what the binary loop did in its case's figure run.
+    loops.update({"C4-2e": table, "C4-2f": table, "C4-3e": runs["C4-3e"]})
+    for id, case in loops.items():
+        note = _loop_note(rows, case)
+        if note:
+            why[id] = note
     v["C4-3f"] = thr("C4-3f", **_case("single", "epd", 1.0, 10))
     v["C4-4c"] = thr("C4-4c", **_case("single", "epd", 1.0, 300, 30))
     v["C4-5a"] = thr("C4-5a", **_abr_case("multi", 0.01, 300, *MULTI_ABR))
@@ -646,9 +721,10 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
     else:
         v["C4-9"] = (float(stall.iloc[0]["stall_ms"]), "")
         why["C4-9"] = (f"every connection is flat over {stall.iloc[0]['stalls']} ms in "
-                              "flowshare: the switch overflows, all connections time out and "
-                              "restart together, as the thesis describes, but the first "
-                              "overflow comes at the end of the connections' slow start")
+                       "flowshare: the switch overflows, all connections time out and "
+                       "restart together, as the thesis describes, but the first "
+                       "overflow comes at the end of the connections' slow start"
+                       + _stall_cycle(str(stall.iloc[0]["stalls"])))
     v["C4-10"] = _c4_10(rows, ICR_SPREAD)
     burst = _select(rows, net="single", scheme="abr", tau_ms=1.0, buffer_kb=300, figure=True,
                     join_ms=250.0)
