@@ -590,9 +590,10 @@ def _case(net: str, scheme: str, tau: float, buffer: int, n: int = 10) -> dict[s
 
 
 _ABR_GAP = ("with marking as forward RM cells leave the switch (hasegawa:A59) the gap is not "
-            "explained yet; candidates are the thesis's unnamed TCP and its timers "
-            "(hasegawa:A24, A8) and, at the quick scale, the run length ({run:g} s against "
-            "the thesis's 50 s, the start from ICR included)")
+            "explained; the thesis's TCP and timers are not named (hasegawa:A24, A8), but "
+            "Tahoe's or NewReno's recovery and coarser timers do not close the single-hop ABR "
+            "gaps either; at the quick scale the runs last {run:g} s against the thesis's 50 s, "
+            "the start from ICR included")
 
 
 def _stall_cycle(stalls: str, gap_ms: float = 50.0) -> str:
