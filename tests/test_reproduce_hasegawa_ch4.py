@@ -184,3 +184,15 @@ def test_stalls_close_together_are_one_episode():
     assert ch4._stall_cycle(stalls) == ("; the episodes start at 51, 266, 494, 735 ms, "
                                         "215-241 ms apart")
     assert ch4._stall_cycle("51-75, 266-293") == ""
+
+
+def test_the_run_length_is_named_only_when_runs_are_shorter_than_the_thesiss():
+    import pandas as pd
+
+    def note(run_s: float) -> str:
+        rows = pd.DataFrame({"efci": ["departure"] * 2, "run_s": [run_s, 1.0],
+                             "figure": [False, True]})
+        return ch4._mark_note(rows, 300, 0.01)
+
+    assert "the runs last 20 s against the thesis's 50 s" in note(20.0)
+    assert "runs last" not in note(50.0)

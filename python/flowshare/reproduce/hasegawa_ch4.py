@@ -592,8 +592,7 @@ def _case(net: str, scheme: str, tau: float, buffer: int, n: int = 10) -> dict[s
 _ABR_GAP = ("with marking as forward RM cells leave the switch (hasegawa:A59) the gap is not "
             "explained; the thesis's TCP and timers are not named (hasegawa:A24, A8), but "
             "Tahoe's or NewReno's recovery and coarser timers do not close the single-hop ABR "
-            "gaps either; at the quick scale the runs last {run:g} s against the thesis's 50 s, "
-            "the start from ICR included")
+            "gaps either")
 
 
 def _stall_cycle(stalls: str, gap_ms: float = 50.0) -> str:
@@ -641,7 +640,11 @@ def _loop_note(rows: pd.DataFrame, case: dict[str, Any]) -> str:
 
 def _mark_note(rows: pd.DataFrame, buffer_kb: int, tau_ms: float, kbyte: int = 1024) -> str:
     if "efci" in rows and (rows["efci"] == "departure").all():
-        return _ABR_GAP.format(run=float(rows["run_s"][~rows["figure"].astype(bool)].max()))
+        run = float(rows["run_s"][~rows["figure"].astype(bool)].max())
+        if run < THESIS_S:
+            return _ABR_GAP + (f"; the runs last {run:g} s against the thesis's {THESIS_S:g} s, "
+                               "the start from ICR included")
+        return _ABR_GAP
     half = buffer_kb * kbyte // 53 // 2
     return _DELAYED_MARK.format(delay=half / CELL_RATE, rtt=2 * tau_ms)
 
