@@ -230,7 +230,21 @@ def test_a_bad_scale_or_options_object_is_refused(tmp_path):
         reproduce("hasegawa", tmp_path / "x", scale="huge")
     with pytest.raises(ConfigError, match="options: expected a flowshare.reproduce.hasegawa.Op"):
         reproduce("hasegawa", tmp_path / "x", scale="tiny", options=hasegawa_ch2.Options())
+    # Another study's choices are named by their type, not printed whole.
+    with pytest.raises(ConfigError) as caught:
+        reproduce("multfrc", tmp_path / "x", scale="quick", options=hasegawa.Options())
+    assert str(caught.value) == ("options: expected a flowshare.reproduce.multfrc.Options, got a "
+                                 "flowshare.reproduce.hasegawa.Options")
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("out", [5, "", None])
+def test_an_output_that_is_not_a_path_is_refused(out, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)   # "" would otherwise be the working directory
+    with pytest.raises(ConfigError) as caught:
+        reproduce("hasegawa", out, scale="tiny")
+    assert str(caught.value) == f"out: expected a directory path, got {out!r}"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_jain_index():

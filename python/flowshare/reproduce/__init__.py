@@ -109,8 +109,8 @@ def reproduce(
     Raises
     ------
     ConfigError
-        For an unknown study, a bad scale, or an ``out`` that holds something
-        else (nothing is written then).
+        For an unknown study, a bad scale, another study's ``options``, or an ``out`` that is
+        not a path or holds something else (nothing is written then).
     """
     from . import efcm, hasegawa, multfrc, nist, pamultcp
 
@@ -122,10 +122,15 @@ def reproduce(
         raise ConfigError(
             f"{names['scale']}: expected one of {', '.join(module.SCALES)}, got {scale!r}"
         )
+    if not isinstance(out, str | os.PathLike) or not os.fspath(out):
+        raise ConfigError(f"{names['out']}: expected a directory path, got {out!r}")
     out = Path(out)
     options = module.OPTIONS if options is None else options
     if not isinstance(options, module.Options):
-        raise ConfigError(f"options: expected a {module.__name__}.Options, got {options!r}")
+        # A whole Options of another study would make a very long line: its type says enough.
+        got = (f"a {type(options).__module__}.{type(options).__qualname__}"
+               if hasattr(options, "__dataclass_fields__") else repr(options))
+        raise ConfigError(f"options: expected a {module.__name__}.Options, got {got}")
     manifest = {"study": study, "scale": scale, "options": asdict(options)}
     _check_out(out, manifest, names)
     created = not out.exists()
