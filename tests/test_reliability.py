@@ -692,3 +692,24 @@ def test_a_documents_text_in_place_of_its_path_is_named_in_one_line(tmp_path, ca
     assert cli.main(["validate", text]) == 1
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("flowshare: error: scenario: got a")
+
+
+def test_a_directory_or_budget_argument_of_the_wrong_kind_is_named_in_one_line(tmp_path,
+                                                                                monkeypatch):
+    monkeypatch.chdir(tmp_path)   # an empty path would otherwise be the working directory
+    tiny = _tiny(tmp_path)
+    result = flowshare.run(tiny)
+    for call, message in (
+        (lambda: flowshare.run(tiny, budget=5), "budget: expected a flowshare.guard.Budget, got 5"),
+        (lambda: flowshare.validate(tiny, budget="x"),
+         "budget: expected a flowshare.guard.Budget, got 'x'"),
+        (lambda: flowshare.run(tiny, spill_dir=5), "spill_dir: expected a directory path, got 5"),
+        (lambda: flowshare.run(tiny, pcap_dir=""), "pcap_dir: expected a directory path, got ''"),
+        (lambda: result.write(""), "out_dir: expected a directory path, got ''"),
+        (lambda: result.write(None), "out_dir: expected a directory path, got None"),
+        (lambda: result.write_into(""), "directory: expected a directory path, got ''"),
+    ):
+        with pytest.raises(flowshare.ConfigError) as caught:
+            call()
+        assert str(caught.value) == message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.toml"]

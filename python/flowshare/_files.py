@@ -17,7 +17,13 @@ from typing import Any, Literal
 
 from ._core import ConfigError
 
-__all__ = ["INTERRUPT_SIGNALS", "atomic_directory", "interrupts_deferred", "read_document_text"]
+__all__ = [
+    "INTERRUPT_SIGNALS",
+    "atomic_directory",
+    "check_directory",
+    "interrupts_deferred",
+    "read_document_text",
+]
 
 INTERRUPT_SIGNALS: tuple[signal.Signals, ...] = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
@@ -77,6 +83,13 @@ def read_document_text(path: Path, what: str) -> tuple[str, Literal["toml", "jso
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
     return text, fmt
+
+
+def check_directory(name: str, value: object) -> None:
+    """Raise a one-line :class:`ConfigError` naming ``name`` unless ``value`` is a non-empty
+    path (an empty one would quietly mean the working directory)."""
+    if not isinstance(value, str | os.PathLike) or not os.fspath(value):
+        raise ConfigError(f"{name}: expected a directory path, got {value!r}")
 
 
 def _looks_like_text(name: str) -> bool:

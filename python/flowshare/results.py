@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _core
-from ._files import atomic_directory
+from ._files import atomic_directory, check_directory
 from ._series import RunData
 
 if TYPE_CHECKING:
@@ -663,6 +663,7 @@ class RunResult:
         list of pathlib.Path
             The files written, under ``out_dir``.
         """
+        check_directory("out_dir", out_dir)
         with atomic_directory(out_dir) as stage:
             names = self.write_into(stage, report=report)
         out = Path(out_dir)
@@ -676,6 +677,7 @@ class RunResult:
         list of str
             The names of the files written, in order.
         """
+        check_directory("directory", directory)
         stage = Path(directory)
         names = list(OUTPUT_FILES)
         _write_csv(self._table_for_writer("flows"), stage / "flows.csv")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
+from ._files import check_directory
 from ._series import RunData
 from .guard import Budget, Cost, check, cost, max_connections
 from .results import RunResult
@@ -81,6 +82,9 @@ def run(
     KeyboardInterrupt
         Propagated within one slice of the run; nothing has been written anywhere.
     """
+    for name, directory in (("pcap_dir", pcap_dir), ("spill_dir", spill_dir)):
+        if directory is not None:
+            check_directory(name, directory)
     if progress is None:
         progress = _stderr_is_tty()
     with status("building the network", enabled=progress):
@@ -162,6 +166,8 @@ def _prepare(
         isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64
     ):
         raise ConfigError(f"seed: expected an integer from 0 to {2**64 - 1}, got {seed!r}")
+    if budget is not None and not isinstance(budget, Budget):
+        raise ConfigError(f"budget: expected a flowshare.guard.Budget, got {budget!r}")
     text, fmt, base_dir = scenario_text(scenario)
     try:
         sim = _core.Simulation(

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core import ConfigError
-from .._files import atomic_directory, interrupts_deferred
+from .._files import atomic_directory, check_directory, interrupts_deferred
 from .targets import Target, counts, write_targets
 
 __all__ = ["STUDIES", "Reproduction", "reproduce"]
@@ -122,8 +122,7 @@ def reproduce(
         raise ConfigError(
             f"{names['scale']}: expected one of {', '.join(module.SCALES)}, got {scale!r}"
         )
-    if not isinstance(out, str | os.PathLike) or not os.fspath(out):
-        raise ConfigError(f"{names['out']}: expected a directory path, got {out!r}")
+    check_directory(names["out"], out)
     out = Path(out)
     options = module.OPTIONS if options is None else options
     if not isinstance(options, module.Options):
