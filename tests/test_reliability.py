@@ -696,6 +696,8 @@ def test_a_documents_text_in_place_of_its_path_is_named_in_one_line(tmp_path, ca
 
 def test_a_directory_or_budget_argument_of_the_wrong_kind_is_named_in_one_line(tmp_path,
                                                                                 monkeypatch):
+    from flowshare.study import run_sweep, write_report
+
     monkeypatch.chdir(tmp_path)   # an empty path would otherwise be the working directory
     tiny = _tiny(tmp_path)
     result = flowshare.run(tiny)
@@ -708,6 +710,9 @@ def test_a_directory_or_budget_argument_of_the_wrong_kind_is_named_in_one_line(t
         (lambda: result.write(""), "out_dir: expected a directory path, got ''"),
         (lambda: result.write(None), "out_dir: expected a directory path, got None"),
         (lambda: result.write_into(""), "directory: expected a directory path, got ''"),
+        (lambda: run_sweep({"base": tiny, "parameters": {"simulation.seed": [1, 2]}}, ""),
+         "out: expected a directory path, got ''"),
+        (lambda: write_report(tmp_path, ""), "out: expected a directory path, got ''"),
     ):
         with pytest.raises(flowshare.ConfigError) as caught:
             call()

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from .._files import atomic_directory
+from .._files import atomic_directory, check_directory
 from . import plots, quantities, ranks, stats
 
 if TYPE_CHECKING:
@@ -774,6 +774,8 @@ def write_report(
     """
     if not 0.0 < level < 1.0:
         raise StoreError(f"--level: must be between 0 and 1 (exclusive), got {level}")
+    if out is not None:
+        check_directory("out", out)
     store = load_store(directory)
     text, images = render(store, level=level, rank_by=rank_by)
     target = Path(out) if out is not None else store.directory / "report"
