@@ -74,7 +74,7 @@ def run(
     Raises
     ------
     ConfigError
-        If the scenario is invalid; nothing is run.
+        If the scenario or an argument is invalid; nothing is run.
     flowshare.guard.BudgetError
         If the run's estimated cost exceeds ``budget`` (a ``ConfigError``); nothing is run.
     FileNotFoundError
