@@ -696,6 +696,7 @@ def test_a_documents_text_in_place_of_its_path_is_named_in_one_line(tmp_path, ca
 
 def test_a_directory_or_budget_argument_of_the_wrong_kind_is_named_in_one_line(tmp_path,
                                                                                 monkeypatch):
+    from flowshare import live
     from flowshare.study import run_sweep, write_report
 
     monkeypatch.chdir(tmp_path)   # an empty path would otherwise be the working directory
@@ -713,6 +714,10 @@ def test_a_directory_or_budget_argument_of_the_wrong_kind_is_named_in_one_line(t
         (lambda: run_sweep({"base": tiny, "parameters": {"simulation.seed": [1, 2]}}, ""),
          "out: expected a directory path, got ''"),
         (lambda: write_report(tmp_path, ""), "out: expected a directory path, got ''"),
+        # Checked before the namespaces are made, so no privilege is needed to see it.
+        (lambda: live.run(tiny, ""), "out: expected a directory path, got ''"),
+        (lambda: live.run({"a": 1}, tmp_path / "live"),
+         "scenario: expected the path of a .toml or .json file, got {'a': 1}"),
     ):
         with pytest.raises(flowshare.ConfigError) as caught:
             call()

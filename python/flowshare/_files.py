@@ -50,7 +50,7 @@ def read_document_text(path: Path, what: str) -> tuple[str, Literal["toml", "jso
     if _looks_like_text(str(path)):
         raise ConfigError(
             f"{what}: got a {what}'s text where its file name goes; give the path of a .toml "
-            "or .json file (from Python, or the text parsed into a mapping: tomllib.loads(text))"
+            "or .json file (or, to a function that takes a mapping, tomllib.loads(text))"
         )
     fmt = _FORMATS.get(path.suffix.lower())
     if fmt is None:

@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .._files import atomic_directory, read_document_text
+from .._files import atomic_directory, check_directory, read_document_text
 from .. import _core
 from ..results import EVENTS_FILE
 from . import trace
@@ -34,6 +34,11 @@ def run(scenario: str | os.PathLike[str], out: str | os.PathLike[str], *,
 
     from . import outputs, session
 
+    if not isinstance(scenario, str | os.PathLike):
+        raise _core.ConfigError(
+            f"scenario: expected the path of a .toml or .json file, got {scenario!r}"
+        )
+    check_directory("out", out)
     path = Path(scenario)
     text, fmt = read_document_text(path, "scenario")
     normalized = json.loads(_core.parse_scenario(text, fmt, path.parent))
