@@ -172,3 +172,14 @@ def test_chapter_3_misses_say_where_they_lie():
             "pkt/s behind RED and 120196 behind DropTail: the 1 Gbit/s link (120192 packets/s) "
             "is full there" in miss.note)
     assert miss.note.endswith("every other condition differs by at most 0.50 points")
+
+
+def test_the_s2_red_miss_gives_the_time_out_share_of_the_run_it_reads():
+    # The lowest-loss run (p_e 0.001) is read; its flows time out in 40 % of loss events.
+    def s2(p_e, share):
+        return {"setup": "S2", "queue": "red", "delay_ms": 30, "n": 5, "capacity_mbps": 256.0,
+                "p_e": p_e, "throughput": 22000.0 - 1e6 * p_e, "timeout_share": share}
+
+    measure = multfrc._measurements(pd.DataFrame([s2(0.002, 0.1), s2(0.001, 0.4)]))
+    assert measure["B.S2.red.n5.lowest.throughput"](None) == (
+        21000.0, "the 5 flows time out in 40% of their loss events in this run")
