@@ -183,3 +183,21 @@ def test_the_s2_red_miss_gives_the_time_out_share_of_the_run_it_reads():
     measure = multfrc._measurements(pd.DataFrame([s2(0.002, 0.1), s2(0.001, 0.4)]))
     assert measure["B.S2.red.n5.lowest.throughput"](None) == (
         21000.0, "the 5 flows time out in 40% of their loss events in this run")
+
+
+def test_the_gap_note_says_which_side_is_further_from_the_model_as_measured():
+    note = mp._against_model
+    # MulTFRC 1 % and the TCP flows 1 % above the model: the thesis has +2 and about +5, so the
+    # TCP side differs more from the thesis.
+    gaps = pd.DataFrame({"tcp_model_b": [1000.0], "throughput": [1010.0], "tcp_throughput": [1010.0]})
+    assert note(gaps, 5).endswith("lies mostly in how far the model is from the TCP flows, not "
+                                  "in MulTFRC's following it")
+    # MulTFRC 10 % above, the TCP flows 5 % above: MulTFRC is the side that differs.
+    gaps = pd.DataFrame({"tcp_model_b": [1000.0], "throughput": [1100.0], "tcp_throughput": [1050.0]})
+    assert note(gaps, 5).endswith("lies mostly in how far MulTFRC is from the model")
+    # Without the thesis's figures: the larger of the two distances from the model.
+    gaps = pd.DataFrame({"tcp_model_b": [345.0], "throughput": [320.0], "tcp_throughput": [274.0]})
+    assert note(gaps, 10, thesis=False).endswith("the larger part of the gap lies between Model B "
+                                                 "and the TCP flows")
+    gaps = pd.DataFrame({"tcp_model_b": [345.0], "throughput": [274.0], "tcp_throughput": [320.0]})
+    assert note(gaps, 10, thesis=False).endswith("lies between MulTFRC and Model B")
