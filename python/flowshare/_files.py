@@ -23,6 +23,7 @@ __all__ = [
     "check_directory",
     "interrupts_deferred",
     "read_document_text",
+    "reported_as",
 ]
 
 INTERRUPT_SIGNALS: tuple[signal.Signals, ...] = tuple(
@@ -92,6 +93,16 @@ def check_directory(name: str, value: object) -> None:
         raise ConfigError(f"{name}: expected a directory path, got {value!r}")
 
 
+@contextlib.contextmanager
+def reported_as(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Re-raise an :class:`OSError` of the block as one about ``path``, the path the caller was
+    asked for: a parent it creates or a staging name of its own means nothing to the user."""
+    try:
+        yield
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
+
+
 def _looks_like_text(name: str) -> bool:
     """Whether ``name`` is a document's TOML or JSON text rather than a file name: it spans
     lines, or it is one JSON object."""
@@ -141,19 +152,15 @@ def atomic_directory(target: str | os.PathLike[str]) -> Iterator[Path]:
     # files are moved into place (an existing target never holds half of them) and while the
     # staging directory is removed (a second Ctrl-C cannot leave it half removed).
     try:
-        with interrupts_deferred():
-            try:
-                for directory in reversed(missing):
-                    directory.mkdir()
-                    created.append(directory)
-                # The name is cut short so that a legal target name of up to 255 bytes still
-                # leaves room for the staging suffix.
-                stem = target.name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
-                stage = parent / f".{stem}.partial-{os.getpid()}-{os.urandom(4).hex()}"
-                stage.mkdir()
-            except OSError as exc:
-                # The staging directory is ours: the error names the directory asked for.
-                raise OSError(exc.errno, exc.strerror, str(target)) from None
+        with interrupts_deferred(), reported_as(target):
+            for directory in reversed(missing):
+                directory.mkdir()
+                created.append(directory)
+            # The name is cut short so that a legal target name of up to 255 bytes still
+            # leaves room for the staging suffix.
+            stem = target.name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore")
+            stage = parent / f".{stem}.partial-{os.getpid()}-{os.urandom(4).hex()}"
+            stage.mkdir()
         yield stage
         with interrupts_deferred():
             if target.is_dir():

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._files import interrupts_deferred
+from .._files import interrupts_deferred, reported_as
 from . import MODELS, get
 from ._spec import Key, ModelSpec
 
@@ -347,11 +347,8 @@ def _plot(
     staging = ""
     try:
         with interrupts_deferred():
-            try:
+            with reported_as(path):   # the temporary file is ours, the plot the user's
                 handle, staging = tempfile.mkstemp(prefix=".model-", suffix=".png", dir=directory)
-            except OSError as exc:
-                # The temporary file is ours: the error names the plot asked for.
-                raise OSError(exc.errno, exc.strerror, str(path)) from None
             os.close(handle)
         save_figure(fig, staging)
         with interrupts_deferred():

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core import ConfigError
-from .._files import atomic_directory, check_directory, interrupts_deferred
+from .._files import atomic_directory, check_directory, interrupts_deferred, reported_as
 from .targets import Target, counts, write_targets
 
 __all__ = ["STUDIES", "Reproduction", "reproduce"]
@@ -174,11 +174,8 @@ def _run(module: Any, out: Path, manifest: dict[str, Any], scale: str, options: 
     takes_options = "options" in inspect.signature(module.plan).parameters
     plan = module.plan(scale, options) if takes_options else module.plan(scale)
     sweep = load_sweep(module.sweep_document(plan, options))
-    try:
+    with reported_as(out):
         out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        # Whichever parent failed, the error names the directory asked for.
-        raise OSError(exc.errno, exc.strerror, str(out)) from None
     _write_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     store = out / STORE
     outcome = sweep_with_names(
