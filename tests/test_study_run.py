@@ -350,6 +350,48 @@ def test_dask_address_that_does_not_answer_is_one_error_line(tmp_path, monkeypat
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("notanaddress", "missing port number"),
+        ("foo://host:8786", "unknown address scheme 'foo'"),
+        ("tcp://host:x", "invalid literal"),
+        ("tcp://host:99999", "port 99999 outside 1-65535"),
+        ("", "missing port number"),
+        (5, None),
+    ],
+)
+def test_malformed_dask_address_is_refused_before_any_client(tmp_path, address, reason):
+    pytest.importorskip("distributed")
+    path = make_sweep(tmp_path / "def", rates=("5Mbps",), replications=1)
+    with pytest.raises(ConfigError) as err:
+        run_sweep(path, tmp_path / "out", dask=address, progress=False)
+    message = str(err.value)
+    assert message.startswith("dask: expected a scheduler address such as tcp://HOST:PORT")
+    assert f"got {address!r}" in message and "\n" not in message
+    if reason is not None:
+        assert reason in message
+    assert not (tmp_path / "out").exists()
+
+
+def test_malformed_dask_address_on_the_command_line_is_one_line_at_once(tmp_path):
+    # A half-built Client's finaliser used to wait 40 s at exit and print a traceback after
+    # the error line; the process must end with the one line alone.
+    pytest.importorskip("distributed")
+    path = make_sweep(tmp_path / "def", rates=("5Mbps",), replications=1)
+    done = subprocess.run(
+        [sys.executable, "-m", "flowshare", "sweep", str(path), "--out", str(tmp_path / "out"),
+         "--dask", "notanaddress"],
+        capture_output=True, text=True, timeout=30,
+    )
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "flowshare: error: --dask: expected a scheduler address such as tcp://HOST:PORT or "
+        "HOST:PORT, got 'notanaddress' (missing port number in address 'notanaddress')"
+    ]
+    assert not (tmp_path / "out").exists()
+
+
 def test_sweep_built_in_python_keeps_its_source_as_json_and_shows_progress(tmp_path, capsys):
     from flowshare import scenario as sc
 

@@ -363,12 +363,37 @@ def _dask_client(dask: Any, names: Mapping[str, str]) -> tuple[Any, bool]:
         ) from None
     if isinstance(dask, Client):
         return dask, False
+    _check_address(dask, names["dask"])
     try:
         return Client(dask, timeout=DASK_CONNECT_TIMEOUT, set_as_default=False), True
     except (OSError, TimeoutError, ValueError) as exc:
         raise ConfigError(
             f"{names['dask']}: cannot connect to the scheduler at {dask}: {_one_line(str(exc))}"
         ) from None
+
+
+_HOST_PORT_SCHEMES = ("tcp", "tls", "ws", "wss")
+
+
+def _check_address(dask: Any, name: str) -> None:
+    """Refuse a scheduler address that cannot name one before a ``Client`` is made: a client
+    that fails on a malformed address is left half-built, and its finaliser then waits 40 s
+    and prints a traceback after our one-line error."""
+    from distributed.comm.addressing import get_address_host_port, parse_address
+    from distributed.comm.registry import get_backend
+
+    expected = "expected a scheduler address such as tcp://HOST:PORT or HOST:PORT"
+    if not isinstance(dask, str):
+        raise ConfigError(f"{name}: {expected} or a distributed.Client, got {dask!r}")
+    try:
+        scheme, _ = parse_address(dask)
+        get_backend(scheme)
+        if scheme in _HOST_PORT_SCHEMES:
+            host, port = get_address_host_port(dask)
+            if not host or not 0 < port < 65536:
+                raise ValueError(f"no host, or port {port} outside 1-65535")
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{name}: {expected}, got {dask!r} ({_one_line(str(exc))})") from None
 
 
 def _run_dask(
