@@ -400,8 +400,12 @@ def test_compare_sets_goodputs_and_jain_side_by_side(tmp_path):
 def test_compare_refuses_runs_of_different_flows(tmp_path):
     a = write_run(tmp_path / "a", [1e6, 1e6])
     b = write_run(tmp_path / "b", [1e6, 1e6], ["cubic", "reno"])
-    with pytest.raises(ValueError, match="different flows"):
+    # The message says where they differ, not two equal counts.
+    with pytest.raises(ValueError, match=r"different flows \(flow 1 runs cubic against reno\); "):
         compare.compare(a, b)
+    c = write_run(tmp_path / "c", [1e6, 1e6, 1e6])
+    with pytest.raises(ValueError, match=r"different flows \(2 and 3 flows\)"):
+        compare.compare(a, c)
 
 
 def test_compare_command_prints_and_plots(tmp_path, capsys):

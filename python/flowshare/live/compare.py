@@ -76,8 +76,8 @@ def compare(a_dir: Path, b_dir: Path) -> Comparison:
     a, b = read_run(a_dir), read_run(b_dir)
     if list(a["flow"]) != list(b["flow"]) or list(a["cc"]) != list(b["cc"]):
         raise ValueError(
-            f"{a_dir} and {b_dir} have different flows "
-            f"({len(a)} and {len(b)}; compare runs of the same scenario)"
+            f"{a_dir} and {b_dir} have different flows ({_first_difference(a, b)}); "
+            "compare runs of the same scenario"
         )
     flows = pd.DataFrame({
         "flow": a["flow"],
@@ -99,6 +99,21 @@ def compare(a_dir: Path, b_dir: Path) -> Comparison:
         jain_a=float(jain_index(a["goodput_bps"].to_numpy())),
         jain_b=float(jain_index(b["goodput_bps"].to_numpy())),
     )
+
+
+def _first_difference(a: pd.DataFrame, b: pd.DataFrame) -> str:
+    """Where two flow tables first differ in their flows or algorithms, in a few words."""
+    if len(a) != len(b):
+        return f"{len(a)} and {len(b)} flows"
+    for (flow_a, cc_a), (flow_b, cc_b) in zip(
+        zip(a["flow"], a["cc"], strict=True), zip(b["flow"], b["cc"], strict=True), strict=True
+    ):
+        if flow_a != flow_b:
+            return f"flow {flow_a} against flow {flow_b} in the same row"
+        if cc_a != cc_b:
+            none = "no congestion control"
+            return f"flow {flow_a} runs {cc_a or none} against {cc_b or none}"
+    return "none found"
 
 
 def plot(comparison: Comparison, path: Path, a: str, b: str) -> None:
