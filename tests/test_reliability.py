@@ -723,3 +723,29 @@ def test_a_directory_or_budget_argument_of_the_wrong_kind_is_named_in_one_line(t
             call()
         assert str(caught.value) == message
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.toml"]
+
+
+def test_a_flag_argument_that_is_not_a_bool_is_named_in_one_line(tmp_path):
+    # "x" or 0 would otherwise count by its truth value: a progress bar asked for by accident,
+    # or a sweep resumed (or not) by a string.
+    from flowshare.reproduce import reproduce
+    from flowshare.study import run_sweep
+
+    tiny = _tiny(tmp_path)
+    sweep = {"base": tiny, "parameters": {"simulation.seed": [1, 2]}}
+    for call, message in (
+        (lambda: flowshare.run(tiny, progress="x"),
+         "progress: expected True, False or None, got 'x'"),
+        (lambda: flowshare.run(tiny, progress=1), "progress: expected True, False or None, got 1"),
+        (lambda: run_sweep(sweep, tmp_path / "s", progress="no"),
+         "progress: expected True, False or None, got 'no'"),
+        (lambda: run_sweep(sweep, tmp_path / "s", resume=None),
+         "resume: expected True or False, got None"),
+        (lambda: reproduce("efcm", tmp_path / "r", scale="quick", progress="yes"),
+         "progress: expected True, False or None, got 'yes'"),
+    ):
+        with pytest.raises(flowshare.ConfigError) as caught:
+            call()
+        assert str(caught.value) == message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.toml"]
+    assert flowshare.run(tiny, progress=False).flows.shape[0] == 1

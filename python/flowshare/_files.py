@@ -93,6 +93,15 @@ def check_directory(name: str, value: object) -> None:
         raise ConfigError(f"{name}: expected a directory path, got {value!r}")
 
 
+def check_flag(name: str, value: object, *, optional: bool = True) -> None:
+    """Raise a one-line :class:`ConfigError` naming ``name`` unless ``value`` is True or False
+    (or None, the default's "decide for me", when ``optional``): any other object would quietly
+    count as true or false by its truth value."""
+    if not (value is True or value is False or (optional and value is None)):
+        allowed = "True, False or None" if optional else "True or False"
+        raise ConfigError(f"{name}: expected {allowed}, got {value!r}")
+
+
 @contextlib.contextmanager
 def reported_as(path: str | os.PathLike[str]) -> Iterator[None]:
     """Re-raise an :class:`OSError` of the block as one about ``path``, the path the caller was

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
-from ._files import check_directory
+from ._files import check_directory, check_flag
 from ._series import RunData
 from .guard import Budget, Cost, check, cost, max_connections
 from .results import RunResult
@@ -85,6 +85,7 @@ def run(
     for name, directory in (("pcap_dir", pcap_dir), ("spill_dir", spill_dir)):
         if directory is not None:
             check_directory(name, directory)
+    check_flag("progress", progress)
     if progress is None:
         progress = _stderr_is_tty()
     with status("building the network", enabled=progress):

@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from .._core import ConfigError
-from .._files import atomic_directory, check_directory, interrupts_deferred, reported_as
+from .._files import (
+    atomic_directory,
+    check_directory,
+    check_flag,
+    interrupts_deferred,
+    reported_as,
+)
 from .targets import Target, counts, write_targets
 
 __all__ = ["STUDIES", "Reproduction", "reproduce"]
@@ -123,6 +129,7 @@ def reproduce(
             f"{names['scale']}: expected one of {', '.join(module.SCALES)}, got {scale!r}"
         )
     check_directory(names["out"], out)
+    check_flag("progress", progress)
     out = Path(out)
     options = module.OPTIONS if options is None else options
     if not isinstance(options, module.Options):

@@ -29,7 +29,7 @@ from typing import Any
 from .. import __version__
 from .. import sim as _sim
 from .._core import ConfigError
-from .._files import INTERRUPT_SIGNALS, check_directory, interrupts_deferred
+from .._files import INTERRUPT_SIGNALS, check_directory, check_flag, interrupts_deferred
 from ..guard import Budget
 from . import stats
 from .store import PYTHON_NAMES, RunStore
@@ -140,6 +140,8 @@ def sweep_with_names(
     """:func:`run_sweep`, with errors naming the arguments as ``names`` says (the command line
     passes :data:`~flowshare.study.store.CLI_NAMES`)."""
     check_directory(names["out"], out)
+    check_flag("progress", progress)
+    check_flag("resume", resume, optional=False)
     sweep = source if isinstance(source, Sweep) else load_sweep(source)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
