@@ -97,6 +97,28 @@ def test_link_buffers_reproduce_table_8_18(x3, published):
         assert max(got) == pytest.approx(hi, rel=tol), t
 
 
+@pytest.mark.parametrize("router_speed, share", [("split", 0.5), ("per_direction", 1.0)])
+def test_a_routers_speed_and_buffer_serve_both_directions_of_its_link(router_speed, share):
+    """nist:A21: the links keep their router's Table 8-8 speed and Table 8-18 buffer; the
+    scenario gives each direction half of both (the router forwards at most its speed up and
+    down together) or, read per direction, all of both."""
+    topo = nn.topology(800, 1, 0.5, router_speed=router_speed)
+    assert topo.router_speed == router_speed
+    table = topo.table()["links"]
+    assert len(table) == len(topo.links)
+    for link, row in zip(topo.links, table, strict=True):
+        assert row["rate"] == f"{round(link.rate * share * 12_000_000)}bps"
+        assert row["queue"] == {"limit": max(1, round(link.queue * share))}
+    # A POP at x1 = 800, x3 = 0.5: 200 packets/ms and 4,069 packets of buffer as a router
+    # (Table 8-18's smallest); split, each direction of its uplink carries 100 packets/ms
+    # (1.2 Gbit/s) with 2,034 packets.
+    pop = next(row for row in table if row["from"].startswith("pop"))
+    assert pop["rate"] == ("1200000000bps" if share == 0.5 else "2400000000bps")
+    assert pop["queue"]["limit"] == (2_034 if share == 0.5 else 4_069)
+    with pytest.raises(ValueError, match="router_speed: expected one of split, per_direction"):
+        nn.topology(800, 1, 1, router_speed="shared")
+
+
 def round_trips(topo: nn.Topology) -> tuple[list[str], np.ndarray]:
     """Round-trip propagation delay (ms) between every pair of access routers, by breadth-first
     search over the topology's own links, each node's links in declaration order (as the

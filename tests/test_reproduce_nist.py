@@ -36,7 +36,8 @@ def test_the_plan_is_the_studys_campaign():
 
 @pytest.mark.parametrize("bad, match", [({"network_share": 0}, "scale"),
                                         ({"network_share": 1.5}, "scale"),
-                                        ({"duration_s": -1}, "duration_s")])
+                                        ({"duration_s": -1}, "duration_s"),
+                                        ({"router_speed": "shared"}, "router_speed")])
 def test_bad_options_name_the_field(bad, match):
     with pytest.raises(Exception, match=match):
         nist.Options(**bad)

@@ -74,10 +74,15 @@ class Options:
         (:data:`SIZES`).
     duration_s : float, optional
         Simulated seconds per run; default the scale's.
+    router_speed : str, optional
+        How a router's speed and buffer serve its link's two directions (``nist:A21``):
+        ``"split"`` (default; half to each, the router forwarding at most its speed) or
+        ``"per_direction"`` (all to each).
     """
 
     network_share: float | None = None
     duration_s: float | None = None
+    router_speed: str = "split"
 
     def __post_init__(self) -> None:
         s = self.network_share
@@ -86,6 +91,9 @@ class Options:
         d = self.duration_s
         if d is not None and not (isinstance(d, (int, float)) and d > 0):
             raise ConfigError(f"duration_s: expected positive seconds, got {d!r}")
+        if self.router_speed not in nn.ROUTER_SPEEDS:
+            raise ConfigError(f"router_speed: expected one of {', '.join(nn.ROUTER_SPEEDS)}, "
+                              f"got {self.router_speed!r}")
 
 
 OPTIONS = Options()
@@ -124,7 +132,8 @@ SWEPT = ("simulation.duration", "topology", "flows")
 
 def sweep_document(p: Plan, options: Options = OPTIONS) -> dict[str, Any]:
     """One arm per run, all with the same seed (common random numbers, Table 8-12)."""
-    scenarios = [ns.scenario(k, a, t, duration_s=p.duration_s, scale=p.network_share)
+    scenarios = [ns.scenario(k, a, t, duration_s=p.duration_s, scale=p.network_share,
+                             router_speed=options.router_speed)
                  for k, a, t in p.arms]
 
     def value(s: dict[str, Any], key: str) -> Any:

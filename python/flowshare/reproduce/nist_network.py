@@ -406,15 +406,22 @@ def delays(routers: AccessRouters = ACCESS_ROUTERS) -> Delays:
     return fit_delays(routers).delays
 
 
+ROUTER_SPEEDS = ("split", "per_direction")
+"""How a router's speed and buffer become its link's two directions (``nist:A21``): ``split``
+(the default) gives each direction half of both, so that the router forwards at most its speed
+in all, as MesoNet's per-router service does; ``per_direction`` gives each direction all of
+both, twice the router's speed."""
+
+
 @dataclass(frozen=True)
 class Link:
     a: str
     b: str
     rate: float
-    """Packets/ms of 1500 bytes."""
+    """The speed of the router the link belongs to, packets/ms of 1500 bytes (Table 8-8)."""
     delay_us: int
     queue: int
-    """Packets, in each direction."""
+    """That router's buffer, packets (Table 8-18)."""
 
 
 @dataclass(frozen=True)
@@ -425,19 +432,38 @@ class Topology:
     links: tuple[Link, ...]
     access: dict[str, str]
     """Access router → its class (``direct``, ``fast``, ``normal``)."""
+    router_speed: str = "split"
+    """One of :data:`ROUTER_SPEEDS`."""
+
+    @property
+    def direction_share(self) -> float:
+        """The share of a router's speed and buffer each direction of its link gets."""
+        return 0.5 if self.router_speed == "split" else 1.0
 
     def table(self) -> dict:
-        """The ``[topology]`` table of a scenario."""
+        """The ``[topology]`` table of a scenario: each link direction at the router's speed
+        and buffer times :attr:`direction_share`."""
+        share = self.direction_share
         return {"kind": "graph", "nodes": list(self.nodes), "links": [
-            {"from": k.a, "to": k.b, "rate": f"{round(k.rate * PACKET_B * 8 * 1000)}bps",
-             "delay": f"{k.delay_us}us", "queue": {"limit": k.queue}} for k in self.links]}
+            {"from": k.a, "to": k.b, "rate": f"{round(k.rate * share * PACKET_B * 8 * 1000)}bps",
+             "delay": f"{k.delay_us}us", "queue": {"limit": max(1, round(k.queue * share))}}
+            for k in self.links]}
 
 
-def topology(x1: float, x2: float, x3: float, *, scale: float = 1.0) -> Topology:
+def check_router_speed(router_speed: object) -> None:
+    """Refuse a reading of the router speeds that is not one of :data:`ROUTER_SPEEDS`."""
+    if router_speed not in ROUTER_SPEEDS:
+        raise ValueError(f"router_speed: expected one of {', '.join(ROUTER_SPEEDS)}, "
+                         f"got {router_speed!r}")
+
+
+def topology(x1: float, x2: float, x3: float, *, scale: float = 1.0,
+             router_speed: str = "split") -> Topology:
     """The network at base speed ``x1`` (packets/ms), delay multiplier ``x2`` and buffer factor
-    ``x3``: every link runs at the speed of the router of the lower tier it joins (Table 8-8),
-    its delay is the fitted one (:func:`fit_delays`) times x2, and its buffer in each direction
-    is RTT × C × x3 for that speed (Table 8-18).
+    ``x3``: every link belongs to the router of the lower tier it joins and carries its speed
+    (Table 8-8) and its buffer, RTT × C × x3 (Table 8-18); ``router_speed`` says how the two
+    directions share them (:data:`ROUTER_SPEEDS`). A link's delay is the fitted one
+    (:func:`fit_delays`) times x2.
 
     ``scale`` (0 < scale ≤ 1) builds a smaller network of the same kind (``nist:A23``): that
     share of the access routers of each class (:meth:`AccessRouters.scaled`), each as at full
@@ -446,6 +472,7 @@ def topology(x1: float, x2: float, x3: float, *, scale: float = 1.0) -> Topology
     routers are left out, and the backbone runs at its speed times the share of sources kept."""
     if x2 <= 0:
         raise ValueError(f"x2: the delay multiplier must be positive, got {x2}")
+    check_router_speed(router_speed)
     routers = ACCESS_ROUTERS.scaled(scale) if scale != 1 else ACCESS_ROUTERS
     speed = speeds(x1)
     dl = delays(ACCESS_ROUTERS)
@@ -470,7 +497,8 @@ def topology(x1: float, x2: float, x3: float, *, scale: float = 1.0) -> Topology
         links.append(link(r.name, r.parent, speed[r.access_class],
                           dl.direct if r.access_class == "direct" else dl.access))
     nodes = [f"bb-{s}" for s in BACKBONE_SITES] + pops + [r.name for r in layout]
-    return Topology(tuple(nodes), tuple(links), {r.name: r.access_class for r in layout})
+    return Topology(tuple(nodes), tuple(links), {r.name: r.access_class for r in layout},
+                    router_speed)
 
 
 def source_share(routers: AccessRouters) -> float:

@@ -91,12 +91,14 @@ def file_types(x: dict[str, float], sources: int, share: float = 1.0) -> list[di
 
 
 def scenario(k: int, alternate: str, threshold: str, *, duration_s: float = 3600.0, seed: int = 0,
-             scale: float = 1.0) -> dict[str, Any]:
+             scale: float = 1.0, router_speed: str = "split") -> dict[str, Any]:
     """The scenario of condition ``k`` with ``alternate`` (a key of :data:`ALTERNATES`) and
     ``threshold`` (``HIGH`` or ``LOW``), ``duration_s`` long (the study's hour by default).
     ``scale`` (0 < scale ≤ 1) keeps that share of the access routers, each with its hosts,
     speeds and delays as at full scale, and shrinks the POP and backbone speeds to the traffic
-    kept (:func:`.nist_network.topology`, ``nist:A23``)."""
+    kept (:func:`.nist_network.topology`, ``nist:A23``); ``router_speed`` says how a router's
+    speed and buffer serve its link's two directions (:data:`.nist_network.ROUTER_SPEEDS`,
+    ``nist:A21``)."""
     if alternate not in ALTERNATES:
         raise ValueError(f"alternate: expected one of {', '.join(ALTERNATES)}, got {alternate!r}")
     if threshold not in THRESHOLDS:
@@ -104,7 +106,7 @@ def scenario(k: int, alternate: str, threshold: str, *, duration_s: float = 3600
     if not duration_s > 0:
         raise ValueError(f"duration_s: must be positive, got {duration_s}")
     x = condition(k)
-    topo = nn.topology(x["x1"], x["x2"], x["x3"], scale=scale)
+    topo = nn.topology(x["x1"], x["x2"], x["x3"], scale=scale, router_speed=router_speed)
     routers = nn.AccessRouters(**{c: sum(1 for v in topo.access.values() if v == c)
                                   for c in ("direct", "fast", "normal")})
     per_src, per_rx = npop.hosts_per_router(int(x["x9"]), routers)
