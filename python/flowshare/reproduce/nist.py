@@ -91,9 +91,10 @@ class Options:
         d = self.duration_s
         if d is not None and not (isinstance(d, (int, float)) and d > 0):
             raise ConfigError(f"duration_s: expected positive seconds, got {d!r}")
-        if self.router_speed not in nn.ROUTER_SPEEDS:
-            raise ConfigError(f"router_speed: expected one of {', '.join(nn.ROUTER_SPEEDS)}, "
-                              f"got {self.router_speed!r}")
+        try:
+            nn.check_router_speed(self.router_speed)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
 
 
 OPTIONS = Options()
