@@ -357,6 +357,7 @@ def test_dask_address_that_does_not_answer_is_one_error_line(tmp_path, monkeypat
         ("foo://host:8786", "unknown address scheme 'foo'"),
         ("tcp://host:x", "invalid literal"),
         ("tcp://host:99999", "port 99999 outside 1-65535"),
+        ("tcp://:8786", "(no host)"),
         ("", "missing port number"),
         (5, None),
     ],

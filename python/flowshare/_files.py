@@ -21,6 +21,7 @@ __all__ = [
     "INTERRUPT_SIGNALS",
     "atomic_directory",
     "check_directory",
+    "check_flag",
     "interrupts_deferred",
     "read_document_text",
     "reported_as",

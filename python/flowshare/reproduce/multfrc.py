@@ -753,8 +753,8 @@ def _measurements(rows: pd.DataFrame) -> dict[str, Measure]:
         """:func:`lowest` of S2 RED with 5 flows, saying how often the run's flows timed out."""
         def m(_: pd.DataFrame) -> tuple[float | None, str]:
             value, note = _lowest(s2_red_n5, column)
-            if value is not None:
-                share = s2_red_n5.dropna(subset=["p_e"]).sort_values("p_e").iloc[0]["timeout_share"]
+            share, _ = _lowest(s2_red_n5, "timeout_share")   # the same run's
+            if value is not None and share is not None:
                 note = f"the 5 flows time out in {share:.0%} of their loss events in this run"
             return value, note
         return m

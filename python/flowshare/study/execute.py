@@ -392,8 +392,10 @@ def _check_address(dask: Any, name: str) -> None:
         get_backend(scheme)
         if scheme in _HOST_PORT_SCHEMES:
             host, port = get_address_host_port(dask)
-            if not host or not 0 < port < 65536:
-                raise ValueError(f"no host, or port {port} outside 1-65535")
+            if not host:
+                raise ValueError("no host")
+            if not 0 < port < 65536:
+                raise ValueError(f"port {port} outside 1-65535")
     except (ValueError, TypeError) as exc:
         raise ConfigError(f"{name}: {expected}, got {dask!r} ({_one_line(str(exc))})") from None
 
