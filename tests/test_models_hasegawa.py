@@ -222,6 +222,70 @@ def test_icr_and_xrm():
     assert ch4.abr_xrm(icr, 3000, 1.0, 353.2) == pytest.approx(icr / 32 * (1 + 3000 / 353.2))
 
 
+def test_rate_loop_uncongested_source_climbs_to_pcr_unmarked():
+    # One source can never send faster than the link: no queue, no mark, ACR ends at PCR, and
+    # the link carries what the source sends (31 data cells in 32).
+    r = ch4.abr_rate_loop(1, 1e6, 1 / 64, 16, 1.0)
+    assert r.marks == 0 and r.lost_cells == 0 and r.max_queue == pytest.approx(0, abs=1e-9)
+    assert r.min_rate == pytest.approx(353.2)
+    assert r.throughput == pytest.approx(r.busy * 31 / 32)
+    # the climb from ICR: 60 unmarked RM cells of AIRF·PCR each, one per 32 cells sent
+    assert 0.9 < r.busy < 1.0
+
+
+@pytest.mark.parametrize("case", [
+    dict(n_vc=10, buffer=5796, airf=1 / 256, rdf=2, tau=1.0),
+    dict(n_vc=10, buffer=193, airf=1 / 64, rdf=16, tau=1.0),
+    dict(n_vc=30, buffer=5796, airf=1 / 128, rdf=4, tau=1.0),
+])
+def test_rate_loop_conserves_cells(case):
+    r = ch4.abr_rate_loop(**case, duration=300.0)
+    assert 0 < r.busy <= 1 + 1e-12
+    assert r.throughput <= r.busy * 31 / 32 + 1e-12
+    assert r.max_queue <= case["buffer"] + 1e-9
+    assert r == ch4.abr_rate_loop(**case, duration=300.0)   # deterministic
+
+
+def test_rate_loop_tau_1ms_300kbyte_text_against_table_4_2():
+    # hasegawa:A26 in numbers: with the printed rules alone the text's AIRF 1/128 (RDF factor 2)
+    # keeps the link busy without loss, Table 4.2's 1/256 leaves it idle a seventh of the time:
+    # each crossing of the threshold cuts every source's ACR to a few cells/ms and the slower
+    # increase takes longer to climb back.
+    text = ch4.abr_rate_loop(10, 5796, 1 / 128, 2, 1.0, duration=2000.0)
+    table = ch4.abr_rate_loop(10, 5796, 1 / 256, 2, 1.0, duration=2000.0)
+    assert text.lost_cells == 0 and table.lost_cells == 0
+    assert text.busy > 0.98 and table.busy < 0.9
+    assert table.min_rate < 0.05 * 353.2
+    assert text.max_queue > 2898 and table.max_queue > 2898
+
+
+def test_rate_loop_slower_decrease_trades_loss_for_utilisation():
+    # §4.2.3, τ = 1 ms, 10 Kbyte: RDF factor 2 under-utilises, 4 keeps more of the link and
+    # loses more cells (the thesis: 0.435 against 0.542)
+    two = ch4.abr_rate_loop(10, 193, 1 / 256, 2, 1.0)
+    four = ch4.abr_rate_loop(10, 193, 1 / 256, 4, 1.0)
+    assert two.throughput < four.throughput and two.lost_cells < four.lost_cells
+
+
+def test_rate_loop_rule_b_backs_off_without_feedback():
+    # a 40-ms feedback loop: backing off after each unanswered forward RM cell (X_RM = 1)
+    # avoids the overflow that waiting for the marks does not
+    eager = ch4.abr_rate_loop(10, 5796, 1 / 64, 16, 20.0, x_rm=1)
+    late = ch4.abr_rate_loop(10, 5796, 1 / 64, 16, 20.0, x_rm=10**6)
+    assert eager.lost_cells == 0 < late.lost_cells
+    assert eager.busy < late.busy
+
+
+@pytest.mark.parametrize("kw, name", [
+    (dict(n_vc=2.5), "n_vc"), (dict(n_vc=0), "n_vc"), (dict(rdf=0.5), "rdf"),
+    (dict(tau=-1.0), "tau"), (dict(buffer=0), "buffer"), (dict(xdf=2.0), "xdf"),
+])
+def test_rate_loop_refuses_bad_arguments(kw, name):
+    args = dict(n_vc=10, buffer=5796, airf=1 / 64, rdf=16, tau=1.0) | kw
+    with pytest.raises(ValueError, match=name):
+        ch4.abr_rate_loop(**args)
+
+
 def test_table_4_2_rows():
     assert ch4.TABLE_4_2[300] == (1 / 256, 2) and ch4.TABLE_4_2[100] == (1 / 128, 4)
     assert ch4.TABLE_4_1["icr"] == pytest.approx(353.2 / 20)

@@ -7,7 +7,7 @@ in ``docs/resolutions.md``.
 
 - :mod:`.ch2`: Tahoe/Reno cycle recursion, Vegas bounds, Enhanced Vegas centre.
 - :mod:`.ch3`: RTO recursion, extra delay of a mis-retransmission.
-- :mod:`.ch4`: ABR tuning formulas Q_max, ICR, X_RM.
+- :mod:`.ch4`: ABR tuning formulas Q_max, ICR, X_RM, and the binary rate loop without TCP.
 - :mod:`.ch5`: asymmetric-link fluid models, HTTP/1.0 and 1.1 delays.
 - :mod:`.ch6`: RED/Reno, enhanced RED, Vegas behind FIFO/RED.
 
