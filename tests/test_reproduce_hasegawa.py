@@ -202,6 +202,15 @@ def test_tiny_report_and_runs(tiny):
     assert not any(c.startswith(SERIES_PREFIX) for c in runs.columns)
 
 
+def test_the_same_command_resumes_from_its_own_directory(tiny):
+    # Its options hold a tuple (chapter 4's multihop layout), which DIR/reproduce.json gives
+    # back as a list: the same command must still find the directory its own.
+    out, done = tiny
+    again = reproduce("hasegawa", out, scale="tiny", workers=2, progress=False)
+    assert again.runs == done.runs and again.ran == 0
+    assert [t.passed for t in again.targets] == [t.passed for t in done.targets]
+
+
 # ---------------------------------------------------------------------------------------------
 # Input errors
 

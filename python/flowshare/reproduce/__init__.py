@@ -137,7 +137,9 @@ def reproduce(
         got = (f"a {type(options).__module__}.{type(options).__qualname__}"
                if hasattr(options, "__dataclass_fields__") else repr(options))
         raise ConfigError(f"options: expected a {module.__name__}.Options, got {got}")
-    manifest = {"study": study, "scale": scale, "options": asdict(options)}
+    # As it reads back from DIR/reproduce.json (tuples of options come back as lists), so that
+    # the same command finds its own directory resumable.
+    manifest = json.loads(json.dumps({"study": study, "scale": scale, "options": asdict(options)}))
     _check_out(out, manifest, names)
     created = not out.exists()
     try:
