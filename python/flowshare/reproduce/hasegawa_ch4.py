@@ -666,14 +666,12 @@ def rules_alone(n_vc: int, buffer_cells: int, airf: float, rdff: float, tau_ms: 
 
 def _rules_case(rows: pd.DataFrame, case: dict[str, Any]) -> model.RateLoop | None:
     f = _select(rows, **case)
-    if f.empty or case.get("net") != "single" or case.get("scheme") != "abr":
+    if f.empty or case.get("net") != "single" or case.get("scheme") != "abr" \
+            or "switch_cells" not in f:
         return None
     r = f.iloc[0]
-    buffer = r.get("switch_cells", math.nan)
-    if not np.isfinite(buffer):   # a row from before the buffer was recorded
-        buffer = cells(Point("single", "abr", float(r["tau_ms"]), int(r["buffer_kb"])), Options())
-    return rules_alone(int(r["n_vc"]), int(buffer), float(r["airf"]), float(r["rdff"]),
-                       float(r["tau_ms"]))
+    return rules_alone(int(r["n_vc"]), int(r["switch_cells"]), float(r["airf"]),
+                       float(r["rdff"]), float(r["tau_ms"]))
 
 
 def _rules_note(rows: pd.DataFrame, case: dict[str, Any], published: float) -> str:
