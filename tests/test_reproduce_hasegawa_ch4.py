@@ -206,6 +206,10 @@ def test_an_abr_miss_is_set_against_the_printed_rules_alone():
             f"{0.36 / small.throughput:.0%} of the rules' throughput, the thesis "
             f"{0.435 / small.throughput:.0%}") in done["C4-3b"].note
     html = ch4._rules_table(rows)
+    # The model marks as RM cells leave: runs of the switch that marks on arrival get no such line.
+    arrival = rows.assign(efci="arrival")
+    assert all("printed rules alone" not in t.note for t in ch4.evaluate(arrival))
+    assert "C4-2e" not in ch4._rules_table(arrival)
     assert "C4-2e" in html and "C4-3b" in html and "C4-1b" not in html
 
 

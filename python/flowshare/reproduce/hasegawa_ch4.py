@@ -546,6 +546,9 @@ TARGETS: tuple[Target, ...] = (
        "the smallest burst [packets] whose delivery time depends on ICR (Fig 4.20)", 20.0, 10.0),
 )
 
+PUBLISHED = {t.id: t.published for t in TARGETS}
+"""Each target's published value, by id."""
+
 _DELAYED_MARK = ("marked as it arrives (efci = \"arrival\", hasegawa:A59), a forward RM cell "
                  "that finds the threshold exceeded carries a mark that then waits behind that queue (half the "
                  "buffer: {delay:.2f} ms here, against a round-trip propagation time of "
@@ -667,8 +670,8 @@ def rules_alone(n_vc: int, buffer_cells: int, airf: float, rdff: float, tau_ms: 
 def _rules_case(rows: pd.DataFrame, case: dict[str, Any]) -> model.RateLoop | None:
     f = _select(rows, **case)
     if f.empty or case.get("net") != "single" or case.get("scheme") != "abr" \
-            or "switch_cells" not in f:
-        return None
+            or "switch_cells" not in f or f.iloc[0].get("efci") != "departure":
+        return None   # the model marks as RM cells leave, as the default switch does
     r = f.iloc[0]
     return rules_alone(int(r["n_vc"]), int(r["switch_cells"]), float(r["airf"]),
                        float(r["rdff"]), float(r["tau_ms"]))
@@ -747,9 +750,8 @@ def evaluate(rows: pd.DataFrame) -> list[Target]:
     v["C4-3e"] = thr("C4-3e", **_abr_case("single", 1.0, 10, 1 / 256, 4))
     # Each single-hop ABR target's miss says what the binary loop did in its case's figure run.
     loops.update({"C4-2e": table, "C4-2f": table, "C4-3e": runs["C4-3e"]})
-    published = {t.id: t.published for t in TARGETS}
     for id, case in loops.items():
-        note = "; ".join(x for x in (_loop_note(rows, case), _rules_note(rows, case, published[id])
+        note = "; ".join(x for x in (_loop_note(rows, case), _rules_note(rows, case, PUBLISHED[id])
                                      if id in runs else "") if x)
         if note:
             why[id] = note
@@ -1072,7 +1074,6 @@ RULES_CASES = (
 def _rules_table(rows: pd.DataFrame) -> str:
     """The single-hop ABR targets: the thesis, flowshare (TCP over the cells) and the printed
     rules alone."""
-    published = {t.id: t.published for t in TARGETS}
     body = []
     for id, case in RULES_CASES:
         loop = _rules_case(rows, case)
@@ -1080,7 +1081,7 @@ def _rules_table(rows: pd.DataFrame) -> str:
             continue
         r = _select(rows, **case).iloc[0]
         body.append([id, f"{case['tau_ms']:g}", case["buffer_kb"], case["n_vc"],
-                     f"1/{1 / case['airf']:g}, {case['rdff']:g}", published[id],
+                     f"1/{1 / case['airf']:g}, {case['rdff']:g}", PUBLISHED[id],
                      float(r["throughput"]), loop.throughput, loop.busy,
                      int(round(loop.lost_cells / (RULES_MS / 1e3))), loop.min_rate])
     return table_html(("target", "τ [ms]", "buffer [KB]", "N_VC", "AIRF, RDFF", "thesis",

@@ -204,7 +204,8 @@ class RateLoop:
     marks: int
     """Forward RM cells the switch marked."""
     min_rate: float
-    """Lowest summed ACR [cells/ms] once ``settle`` ms have passed."""
+    """Lowest summed ACR [cells/ms] once ``settle`` ms have passed and every source has
+    started (infinite if the run ends before)."""
     max_queue: float
     """Longest queue [cells]."""
 
